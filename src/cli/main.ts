@@ -1,0 +1,261 @@
+#!/usr/bin/env node
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { cacheLayout, resolveCacheDir, type CacheLayout } from '../core/cache.js';
+import { UserError, errorMessage } from '../core/errors.js';
+import { readJsonIfExists } from '../core/fs.js';
+import { packageVersion } from '../core/package-root.js';
+import { describeVerdict } from '../core/verdict.js';
+import { projectPaths, fetchCorpusProject, CorpusBuildError } from '../stages/0-corpus/fetch.js';
+import type { Baseline } from '../stages/0-corpus/baseline.js';
+import { findRecipe, loadRecipes } from '../stages/0-corpus/recipe.js';
+import { resolveProject } from '../replay/project.js';
+import { replayTestClass, type ReplayResult } from '../replay/replay.js';
+import { mavenToolchain } from '../toolchains/maven/maven.js';
+
+/** Exit codes: 0 success or Passed, 1 a non-passing verdict or a failed build, 2 a user mistake. */
+const EXIT_VERDICT = 1;
+const EXIT_USAGE = 2;
+const EXIT_INTERNAL = 3;
+
+interface GlobalOptions {
+  cacheDir?: string;
+}
+
+function cacheFrom(command: Command): CacheLayout {
+  return cacheLayout(resolveCacheDir(command.optsWithGlobals<GlobalOptions>().cacheDir));
+}
+
+function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+function progress(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+function positiveInteger(name: string) {
+  return (value: string): number => {
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < 1) {
+      throw new InvalidArgumentError(`${name} must be a positive whole number`);
+    }
+    return parsed;
+  };
+}
+
+function baselineSummary(baseline: Baseline) {
+  const total = baseline.classes.length;
+  return {
+    classes: total,
+    usable: baseline.usableCount,
+    usableRatio: total === 0 ? 0 : Number((baseline.usableCount / total).toFixed(4)),
+    suiteStatus: baseline.suite.status,
+    suiteDurationMs: baseline.suite.durationMs,
+  };
+}
+
+async function corpusList(options: { json?: boolean }, command: Command): Promise<void> {
+  const cache = cacheFrom(command);
+  const rows = [];
+  for (const recipe of await loadRecipes()) {
+    const baseline = await readJsonIfExists<Baseline>(projectPaths(cache, recipe).baseline);
+    rows.push({
+      name: recipe.name,
+      version: recipe.version,
+      summary: recipe.summary,
+      source: `debian:${recipe.source.package}=${recipe.source.version}`,
+      fetched: baseline !== undefined,
+      path: baseline ? projectPaths(cache, recipe).pristine : null,
+      baseline: baseline ? baselineSummary(baseline) : null,
+    });
+  }
+  if (options.json) return printJson(rows);
+  const lines = rows.map((row) => {
+    const state = row.baseline
+      ? `fetched, ${row.baseline.usable}/${row.baseline.classes} test classes usable`
+      : 'not fetched';
+    return `${row.name.padEnd(16)} ${row.version.padEnd(9)} ${row.source.padEnd(42)} ${state}`;
+  });
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+async function corpusFetch(
+  name: string,
+  options: { json?: boolean; force?: boolean },
+  command: Command,
+): Promise<void> {
+  const recipe = await findRecipe(name);
+  if (!recipe) {
+    const known = (await loadRecipes()).map((r) => r.name).join(', ');
+    throw new UserError(`unknown corpus project '${name}' (known: ${known})`);
+  }
+  const cache = cacheFrom(command);
+  const fetched = await fetchCorpusProject(recipe, cache, {
+    toolchain: mavenToolchain,
+    force: options.force ?? false,
+    log: progress,
+  });
+  const summary = baselineSummary(fetched.baseline);
+  if (options.json) {
+    return printJson({
+      name: fetched.name,
+      version: fetched.version,
+      path: fetched.path,
+      commit: fetched.commit,
+      baseline: summary,
+      unusable: fetched.baseline.classes
+        .filter((entry) => !entry.usable)
+        .map((entry) => ({ testClass: entry.testClass, reason: entry.reason })),
+    });
+  }
+  progress(
+    `baseline: ${summary.usable}/${summary.classes} test classes usable (${(summary.usableRatio * 100).toFixed(1)}%)`,
+  );
+  process.stdout.write(`${fetched.path}\n`);
+}
+
+function printReplay(result: ReplayResult): void {
+  const { verdict } = result;
+  const lines = [`${result.project} ${result.testClass}: ${describeVerdict(verdict)}`];
+  if (verdict.kind === 'TestFailed' || verdict.kind === 'TestErrored') {
+    for (const failure of verdict.failures.slice(0, 5)) {
+      lines.push(
+        `  ${failure.category} in ${failure.testMethod}: ${failure.exceptionType}: ${failure.message.split('\n')[0]}`,
+      );
+      for (const frame of failure.frames.slice(0, 3)) lines.push(`      at ${frame}`);
+    }
+  } else if (verdict.kind === 'CompileError') {
+    for (const message of verdict.messages.slice(0, 10)) {
+      lines.push(`  ${message.file}:${message.line ?? '?'}: ${message.message}`);
+    }
+  } else if (verdict.kind === 'Flaky') {
+    verdict.runs.forEach((run, index) => lines.push(`  run ${index + 1}: ${describeVerdict(run)}`));
+  }
+  const t = result.timings;
+  lines.push(
+    `  timings: copy ${t.copyMs} ms, compile ${t.compileMs} ms, test ${t.testMs.join('+') || '-'} ms, total ${t.totalMs} ms`,
+  );
+  if (result.workDir) lines.push(`  kept copy: ${result.workDir}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+async function replay(
+  project: string,
+  options: {
+    test: string;
+    runs: number;
+    timeout?: number;
+    json?: boolean;
+    recipe?: string;
+    keep?: boolean;
+    runner: string;
+  },
+  command: Command,
+): Promise<void> {
+  const cache = cacheFrom(command);
+  const ref = await resolveProject(project, cache, options.recipe);
+  const result = await replayTestClass(ref, {
+    toolchain: mavenToolchain,
+    cache,
+    testClass: options.test,
+    runs: options.runs,
+    ...(options.timeout !== undefined ? { timeoutMs: options.timeout * 1000 } : {}),
+    keep: options.keep ?? false,
+  });
+  const { verdict } = result;
+  if (options.json) printJson(result);
+  if (verdict.kind === 'InfraError' && verdict.cause === 'dependency-resolution') {
+    // The project's dependencies cannot be had: a problem with the input, not a verdict.
+    process.stderr.write(
+      `witnessgym: cannot resolve the dependencies of ${result.project}: ${verdict.reason}; check the pom's dependencies and that Maven Central is reachable\n`,
+    );
+    process.exitCode = EXIT_USAGE;
+    return;
+  }
+  if (!options.json) printReplay(result);
+  process.exitCode = verdict.kind === 'Passed' ? 0 : EXIT_VERDICT;
+}
+
+function buildProgram(): Command {
+  const program = new Command('witnessgym')
+    .description(
+      'Build and strengthen test-based benchmarks for AI coding agents from real Java projects.',
+    )
+    .version(packageVersion())
+    .option(
+      '--cache-dir <dir>',
+      'cache for downloads, projects and the Maven repository (default: $WITNESSGYM_CACHE or $XDG_CACHE_HOME/witnessgym)',
+    )
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+
+  const corpus = program
+    .command('corpus')
+    .description('the corpus of real Java projects: list them, fetch one');
+  corpus
+    .command('list')
+    .description('list the corpus projects and whether each is fetched')
+    .option('--json', 'machine-readable output')
+    .action(corpusList);
+  corpus
+    .command('fetch')
+    .description(
+      'download, verify and unpack a corpus project into a pristine git repo, compile it and record a baseline of every test class; prints the pristine path',
+    )
+    .argument('<name>', 'corpus project name (see corpus list)')
+    .option('--force', 'discard what is cached for this project and fetch again')
+    .option('--json', 'machine-readable output')
+    .action(corpusFetch);
+
+  program
+    .command('replay')
+    .description(
+      'compile a disposable copy of a project and run one test class; exit 0 when it passes, 1 for any other verdict, 2 for a usage error',
+    )
+    .argument('<project>', 'corpus name or path to a Maven project')
+    .requiredOption('--test <fqcn>', 'fully qualified test class name')
+    .option(
+      '--runs <n>',
+      'run the class n times; disagreeing runs give Flaky',
+      positiveInteger('--runs'),
+      1,
+    )
+    .option(
+      '--timeout <seconds>',
+      'limit per test run (default: from the baseline, else 600)',
+      positiveInteger('--timeout'),
+    )
+    .option('--recipe <name>', "apply a corpus recipe's build settings to a local project path")
+    .addOption(new Option('--runner <runner>', 'test runner').choices(['maven']).default('maven'))
+    .option('--keep', 'keep the disposable copy and print its path')
+    .option('--json', 'machine-readable output')
+    .action(replay);
+  return program;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  const json = argv.includes('--json');
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      process.exitCode = error.exitCode === 0 ? 0 : EXIT_USAGE;
+      return;
+    }
+    const usage = error instanceof UserError;
+    const message = errorMessage(error);
+    if (json) printJson({ error: message, kind: usage ? 'usage' : 'failure' });
+    process.stderr.write(`witnessgym: ${message}\n`);
+    if (!usage && !(error instanceof CorpusBuildError) && process.env.WITNESSGYM_DEBUG) {
+      process.stderr.write(`${(error as Error).stack ?? ''}\n`);
+    }
+    process.exitCode = usage
+      ? EXIT_USAGE
+      : error instanceof CorpusBuildError
+        ? EXIT_VERDICT
+        : EXIT_INTERNAL;
+  }
+}
+
+await main(process.argv);

@@ -1,0 +1,66 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { cp, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+
+/** Writes through a sibling temporary file and a rename, so readers never see half a file. */
+export async function writeFileAtomic(file: string, content: string): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+  await writeFile(temporary, content);
+  await rename(temporary, file);
+}
+
+export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
+  await writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+export async function readJsonIfExists<T>(file: string): Promise<T | undefined> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as T;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+export async function exists(file: string): Promise<boolean> {
+  try {
+    await stat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function sha256File(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+export function sha256Text(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export async function makeTempDir(prefix: string): Promise<string> {
+  return mkdtemp(path.join(os.tmpdir(), `witnessgym-${prefix}-`));
+}
+
+/**
+ * Copies a project tree for a disposable run. Timestamps are kept so Maven's incremental
+ * compilation only rebuilds what changed; version-control metadata is left behind.
+ */
+export async function copyProjectTree(source: string, destination: string): Promise<void> {
+  await cp(source, destination, {
+    recursive: true,
+    preserveTimestamps: true,
+    verbatimSymlinks: true,
+    filter: (from) => path.basename(from) !== '.git',
+  });
+}
+
+export async function removeTree(target: string): Promise<void> {
+  await rm(target, { recursive: true, force: true });
+}

@@ -1,0 +1,159 @@
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { surefireSelects } from '../../core/glob.js';
+import { describeVerdict, type SingleVerdictKind, type TestCounts } from '../../core/verdict.js';
+import { verdictFromReports, type SuiteReport } from '../../core/test-reports.js';
+import type { Toolchain, ToolchainContext } from '../../toolchains/types.js';
+import { surefireTestPattern, type BuildSettings, type TestSelection } from './recipe.js';
+
+/** How one test class behaves on clean code; only `usable` classes may serve as witnesses. */
+export interface BaselineClass {
+  testClass: string;
+  status: SingleVerdictKind;
+  counts: TestCounts | null;
+  durationMs: number;
+  usable: boolean;
+  /** Why the class is unusable, in one line. */
+  reason?: string;
+  /** How the status was obtained: within the suite run, or alone after the suite broke off. */
+  runMode: 'suite' | 'alone';
+}
+
+export interface Baseline {
+  createdAt: string;
+  tools: Record<string, string>;
+  selection: string | null;
+  suite: { status: SingleVerdictKind; durationMs: number; description: string };
+  classes: BaselineClass[];
+  usableCount: number;
+}
+
+/** JUnit 5 reports nested classes as `Outer$Inner`; replays select the top-level class. */
+function topLevelClass(name: string): string {
+  const dollar = name.indexOf('$');
+  return dollar === -1 ? name : name.slice(0, dollar);
+}
+
+function groupByTopLevelClass(reports: SuiteReport[]): Map<string, SuiteReport[]> {
+  const groups = new Map<string, SuiteReport[]>();
+  for (const report of reports) {
+    const key = topLevelClass(report.testClass);
+    groups.set(key, [...(groups.get(key) ?? []), report]);
+  }
+  return groups;
+}
+
+function classFromReports(
+  testClass: string,
+  reports: SuiteReport[],
+  runMode: 'suite' | 'alone',
+): BaselineClass {
+  const verdict = verdictFromReports(reports);
+  const counts = 'counts' in verdict ? verdict.counts : null;
+  return {
+    testClass,
+    status: verdict.kind,
+    counts,
+    durationMs: reports.reduce((sum, report) => sum + report.timeMs, 0),
+    usable: verdict.kind === 'Passed',
+    ...(verdict.kind === 'Passed' ? {} : { reason: `on clean code: ${describeVerdict(verdict)}` }),
+    runMode,
+  };
+}
+
+/** Top-level compiled test classes, as candidates when the suite run broke off early. */
+async function compiledTestClasses(testClassesDir: string): Promise<string[]> {
+  const found: string[] = [];
+  async function walk(dir: string, prefix: string): Promise<void> {
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (entry.isDirectory()) await walk(path.join(dir, entry.name), `${prefix}${entry.name}.`);
+      else if (entry.name.endsWith('.class') && !entry.name.includes('$')) {
+        found.push(prefix + entry.name.slice(0, -'.class'.length));
+      }
+    }
+  }
+  await walk(testClassesDir, '');
+  return found.sort();
+}
+
+const SUREFIRE_DEFAULT_SELECTION = '**/Test*,**/*Test,**/*Tests,**/*TestCase';
+
+export interface BaselineOptions {
+  toolchain: Toolchain;
+  context: ToolchainContext;
+  build: BuildSettings;
+  tests: TestSelection;
+  log: (line: string) => void;
+}
+
+/**
+ * Runs every selected test class once on clean code, as one suite run; if that run breaks off
+ * (timeout, crashed JVM), each class without a report is then run alone with its own limit.
+ */
+export async function runBaseline(projectDir: string, options: BaselineOptions): Promise<Baseline> {
+  const { toolchain, context, build, tests, log } = options;
+  const selection = surefireTestPattern(tests);
+  log(`baseline: running the test suite (limit ${tests.suiteTimeoutSeconds} s)`);
+  const suiteRun = await toolchain.runTests(projectDir, build, context, {
+    ...(selection ? { selection } : {}),
+    timeoutMs: tests.suiteTimeoutSeconds * 1000,
+  });
+  const classes = new Map<string, BaselineClass>();
+  for (const [testClass, reports] of groupByTopLevelClass(suiteRun.reports)) {
+    classes.set(testClass, classFromReports(testClass, reports, 'suite'));
+  }
+
+  const brokeOff = ['Timeout', 'Crashed', 'InfraError'].includes(suiteRun.verdict.kind);
+  if (brokeOff) {
+    log(
+      `baseline: suite run ended early (${describeVerdict(suiteRun.verdict)}); running the rest alone`,
+    );
+    const testClassesDir = path.join(projectDir, build.module ?? '', 'target', 'test-classes');
+    const candidates = (await compiledTestClasses(testClassesDir)).filter(
+      (name) =>
+        !classes.has(name) && surefireSelects(selection ?? SUREFIRE_DEFAULT_SELECTION, name),
+    );
+    for (const testClass of candidates) {
+      const run = await toolchain.runTests(projectDir, build, context, {
+        selection: testClass,
+        timeoutMs: tests.classTimeoutSeconds * 1000,
+      });
+      // A class Surefire does not run alone (abstract base, helper) is not a test class.
+      if (run.verdict.kind === 'NoTestsRan') continue;
+      const entry =
+        run.reports.length > 0 && run.verdict.kind !== 'Timeout' && run.verdict.kind !== 'Crashed'
+          ? classFromReports(testClass, run.reports, 'alone')
+          : {
+              testClass,
+              status: run.verdict.kind,
+              counts: null,
+              durationMs: run.durationMs,
+              usable: false,
+              reason: `on clean code: ${describeVerdict(run.verdict)}`,
+              runMode: 'alone' as const,
+            };
+      classes.set(testClass, entry);
+      log(`baseline: ${testClass} alone: ${entry.status}`);
+    }
+  }
+
+  const sorted = [...classes.values()].sort((a, b) => a.testClass.localeCompare(b.testClass));
+  return {
+    createdAt: new Date().toISOString(),
+    tools: await toolchain.versions(),
+    selection: selection ?? null,
+    suite: {
+      status: suiteRun.verdict.kind,
+      durationMs: suiteRun.durationMs,
+      description: describeVerdict(suiteRun.verdict),
+    },
+    classes: sorted,
+    usableCount: sorted.filter((entry) => entry.usable).length,
+  };
+}

@@ -1,0 +1,108 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { UserError } from '../../core/errors.js';
+import { packageRoot } from '../../core/package-root.js';
+
+/** How a project is built and its tests run; a local project without a recipe gets the defaults. */
+export const BuildSettingsSchema = z.strictObject({
+  /** Flags given to every Maven invocation (plugin skips, profiles). */
+  mavenArgs: z.array(z.string()).default([]),
+  /** JVM flags for the forked test JVM, passed as Surefire's argLine. */
+  jvmArgs: z.array(z.string()).default([]),
+  /** Surefire run by coordinates, so every project gets the same JUnit 3/4/5 support. */
+  surefireVersion: z.string().default('3.5.2'),
+  /** Sub-module holding the code and tests, for multi-module projects (`-pl`). */
+  module: z.string().optional(),
+});
+export type BuildSettings = z.infer<typeof BuildSettingsSchema>;
+
+export const TestSelectionSchema = z.strictObject({
+  /** Surefire `-Dtest` patterns selecting the suite; empty keeps the pom's own selection. */
+  include: z.array(z.string()).default([]),
+  /** Patterns removed from the suite (become `!pattern`). */
+  exclude: z.array(z.string()).default([]),
+  classTimeoutSeconds: z.number().int().positive().default(300),
+  suiteTimeoutSeconds: z.number().int().positive().default(3600),
+});
+export type TestSelection = z.infer<typeof TestSelectionSchema>;
+
+const DebianSourceSchema = z.strictObject({
+  kind: z.literal('debian'),
+  /** Debian source package name, e.g. `libcommons-codec-java`. */
+  package: z.string().min(1),
+  /** Exact Debian version, e.g. `1.15-1`. */
+  version: z.string().min(1),
+  /** The upstream tarball inside the source package. */
+  file: z.string().min(1),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, 'sha256 must be 64 lowercase hex digits'),
+  /** Top-level directory inside the tarball. */
+  root: z.string().min(1),
+});
+
+export const RecipeSchema = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9.-]*$/, 'name: lowercase letters, digits, dots, dashes'),
+  version: z.string().min(1),
+  summary: z.string().min(1),
+  source: DebianSourceSchema,
+  build: BuildSettingsSchema.default(BuildSettingsSchema.parse({})),
+  tests: TestSelectionSchema.default(TestSelectionSchema.parse({})),
+  /** Globs (relative to the project root) deleted after unpacking, e.g. known-failing tests. */
+  remove: z.array(z.string()).default([]),
+  /** Minimal unified diff applied after unpacking, where upstream does not build on JDK 17. */
+  patch: z.string().default(''),
+  notes: z.string().default(''),
+});
+export type Recipe = z.infer<typeof RecipeSchema>;
+
+export const DEFAULT_BUILD: BuildSettings = BuildSettingsSchema.parse({});
+export const DEFAULT_TESTS: TestSelection = TestSelectionSchema.parse({});
+
+export function recipesDir(): string {
+  return path.join(packageRoot(), 'corpus', 'recipes');
+}
+
+export function parseRecipe(text: string, origin: string): Recipe {
+  let data: unknown;
+  try {
+    data = parseYaml(text);
+  } catch (error) {
+    throw new UserError(`recipe ${origin} is not valid YAML: ${(error as Error).message}`);
+  }
+  const result = RecipeSchema.safeParse(data);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw new UserError(
+      `recipe ${origin} is malformed at ${issue.path.join('.') || '(top)'}: ${issue.message}`,
+    );
+  }
+  return result.data;
+}
+
+export async function loadRecipes(dir = recipesDir()): Promise<Recipe[]> {
+  const names = (await readdir(dir)).filter((name) => name.endsWith('.yaml')).sort();
+  const recipes: Recipe[] = [];
+  for (const name of names) {
+    const recipe = parseRecipe(await readFile(path.join(dir, name), 'utf8'), name);
+    if (`${recipe.name}.yaml` !== name) {
+      throw new UserError(`recipe ${name} declares name '${recipe.name}': rename one to match`);
+    }
+    recipes.push(recipe);
+  }
+  return recipes;
+}
+
+export async function findRecipe(name: string): Promise<Recipe | undefined> {
+  return (await loadRecipes()).find((recipe) => recipe.name === name);
+}
+
+/** `-Dtest` value for a selection, or undefined to keep the pom's own includes and excludes. */
+export function surefireTestPattern(tests: TestSelection): string | undefined {
+  if (tests.include.length === 0 && tests.exclude.length === 0) return undefined;
+  const include =
+    tests.include.length > 0
+      ? tests.include
+      : ['**/*Test', '**/Test*', '**/*Tests', '**/*TestCase'];
+  return [...include, ...tests.exclude.map((pattern) => `!${pattern}`)].join(',');
+}

@@ -1,0 +1,191 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { exists, removeTree } from '../../core/fs.js';
+import { runProcess, shellJoin, type RunResult } from '../../core/process.js';
+import { verdictFromReports, type SuiteReport } from '../../core/test-reports.js';
+import type { SingleVerdict } from '../../core/verdict.js';
+import type { BuildSettings } from '../../stages/0-corpus/recipe.js';
+import type { CompileOutcome, TestRun, Toolchain, ToolchainContext } from '../types.js';
+import {
+  failedCompileScope,
+  firstErrorLine,
+  forkCrashReason,
+  isDependencyResolutionFailure,
+  needsOnlineRetry,
+  parseCompileMessages,
+  stripAnsi,
+} from './output.js';
+import { readSurefireReports } from './surefire.js';
+
+const JDK17_HOME = '/usr/lib/jvm/java-17-openjdk-amd64';
+/** Bounds the forked test JVM when the recipe sets no heap limit. */
+const DEFAULT_TEST_HEAP = '-Xmx2g';
+
+function mavenEnvironment(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  if (!env.JAVA_HOME && existsSync(JDK17_HOME)) env.JAVA_HOME = JDK17_HOME;
+  // Maven itself runs briefly: C1 only and a serial collector start it faster.
+  env.MAVEN_OPTS = '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx1g';
+  delete env.MAVEN_ARGS;
+  return env;
+}
+
+function commonArgs(build: BuildSettings, context: ToolchainContext): string[] {
+  return [
+    '-B',
+    '-q',
+    '-Dstyle.color=never',
+    `-Dmaven.repo.local=${context.repository}`,
+    ...(context.offline ? ['-o'] : []),
+    ...build.mavenArgs,
+  ];
+}
+
+function jvmArgLine(build: BuildSettings): string {
+  const args = build.jvmArgs.some((arg) => arg.startsWith('-Xmx'))
+    ? build.jvmArgs
+    : [...build.jvmArgs, DEFAULT_TEST_HEAP];
+  return args.join(' ');
+}
+
+function surefireGoal(build: BuildSettings): string {
+  return `org.apache.maven.plugins:maven-surefire-plugin:${build.surefireVersion}:test`;
+}
+
+function testArgs(build: BuildSettings, selection: string | undefined): string[] {
+  return [
+    ...(build.module ? ['-pl', build.module] : []),
+    surefireGoal(build),
+    ...(selection ? [`-Dtest=${selection}`] : []),
+    '-Dsurefire.failIfNoSpecifiedTests=false',
+    '-DfailIfNoTests=false',
+    '-DtrimStackTrace=false',
+    '-Dmaven.test.failure.ignore=true',
+    // Test output goes to files, so Maven's console only carries Maven's and Surefire's words.
+    '-Dmaven.test.redirectTestOutputToFile=true',
+    '-DskipTests=false',
+    `-DargLine=${jvmArgLine(build)}`,
+  ];
+}
+
+export function reportsDirectory(projectDir: string, build: BuildSettings): string {
+  return path.join(projectDir, build.module ?? '', 'target', 'surefire-reports');
+}
+
+function testRunVerdict(run: RunResult, reports: SuiteReport[], limitMs: number): SingleVerdict {
+  if (run.timedOut) return { kind: 'Timeout', phase: 'test', limitMs };
+  const log = run.stdout + run.stderr;
+  if (run.exitCode !== 0) {
+    const crash = forkCrashReason(log);
+    if (crash) return { kind: 'Crashed', reason: crash };
+    if (isDependencyResolutionFailure(log)) {
+      return { kind: 'InfraError', cause: 'dependency-resolution', reason: firstErrorLine(log) };
+    }
+    return { kind: 'InfraError', cause: 'build-tool', reason: firstErrorLine(log) };
+  }
+  return verdictFromReports(reports);
+}
+
+function compileFailure(run: RunResult, limitMs: number): SingleVerdict {
+  if (run.timedOut) return { kind: 'Timeout', phase: 'compile', limitMs };
+  const log = run.stdout + run.stderr;
+  const messages = parseCompileMessages(log);
+  if (messages.length > 0)
+    return { kind: 'CompileError', scope: failedCompileScope(log), messages };
+  if (isDependencyResolutionFailure(log)) {
+    return { kind: 'InfraError', cause: 'dependency-resolution', reason: firstErrorLine(log) };
+  }
+  return { kind: 'InfraError', cause: 'build-tool', reason: firstErrorLine(log) };
+}
+
+let versionsPromise: Promise<Record<string, string>> | undefined;
+
+async function toolVersions(): Promise<Record<string, string>> {
+  const run = await runProcess('mvn', ['-v', '-B'], { env: mavenEnvironment(), timeoutMs: 60_000 });
+  const text = stripAnsi(run.stdout);
+  return {
+    maven: /Apache Maven (\S+)/.exec(text)?.[1] ?? 'unknown',
+    java: /Java version: ([^,\n]+)/.exec(text)?.[1]?.trim() ?? 'unknown',
+  };
+}
+
+export const mavenToolchain: Toolchain = {
+  kind: 'toolchain',
+  name: 'maven',
+
+  async detect(projectDir) {
+    return exists(path.join(projectDir, 'pom.xml'));
+  },
+
+  async compile(projectDir, build, context, timeoutMs): Promise<CompileOutcome> {
+    const attempt = (offline: boolean) =>
+      runProcess(
+        'mvn',
+        [
+          ...commonArgs(build, { ...context, offline }),
+          ...(build.module ? ['-pl', build.module, '-am'] : []),
+          'test-compile',
+        ],
+        { cwd: projectDir, env: mavenEnvironment(), timeoutMs },
+      );
+    let offline = context.offline;
+    let run = await attempt(offline);
+    let durationMs = run.durationMs;
+    if (
+      offline &&
+      run.exitCode !== 0 &&
+      !run.timedOut &&
+      needsOnlineRetry(run.stdout + run.stderr)
+    ) {
+      offline = false;
+      run = await attempt(false);
+      durationMs += run.durationMs;
+    }
+    if (run.exitCode === 0 && !run.timedOut) return { kind: 'Compiled', durationMs, offline };
+    return {
+      kind: 'Failed',
+      verdict: compileFailure(run, timeoutMs),
+      durationMs,
+      log: run.stdout + run.stderr,
+    };
+  },
+
+  async runTests(projectDir, build, context, request): Promise<TestRun> {
+    const reportsDir = reportsDirectory(projectDir, build);
+    // Stale reports from an earlier run must never be read as this run's results.
+    await removeTree(reportsDir);
+    const args = [...commonArgs(build, context), ...testArgs(build, request.selection)];
+    const run = await runProcess('mvn', args, {
+      cwd: projectDir,
+      env: mavenEnvironment(),
+      timeoutMs: request.timeoutMs,
+    });
+    // Reports of classes that finished before a timeout are still worth reading (baseline).
+    const reports = await readSurefireReports(reportsDir);
+    return {
+      verdict: testRunVerdict(run, reports, request.timeoutMs),
+      reports,
+      durationMs: run.durationMs,
+      command: run.command,
+      log: run.stdout + run.stderr,
+    };
+  },
+
+  replayCommand(build, testClass) {
+    return shellJoin([
+      'mvn',
+      '-q',
+      '-B',
+      ...(build.module ? ['-pl', build.module] : []),
+      ...build.mavenArgs,
+      ...(build.jvmArgs.length > 0 ? [`-DargLine=${build.jvmArgs.join(' ')}`] : []),
+      `-Dtest=${testClass}`,
+      'test',
+    ]);
+  },
+
+  versions() {
+    versionsPromise ??= toolVersions();
+    return versionsPromise;
+  },
+};

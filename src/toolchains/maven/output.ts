@@ -1,0 +1,99 @@
+import type { CompileMessage } from '../../core/verdict.js';
+
+/*
+ * Readers of Maven's own console output. They run only on the build step (before any test code
+ * runs) or to tell apart kinds of non-passing outcomes; a Passed or TestFailed verdict never
+ * comes from console text, only from exit codes and Surefire XML.
+ */
+
+// Maven colours output unless told not to; escape codes would break the line parsers.
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+export function stripAnsi(text: string): string {
+  return text.replace(ANSI, '');
+}
+
+const COMPILER_MESSAGE =
+  /^(?:\[(?:ERROR|WARNING)\]\s+)?(\/[^:\n]+\.java):\[(\d+)(?:,(\d+))?\]\s+(?:error:\s+)?(.+)$/;
+
+/** javac errors reported by maven-compiler-plugin (2.x and 3.x formats), deduplicated. */
+export function parseCompileMessages(output: string): CompileMessage[] {
+  const seen = new Set<string>();
+  const messages: CompileMessage[] = [];
+  for (const rawLine of stripAnsi(output).split(/\r?\n/)) {
+    const line = rawLine.trimEnd();
+    if (line.startsWith('[WARNING]')) continue;
+    const match = COMPILER_MESSAGE.exec(line);
+    if (!match) continue;
+    const key = `${match[1]}:${match[2]}:${match[3]}:${match[4]}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    messages.push({
+      file: match[1]!,
+      line: Number(match[2]),
+      column: match[3] === undefined ? null : Number(match[3]),
+      message: match[4]!.trim(),
+    });
+  }
+  return messages;
+}
+
+/** Which compilation failed, from Maven's "Failed to execute goal ...:testCompile" line. */
+export function failedCompileScope(output: string): 'main' | 'test' {
+  return /Failed to execute goal [^\n]*:testCompile\b/.test(stripAnsi(output)) ? 'test' : 'main';
+}
+
+const RESOLUTION_MARKERS = [
+  /Could not resolve dependencies for project/,
+  /Failed to read artifact descriptor/,
+  /could not be resolved/i,
+  /Could not find artifact/,
+  /Non-resolvable parent POM/,
+  /Plugin [^\n]* or one of its dependencies could not be resolved/,
+  /Unresolveable build extension/,
+];
+
+export function isDependencyResolutionFailure(output: string): boolean {
+  const text = stripAnsi(output);
+  return RESOLUTION_MARKERS.some((marker) => marker.test(text));
+}
+
+/** Offline mode could not find something in the local repository; an online retry may. */
+export function needsOnlineRetry(output: string): boolean {
+  const text = stripAnsi(output);
+  return /offline mode|has not been downloaded from it before|Cannot access [^\n]* in offline mode/i.test(
+    text,
+  );
+}
+
+/** Surefire's own report that the forked test JVM died (System.exit, crash, kill). */
+export function forkCrashReason(output: string): string | undefined {
+  const text = stripAnsi(output);
+  if (
+    !/The forked VM terminated|There was an error in the forked process|SurefireBooterForkException|Crashed tests:/.test(
+      text,
+    )
+  ) {
+    return undefined;
+  }
+  const exit = /Process Exit Code: (\d+)/.exec(text);
+  return exit
+    ? `forked test JVM exited with code ${exit[1]}`
+    : 'forked test JVM terminated unexpectedly';
+}
+
+/** The first meaningful `[ERROR]` line, for a one-line account of a build-tool failure. */
+export function firstErrorLine(output: string): string {
+  for (const line of stripAnsi(output).split(/\r?\n/)) {
+    const match = /^\[ERROR\]\s+(.*\S)/.exec(line);
+    if (
+      match &&
+      !/^(->|To see the full|Re-run Maven|For more information|Help 1)/.test(match[1]!)
+    ) {
+      return match[1]!;
+    }
+  }
+  const lastLine = stripAnsi(output).trim().split(/\r?\n/).pop();
+  return lastLine ?? 'no output';
+}

@@ -1,0 +1,56 @@
+import type { RunResult } from '../core/process.js';
+import type { SingleVerdict } from '../core/verdict.js';
+import type { BuildSettings } from '../stages/0-corpus/recipe.js';
+import type { SuiteReport } from '../core/test-reports.js';
+
+export interface ToolchainContext {
+  /** Local artifact repository shared by every project in the cache. */
+  repository: string;
+  /** Use only what the repository already holds; toolchains retry online when it lacks something. */
+  offline: boolean;
+}
+
+export type CompileOutcome =
+  | { kind: 'Compiled'; durationMs: number; offline: boolean }
+  | { kind: 'Failed'; verdict: SingleVerdict; durationMs: number; log: string };
+
+export interface TestRun {
+  verdict: SingleVerdict;
+  /** Per-class reports, for callers that need more than the verdict (the baseline). */
+  reports: SuiteReport[];
+  durationMs: number;
+  command: string;
+  log: string;
+}
+
+export interface TestRunRequest {
+  /** Test-selection expression in the toolchain's syntax (a class name or patterns). */
+  selection?: string;
+  timeoutMs: number;
+}
+
+/** Builds a project and runs its tests; one plugin per build system. */
+export interface Toolchain {
+  kind: 'toolchain';
+  name: string;
+  /** Whether a directory is a project of this build system. */
+  detect(projectDir: string): Promise<boolean>;
+  compile(
+    projectDir: string,
+    build: BuildSettings,
+    context: ToolchainContext,
+    timeoutMs: number,
+  ): Promise<CompileOutcome>;
+  runTests(
+    projectDir: string,
+    build: BuildSettings,
+    context: ToolchainContext,
+    request: TestRunRequest,
+  ): Promise<TestRun>;
+  /** The command a person would type to replay one test class (recorded in cases). */
+  replayCommand(build: BuildSettings, testClass: string): string;
+  /** Version strings of the tools used, for provenance. */
+  versions(): Promise<Record<string, string>>;
+}
+
+export type { RunResult };
