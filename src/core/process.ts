@@ -134,15 +134,16 @@ export async function runProcess(
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
     (resolve, reject) => {
       child.once('error', reject);
-      child.once('close', (code, signal) => resolve({ code, signal }));
+      child.once('exit', (code, signal) => resolve({ code, signal }));
     },
   );
+  const streamsClosed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
   child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
   if (options.input !== undefined) child.stdin!.end(options.input);
 
+  const grace = options.graceMs ?? 3000;
   if (options.timeoutMs !== undefined && pgid !== undefined) {
-    const grace = options.graceMs ?? 3000;
     timer = setTimeout(() => {
       timedOut = true;
       killGroup(pgid, 'SIGTERM');
@@ -159,12 +160,12 @@ export async function runProcess(
   if (pgid !== undefined && isGroupAlive(pgid)) {
     // The leader exited but descendants (e.g. a forked JVM) linger: they must not outlive the run.
     killGroup(pgid, 'SIGTERM');
-    for (let waited = 0; waited < (options.graceMs ?? 3000) && isGroupAlive(pgid); waited += 50) {
-      await sleep(50);
-    }
+    for (let waited = 0; waited < grace && isGroupAlive(pgid); waited += 50) await sleep(50);
     killGroup(pgid, 'SIGKILL');
     for (let waited = 0; waited < 10_000 && isGroupAlive(pgid); waited += 20) await sleep(20);
   }
+  // Descendants that escaped the group could hold the pipes open: do not wait on them forever.
+  await Promise.race([streamsClosed, sleep(grace)]);
 
   return {
     command: [file, ...args].join(' '),

@@ -11,7 +11,8 @@ const parser = new XMLParser({
   attributeNamePrefix: '',
   textNodeName: '#text',
   // Report elements that may repeat must always be arrays, even when there is only one.
-  isArray: (name) => ['testsuite', 'testcase', 'failure', 'error', 'skipped'].includes(name),
+  isArray: (name, _path, _leaf, isAttribute) =>
+    !isAttribute && ['testsuite', 'testcase', 'failure', 'error', 'skipped'].includes(name),
   parseAttributeValue: false,
   parseTagValue: false,
   trimValues: false,

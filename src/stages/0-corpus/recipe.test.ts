@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { UserError } from '../../core/errors.js';
+import { loadRecipes, parseRecipe, surefireTestPattern, TestSelectionSchema } from './recipe.js';
+
+describe('corpus recipes', () => {
+  it('ships at least six valid recipes, each pinning a checksum', async () => {
+    const recipes = await loadRecipes();
+    expect(recipes.length).toBeGreaterThanOrEqual(6);
+    for (const recipe of recipes) expect(recipe.source.sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('rejects a malformed recipe with one line naming the field', () => {
+    const text =
+      'name: x\nversion: "1"\nsummary: s\nsource: {kind: debian, package: p, version: "1", file: f, sha256: nothex, root: r}\n';
+    expect(() => parseRecipe(text, 'x.yaml')).toThrow(UserError);
+    expect(() => parseRecipe(text, 'x.yaml')).toThrow(/x\.yaml is malformed at source\.sha256/);
+    expect(() => parseRecipe('name: [', 'y.yaml')).toThrow(/not valid YAML/);
+  });
+
+  it('turns includes and excludes into one -Dtest value', () => {
+    const tests = TestSelectionSchema.parse({ include: ['**/*Test'], exclude: ['**/failing/**'] });
+    expect(surefireTestPattern(tests)).toBe('**/*Test,!**/failing/**');
+    expect(surefireTestPattern(TestSelectionSchema.parse({}))).toBeUndefined();
+  });
+});

@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  failedCompileScope,
+  forkCrashReason,
+  isDependencyResolutionFailure,
+  needsOnlineRetry,
+  parseCompileMessages,
+} from './output.js';
+
+const fixtures = path.resolve(import.meta.dirname, '../../../test/fixtures/maven-output');
+const load = (name: string) => readFileSync(path.join(fixtures, name), 'utf8');
+
+describe('Maven build output', () => {
+  it('reads javac errors of maven-compiler-plugin 2.x once each, with file and line', () => {
+    const log = load('compile-error-compiler-2.3.2.log');
+    const messages = parseCompileMessages(log);
+    expect(messages).toHaveLength(9);
+    expect(messages[0]).toEqual({
+      file: '/work/project/src/main/java/org/json/simple/JsonArray.java',
+      line: 72,
+      column: 37,
+      message: "';' expected",
+    });
+    expect(failedCompileScope(log)).toBe('main');
+  });
+
+  it('reads the 3.x format and a test-compile failure', () => {
+    const log = [
+      '[ERROR] COMPILATION ERROR : ',
+      '[ERROR] /p/src/test/java/a/BTest.java:[10,5] cannot find symbol',
+      '  symbol:   variable x',
+      '[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.10.1:testCompile (default-testCompile) on project p: Compilation failure',
+    ].join('\n');
+    expect(parseCompileMessages(log)).toEqual([
+      { file: '/p/src/test/java/a/BTest.java', line: 10, column: 5, message: 'cannot find symbol' },
+    ]);
+    expect(failedCompileScope(log)).toBe('test');
+  });
+
+  it('ignores compiler warnings', () => {
+    const log = '[WARNING] /p/src/main/java/a/B.java:[3,8] deprecated API';
+    expect(parseCompileMessages(log)).toEqual([]);
+  });
+
+  it('recognises Surefire reporting a dead test JVM, with its exit code', () => {
+    expect(forkCrashReason(load('fork-crash-system-exit.log'))).toBe(
+      'forked test JVM exited with code 3',
+    );
+    expect(forkCrashReason('[ERROR] Tests run: 3, Failures: 1')).toBeUndefined();
+  });
+
+  it('tells dependency-resolution failures and offline misses apart', () => {
+    const missing =
+      '[ERROR] Failed to execute goal on project p: Could not resolve dependencies for project a:p:jar:1: Could not find artifact org.example:nope:jar:1.0 in central';
+    expect(isDependencyResolutionFailure(missing)).toBe(true);
+    expect(needsOnlineRetry(missing)).toBe(false);
+    const offline =
+      '[ERROR] Failed to execute goal on project p: Could not resolve dependencies: Cannot access central (https://repo.maven.apache.org/maven2) in offline mode and the artifact org.example:nope:jar:1.0 has not been downloaded from it before.';
+    expect(needsOnlineRetry(offline)).toBe(true);
+  });
+});

@@ -1,0 +1,70 @@
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { copyProjectTree, makeTempDir } from '../src/core/fs.js';
+import { packageRoot } from '../src/core/package-root.js';
+import { runProcess, type RunResult } from '../src/core/process.js';
+
+const CLI = path.join(packageRoot(), 'dist', 'src', 'cli', 'main.js');
+
+export interface CliResult extends RunResult {
+  json: unknown;
+}
+
+/** Runs the built CLI as a user would; `npm test` builds it first. */
+export async function cli(args: string[], timeoutMs = 1_800_000): Promise<CliResult> {
+  const result = await runProcess(process.execPath, [CLI, ...args], { timeoutMs });
+  let json: unknown;
+  if (args.includes('--json')) {
+    try {
+      json = JSON.parse(result.stdout);
+    } catch {
+      json = undefined;
+    }
+  }
+  return { ...result, json };
+}
+
+/** Fetches a corpus project (a no-op when cached) and returns its pristine path. */
+export async function fetchCorpus(name: string): Promise<string> {
+  const result = await cli(['corpus', 'fetch', name, '--json']);
+  if (result.exitCode !== 0) {
+    throw new Error(`corpus fetch ${name} failed (${result.exitCode}): ${result.stderr}`);
+  }
+  return (result.json as { path: string }).path;
+}
+
+export interface Edit {
+  file: string;
+  from: string;
+  to: string;
+}
+
+/** A copy of a project with one-line source edits, each of which must match exactly once. */
+export async function editedCopy(projectRoot: string, edits: Edit[]): Promise<string> {
+  const copy = path.join(await makeTempDir('test'), 'project');
+  await copyProjectTree(projectRoot, copy);
+  for (const edit of edits) {
+    const file = path.join(copy, edit.file);
+    const text = await readFile(file, 'utf8');
+    const occurrences = text.split(edit.from).length - 1;
+    if (occurrences !== 1)
+      throw new Error(`edit '${edit.from}' matches ${occurrences} times in ${edit.file}`);
+    await writeFile(file, text.replace(edit.from, edit.to));
+  }
+  return copy;
+}
+
+/** Processes whose command line mentions a path: what a run must not leave behind. */
+export async function processesMentioning(needle: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const cmdline = (await readFile(`/proc/${entry}/cmdline`, 'utf8')).replace(/\0/g, ' ');
+      if (cmdline.includes(needle)) found.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return found;
+}
