@@ -67,15 +67,6 @@ describe('Surefire XML, JUnit 4 (json-simple, real reports)', () => {
 });
 
 describe('report edge cases', () => {
-  it('strips a reportNameSuffix from class and method names', () => {
-    const xml = `<?xml version="1.0"?><testsuite name="a.BTest(nonce)" tests="1" failures="0" errors="0" skipped="0" time="0.5">
-      <testcase name="works(nonce)" classname="a.BTest(nonce)" time="0.5"/></testsuite>`;
-    const [report] = parseSurefireXml(xml);
-    expect(report!.testClass).toBe('a.BTest');
-    expect(report!.cases[0]!.testMethod).toBe('works');
-    expect(report!.timeMs).toBe(500);
-  });
-
   it('gives NoTestsRan when there is no report or every test was skipped', () => {
     expect(verdictFromReports([]).kind).toBe('NoTestsRan');
     const xml = `<testsuite name="a.BTest" tests="2" failures="0" errors="0" skipped="2" time="0">
@@ -112,5 +103,46 @@ describe('several runs of one class', () => {
       kind: 'Flaky',
       kinds: ['TestFailed', 'Passed', 'TestFailed'],
     });
+  });
+});
+
+describe('Surefire XML, JUnit 3 style (joda-time, real reports)', () => {
+  it('reads a passing TestCase class', () => {
+    const verdict = verdictFromReports(load('junit3/pass-TEST-org.joda.time.TestDays.xml'));
+    expect(verdict).toMatchObject({ kind: 'Passed', counts: { tests: 29, skipped: 0 } });
+  });
+
+  it('reads junit.framework assertion failures as TestFailed', () => {
+    const verdict = verdictFromReports(load('junit3/failure-TEST-org.joda.time.TestDateTime_Basics.xml'));
+    expect(verdict.kind).toBe('TestFailed');
+    if (verdict.kind !== 'TestFailed') return;
+    expect(verdict.failures).toHaveLength(2);
+    expect(verdict.failures[0]).toMatchObject({
+      testClass: 'org.joda.time.TestDateTime_Basics',
+      exceptionType: 'junit.framework.AssertionFailedError',
+    });
+    expect(verdict.failures[0]!.message).toMatch(/^expected same:<2002-04-05T13:24/);
+  });
+});
+
+describe('Surefire XML, JUnit 5 (commons-csv, real reports)', () => {
+  it('counts @Disabled tests as skipped and still passes the class', () => {
+    const reports = load('junit5/skipped-TEST-org.apache.commons.csv.CSVPrinterTest.xml');
+    const skipped = reports[0]!.cases.filter((c) => c.outcome === 'skipped').length;
+    expect(skipped).toBe(reports[0]!.counts.skipped);
+    expect(skipped).toBeGreaterThan(0);
+    expect(verdictFromReports(reports).kind).toBe('Passed');
+  });
+
+  it('gives NoTestsRan for a class disabled as a whole', () => {
+    const verdict = verdictFromReports(load('junit5/disabled-TEST-org.apache.commons.csv.issues.JiraCsv213Test.xml'));
+    expect(verdict.kind).toBe('NoTestsRan');
+  });
+
+  it('keeps parameterized invocations apart', () => {
+    const [report] = load('junit5/parameterized-TEST-org.apache.commons.csv.CSVFileParserTest.xml');
+    const names = report!.cases.map((c) => c.testMethod);
+    expect(new Set(names).size).toBe(names.length);
+    expect(names.some((name) => /\[\d+\]$/.test(name))).toBe(true);
   });
 });

@@ -44,11 +44,6 @@ function count(text: string | undefined): number {
   return Number.isInteger(value) && value >= 0 ? value : 0;
 }
 
-/** Surefire appends `(suffix)` to names when `reportNameSuffix` is set; callers want the class. */
-function stripSuffix(name: string): string {
-  return name.replace(/\([^()]*\)$/, '');
-}
-
 function failureDetail(
   node: XmlNode,
   category: 'failure' | 'error',
@@ -80,8 +75,8 @@ function firstLineType(trace: string): string | undefined {
 }
 
 function parseCase(node: XmlNode, suiteClass: string): CaseReport {
-  const testClass = stripSuffix(attr(node, 'classname') ?? suiteClass);
-  const testMethod = stripSuffix(attr(node, 'name') ?? '');
+  const testClass = attr(node, 'classname') ?? suiteClass;
+  const testMethod = attr(node, 'name') ?? '';
   const timeMs = seconds(attr(node, 'time'));
   const failure = children(node, 'failure')[0];
   const error = children(node, 'error')[0];
@@ -116,7 +111,7 @@ export function parseSurefireXml(xml: string): SuiteReport[] {
   const wrapper = document.testsuites as XmlNode | undefined;
   if (wrapper && typeof wrapper === 'object') suites.push(...children(wrapper, 'testsuite'));
   return suites.map((suite) => {
-    const testClass = stripSuffix(attr(suite, 'name') ?? '');
+    const testClass = attr(suite, 'name') ?? '';
     const cases = children(suite, 'testcase').map((node) => parseCase(node, testClass));
     return {
       testClass,
