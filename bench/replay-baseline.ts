@@ -68,7 +68,16 @@ for (const recipe of recipes) {
   ]);
 }
 
-const header = ['project', 'quickest usable class', 'class ms', 'compile ms', 'test ms', 'replay ms', 'replays/min', 'verdict'];
+const header = [
+  'project',
+  'quickest usable class',
+  'class ms',
+  'compile ms',
+  'test ms',
+  'replay ms',
+  'replays/min',
+  'verdict',
+];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
 const format = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
 console.log(`Maven replay of the quickest usable test class (median of ${runs} run(s) each)`);

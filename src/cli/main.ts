@@ -7,8 +7,19 @@ import { packageVersion } from '../core/package-root.js';
 import { describeVerdict } from '../core/verdict.js';
 import { projectPaths, fetchCorpusProject, CorpusBuildError } from '../stages/0-corpus/fetch.js';
 import type { Baseline } from '../stages/0-corpus/baseline.js';
-import { findRecipe, loadRecipes } from '../stages/0-corpus/recipe.js';
-import { resolveProject } from '../replay/project.js';
+import {
+  describeSource,
+  findRecipe,
+  loadRecipes,
+  localRecipe,
+  type Recipe,
+} from '../stages/0-corpus/recipe.js';
+import {
+  isPathArgument,
+  requireMavenProject,
+  resolveProject,
+  unknownCorpusName,
+} from '../replay/project.js';
 import { replayTestClass, type ReplayResult } from '../replay/replay.js';
 import { mavenToolchain } from '../toolchains/maven/maven.js';
 
@@ -63,7 +74,7 @@ async function corpusList(options: { json?: boolean }, command: Command): Promis
       name: recipe.name,
       version: recipe.version,
       summary: recipe.summary,
-      source: `debian:${recipe.source.package}=${recipe.source.version}`,
+      source: describeSource(recipe.source),
       fetched: baseline !== undefined,
       path: baseline ? projectPaths(cache, recipe).pristine : null,
       baseline: baseline ? baselineSummary(baseline) : null,
@@ -79,16 +90,22 @@ async function corpusList(options: { json?: boolean }, command: Command): Promis
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
+/** A corpus name, or a path to a local Maven project (optionally with a corpus recipe's flags). */
+async function fetchTarget(argument: string, recipeName?: string): Promise<Recipe> {
+  const base = recipeName ? await findRecipe(recipeName) : undefined;
+  if (recipeName && !base) throw await unknownCorpusName(recipeName, '--recipe');
+  if (await isPathArgument(argument)) return localRecipe(await requireMavenProject(argument), base);
+  const recipe = await findRecipe(argument);
+  if (!recipe) throw await unknownCorpusName(argument, 'corpus project');
+  return recipe;
+}
+
 async function corpusFetch(
-  name: string,
-  options: { json?: boolean; force?: boolean },
+  argument: string,
+  options: { json?: boolean; force?: boolean; recipe?: string },
   command: Command,
 ): Promise<void> {
-  const recipe = await findRecipe(name);
-  if (!recipe) {
-    const known = (await loadRecipes()).map((r) => r.name).join(', ');
-    throw new UserError(`unknown corpus project '${name}' (known: ${known})`);
-  }
+  const recipe = await fetchTarget(argument, options.recipe);
   const cache = cacheFrom(command);
   const fetched = await fetchCorpusProject(recipe, cache, {
     toolchain: mavenToolchain,
@@ -202,7 +219,8 @@ function buildProgram(): Command {
     .description(
       'download, verify and unpack a corpus project into a pristine git repo, compile it and record a baseline of every test class; prints the pristine path',
     )
-    .argument('<name>', 'corpus project name (see corpus list)')
+    .argument('<name>', 'corpus project name (see corpus list), or a path to a local Maven project')
+    .option('--recipe <name>', "build a local project with a corpus recipe's settings")
     .option('--force', 'discard what is cached for this project and fetch again')
     .option('--json', 'machine-readable output')
     .action(corpusFetch);

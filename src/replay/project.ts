@@ -25,8 +25,21 @@ export interface ProjectRef {
   baseline?: Baseline;
 }
 
-function looksLikePath(argument: string): boolean {
-  return argument.includes('/') || argument.startsWith('.') || argument.startsWith('~');
+/** Whether a `<project>` argument names a directory rather than a corpus project. */
+export async function isPathArgument(argument: string): Promise<boolean> {
+  return argument.includes('/') || argument.startsWith('.') || (await exists(argument));
+}
+
+/** The absolute path of a Maven project directory, or a one-line user error. */
+export async function requireMavenProject(directory: string): Promise<string> {
+  const root = path.resolve(directory);
+  if (!(await exists(root))) throw new UserError(`project directory ${root} does not exist`);
+  if (!(await exists(path.join(root, 'pom.xml')))) {
+    throw new UserError(
+      `${root} is not a Maven project (no pom.xml): pass a directory with a pom.xml or a corpus name from 'witnessgym corpus list'`,
+    );
+  }
+  return root;
 }
 
 /**
@@ -44,16 +57,8 @@ export async function resolveProject(
     recipe = await findRecipe(recipeName);
     if (!recipe) throw await unknownCorpusName(recipeName, '--recipe');
   }
-  if (looksLikePath(argument) || (await exists(argument))) {
-    const root = path.resolve(argument);
-    if (!(await exists(root))) {
-      throw new UserError(`project directory ${root} does not exist`);
-    }
-    if (!(await exists(path.join(root, 'pom.xml')))) {
-      throw new UserError(
-        `${root} is not a Maven project (no pom.xml): pass a directory with a pom.xml or a corpus name from 'witnessgym corpus list'`,
-      );
-    }
+  if (await isPathArgument(argument)) {
+    const root = await requireMavenProject(argument);
     return {
       label: path.basename(root),
       root,
@@ -83,7 +88,7 @@ export async function resolveProject(
   };
 }
 
-async function unknownCorpusName(name: string, what: string): Promise<UserError> {
+export async function unknownCorpusName(name: string, what: string): Promise<UserError> {
   const known = (await loadRecipes()).map((recipe) => recipe.name).join(', ');
   return new UserError(
     `unknown ${what} '${name}': not a corpus name (known: ${known}) nor a directory with a pom.xml`,

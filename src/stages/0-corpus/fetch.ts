@@ -1,4 +1,4 @@
-import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CacheLayout } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
@@ -102,16 +102,47 @@ async function applyPatch(root: string, patch: string): Promise<void> {
   if (run.exitCode !== 0) throw new Error(`corpus patch does not apply: ${run.stderr.trim()}`);
 }
 
-/** Unpacks, trims and patches the upstream tree, then commits it as the only commit. */
-async function buildPristineTree(recipe: Recipe, tarball: string, target: string): Promise<string> {
+/** Puts the project's source tree into `staging` and returns its root there. */
+async function materializeSource(
+  recipe: Recipe,
+  cache: CacheLayout,
+  staging: string,
+  log: (line: string) => void,
+): Promise<string> {
+  const { source } = recipe;
+  if (source.kind === 'local') {
+    const root = path.join(staging, 'project');
+    log(`fetch: copying ${source.path}`);
+    await cp(source.path, root, {
+      recursive: true,
+      preserveTimestamps: true,
+      verbatimSymlinks: true,
+      filter: (from) => !['.git', 'target'].includes(path.basename(from)),
+    });
+    return root;
+  }
+  log(`fetch: downloading ${source.file} (${source.package}=${source.version})`);
+  const tarball = await downloadDebianSource(source, cache.apt, cache.downloads);
+  const untar = await runProcess('tar', ['-xf', tarball, '-C', staging], { timeoutMs: 600_000 });
+  if (untar.exitCode !== 0) throw new Error(`cannot unpack ${tarball}: ${untar.stderr.trim()}`);
+  return path.join(staging, source.root);
+}
+
+/** Unpacks (or copies), trims and patches the tree, then commits it as the only commit. */
+async function buildPristineTree(
+  recipe: Recipe,
+  cache: CacheLayout,
+  target: string,
+  log: (line: string) => void,
+): Promise<string> {
   const staging = await makeTempDir('unpack');
   try {
-    const untar = await runProcess('tar', ['-xf', tarball, '-C', staging], { timeoutMs: 600_000 });
-    if (untar.exitCode !== 0) throw new Error(`cannot unpack ${tarball}: ${untar.stderr.trim()}`);
-    const root = path.join(staging, recipe.source.root);
+    const root = await materializeSource(recipe, cache, staging, log);
     if (!(await exists(path.join(root, 'pom.xml')))) {
       throw new UserError(
-        `recipe ${recipe.name}: ${recipe.source.root}/pom.xml is not in ${path.basename(tarball)}; fix source.root`,
+        recipe.source.kind === 'local'
+          ? `${recipe.source.path} is not a Maven project (no pom.xml)`
+          : `recipe ${recipe.name}: ${recipe.source.root}/pom.xml is not in ${recipe.source.file}; fix source.root`,
       );
     }
     await removeMatching(root, recipe.remove);
@@ -127,13 +158,15 @@ async function buildPristineTree(recipe: Recipe, tarball: string, target: string
       `${recipe.name} ${recipe.version} (pristine)`,
     ]);
     const commit = await git(root, ['rev-parse', 'HEAD']);
+    log(`fetch: pristine tree at ${target}`);
     await removeTree(target);
     await mkdir(path.dirname(target), { recursive: true });
     await rename(root, target).catch(async () => {
       // Temporary directory on another file system: copy with the cp command, keeping modes.
       const copy = await runProcess('cp', ['-a', root, target], { timeoutMs: 600_000 });
-      if (copy.exitCode !== 0)
+      if (copy.exitCode !== 0) {
         throw new Error(`cannot move the project into the cache: ${copy.stderr}`);
+      }
     });
     return commit;
   } finally {
@@ -172,12 +205,7 @@ export async function fetchCorpusProject(
   let record = await readJsonIfExists<FetchRecord>(paths.record);
   if (!record || record.recipeHash !== hash || !(await exists(paths.pristine))) {
     await rm(paths.baseline, { force: true });
-    options.log(
-      `fetch: downloading ${recipe.source.file} (${recipe.source.package}=${recipe.source.version})`,
-    );
-    const tarball = await downloadDebianSource(recipe.source, cache.apt, cache.downloads);
-    options.log(`fetch: unpacking into ${paths.pristine}`);
-    const commit = await buildPristineTree(recipe, tarball, paths.pristine);
+    const commit = await buildPristineTree(recipe, cache, paths.pristine, options.log);
     record = { recipeHash: hash, commit, compiledAt: null };
     await writeJsonAtomic(paths.record, record);
   }

@@ -1,12 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../../core/errors.js';
-import { loadRecipes, parseRecipe, surefireTestPattern, TestSelectionSchema } from './recipe.js';
+import {
+  loadRecipes,
+  localRecipe,
+  parseRecipe,
+  surefireTestPattern,
+  TestSelectionSchema,
+} from './recipe.js';
 
 describe('corpus recipes', () => {
   it('ships at least six valid recipes, each pinning a checksum', async () => {
     const recipes = await loadRecipes();
     expect(recipes.length).toBeGreaterThanOrEqual(6);
-    for (const recipe of recipes) expect(recipe.source.sha256).toMatch(/^[0-9a-f]{64}$/);
+    for (const recipe of recipes) {
+      expect(recipe.source.kind).toBe('debian');
+      if (recipe.source.kind === 'debian') expect(recipe.source.sha256).toMatch(/^[0-9a-f]{64}$/);
+    }
   });
 
   it('rejects a malformed recipe with one line naming the field', () => {
@@ -21,5 +30,16 @@ describe('corpus recipes', () => {
     const tests = TestSelectionSchema.parse({ include: ['**/*Test'], exclude: ['**/failing/**'] });
     expect(surefireTestPattern(tests)).toBe('**/*Test,!**/failing/**');
     expect(surefireTestPattern(TestSelectionSchema.parse({}))).toBeUndefined();
+  });
+});
+
+describe('local projects', () => {
+  it('get a stable name and a version derived from their path', () => {
+    const first = localRecipe('/home/me/My Project');
+    expect(first.name).toBe('my-project');
+    expect(first.version).toMatch(/^local-[0-9a-f]{8}$/);
+    expect(localRecipe('/home/me/My Project').version).toBe(first.version);
+    expect(localRecipe('/elsewhere/My Project').version).not.toBe(first.version);
+    expect(first.source).toEqual({ kind: 'local', path: '/home/me/My Project' });
   });
 });

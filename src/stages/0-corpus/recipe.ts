@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { UserError } from '../../core/errors.js';
+import { sha256Text } from '../../core/fs.js';
 import { packageRoot } from '../../core/package-root.js';
 
 /** How a project is built and its tests run; a local project without a recipe gets the defaults. */
@@ -41,11 +42,19 @@ const DebianSourceSchema = z.strictObject({
   root: z.string().min(1),
 });
 
+/** Any Maven project on disk, copied (without .git and target/) rather than downloaded. */
+const LocalSourceSchema = z.strictObject({
+  kind: z.literal('local'),
+  path: z.string().min(1),
+});
+
+export type DebianSourceSpec = z.infer<typeof DebianSourceSchema>;
+
 export const RecipeSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9.-]*$/, 'name: lowercase letters, digits, dots, dashes'),
   version: z.string().min(1),
   summary: z.string().min(1),
-  source: DebianSourceSchema,
+  source: z.discriminatedUnion('kind', [DebianSourceSchema, LocalSourceSchema]),
   build: BuildSettingsSchema.default(BuildSettingsSchema.parse({})),
   tests: TestSelectionSchema.default(TestSelectionSchema.parse({})),
   /** Globs (relative to the project root) deleted after unpacking, e.g. known-failing tests. */
@@ -55,6 +64,33 @@ export const RecipeSchema = z.strictObject({
   notes: z.string().default(''),
 });
 export type Recipe = z.infer<typeof RecipeSchema>;
+
+/**
+ * A recipe for a local Maven project: named after its directory, versioned by its absolute path,
+ * with the build settings of `base` when given (a corpus recipe borrowed for an edited copy).
+ */
+export function localRecipe(directory: string, base?: Recipe): Recipe {
+  const absolute = path.resolve(directory);
+  const name =
+    path
+      .basename(absolute)
+      .toLowerCase()
+      .replace(/[^a-z0-9.-]+/g, '-')
+      .replace(/^[^a-z0-9]+/, '') || 'project';
+  return RecipeSchema.parse({
+    name,
+    version: `local-${sha256Text(absolute).slice(0, 8)}`,
+    summary: `local Maven project at ${absolute}`,
+    source: { kind: 'local', path: absolute },
+    ...(base ? { build: base.build, tests: base.tests } : {}),
+  });
+}
+
+export function describeSource(source: Recipe['source']): string {
+  return source.kind === 'debian'
+    ? `debian:${source.package}=${source.version}`
+    : `local:${source.path}`;
+}
 
 export const DEFAULT_BUILD: BuildSettings = BuildSettingsSchema.parse({});
 export const DEFAULT_TESTS: TestSelection = TestSelectionSchema.parse({});

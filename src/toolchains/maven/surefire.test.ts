@@ -113,7 +113,9 @@ describe('Surefire XML, JUnit 3 style (joda-time, real reports)', () => {
   });
 
   it('reads junit.framework assertion failures as TestFailed', () => {
-    const verdict = verdictFromReports(load('junit3/failure-TEST-org.joda.time.TestDateTime_Basics.xml'));
+    const verdict = verdictFromReports(
+      load('junit3/failure-TEST-org.joda.time.TestDateTime_Basics.xml'),
+    );
     expect(verdict.kind).toBe('TestFailed');
     if (verdict.kind !== 'TestFailed') return;
     expect(verdict.failures).toHaveLength(2);
@@ -135,7 +137,9 @@ describe('Surefire XML, JUnit 5 (commons-csv, real reports)', () => {
   });
 
   it('gives NoTestsRan for a class disabled as a whole', () => {
-    const verdict = verdictFromReports(load('junit5/disabled-TEST-org.apache.commons.csv.issues.JiraCsv213Test.xml'));
+    const verdict = verdictFromReports(
+      load('junit5/disabled-TEST-org.apache.commons.csv.issues.JiraCsv213Test.xml'),
+    );
     expect(verdict.kind).toBe('NoTestsRan');
   });
 
