@@ -143,6 +143,19 @@ describe('Surefire XML, JUnit 5 (commons-csv, real reports)', () => {
     expect(verdict.kind).toBe('NoTestsRan');
   });
 
+  it('reads opentest4j assertion failures as TestFailed', () => {
+    const verdict = verdictFromReports(load('junit5/failure-TEST-org.apache.commons.csv.CSVFormatTest.xml'));
+    expect(verdict.kind).toBe('TestFailed');
+    if (verdict.kind !== 'TestFailed') return;
+    expect(verdict.failures[0]).toMatchObject({
+      exceptionType: 'org.opentest4j.AssertionFailedError',
+      message: 'Expected java.lang.IllegalArgumentException to be thrown, but nothing was thrown.',
+    });
+    expect(verdict.failures[0]!.frames).toContain(
+      'org.junit.jupiter.api.AssertThrows.assertThrows(AssertThrows.java:71)',
+    );
+  });
+
   it('keeps parameterized invocations apart', () => {
     const [report] = load('junit5/parameterized-TEST-org.apache.commons.csv.CSVFileParserTest.xml');
     const names = report!.cases.map((c) => c.testMethod);
