@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { cacheLayout, resolveCacheDir, type CacheLayout } from '../core/cache.js';
 import { UserError, errorMessage } from '../core/errors.js';
 import { readJsonIfExists } from '../core/fs.js';
@@ -165,7 +165,6 @@ async function replay(
     json?: boolean;
     recipe?: string;
     keep?: boolean;
-    runner: string;
   },
   command: Command,
 ): Promise<void> {
@@ -203,7 +202,16 @@ function buildProgram(): Command {
       '--cache-dir <dir>',
       'cache for downloads, projects and the Maven repository (default: $WITNESSGYM_CACHE or $XDG_CACHE_HOME/witnessgym)',
     )
-    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({
+      // Usage mistakes get the same one-line form as every other user error.
+      outputError: (text, write) =>
+        write(
+          `witnessgym: ${text
+            .replace(/^error: /, '')
+            .trim()
+            .replace(/\s*\n\s*/g, ' ')} (see --help)\n`,
+        ),
+    })
     .exitOverride();
 
   const corpus = program
@@ -244,7 +252,6 @@ function buildProgram(): Command {
       positiveInteger('--timeout'),
     )
     .option('--recipe <name>', "apply a corpus recipe's build settings to a local project path")
-    .addOption(new Option('--runner <runner>', 'test runner').choices(['maven']).default('maven'))
     .option('--keep', 'keep the disposable copy and print its path')
     .option('--json', 'machine-readable output')
     .action(replay);

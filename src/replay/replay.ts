@@ -127,7 +127,7 @@ export async function replayTestClass(
       context.offline = compiled.offline;
       for (let index = 0; index < options.runs; index++) {
         const run = await toolchain.runTests(copy, project.build, context, {
-          selection: testClass,
+          selection: toolchain.selectClass(testClass),
           timeoutMs,
         });
         runs.push({ verdict: run.verdict, durationMs: run.durationMs });

@@ -47,6 +47,8 @@ export interface Toolchain {
     context: ToolchainContext,
     request: TestRunRequest,
   ): Promise<TestRun>;
+  /** The selection that runs exactly one test class, nested test classes included. */
+  selectClass(testClass: string): string;
   /** The command a person would type to replay one test class (recorded in cases). */
   replayCommand(build: BuildSettings, testClass: string): string;
   /** Version strings of the tools used, for provenance. */

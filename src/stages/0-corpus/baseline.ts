@@ -121,7 +121,7 @@ export async function runBaseline(projectDir: string, options: BaselineOptions):
     );
     for (const testClass of candidates) {
       const run = await toolchain.runTests(projectDir, build, context, {
-        selection: testClass,
+        selection: toolchain.selectClass(testClass),
         timeoutMs: tests.classTimeoutSeconds * 1000,
       });
       // A class Surefire does not run alone (abstract base, helper) is not a test class.

@@ -171,6 +171,11 @@ export const mavenToolchain: Toolchain = {
     };
   },
 
+  // `-Dtest=Outer` alone runs none of JUnit 5's @Nested classes (`Outer$Inner`).
+  selectClass(testClass) {
+    return `${testClass},${testClass}$*`;
+  },
+
   replayCommand(build, testClass) {
     return shellJoin([
       'mvn',
@@ -179,7 +184,7 @@ export const mavenToolchain: Toolchain = {
       ...(build.module ? ['-pl', build.module] : []),
       ...build.mavenArgs,
       ...(build.jvmArgs.length > 0 ? [`-DargLine=${build.jvmArgs.join(' ')}`] : []),
-      `-Dtest=${testClass}`,
+      `-Dtest=${this.selectClass(testClass)}`,
       'test',
     ]);
   },

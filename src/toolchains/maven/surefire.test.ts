@@ -144,7 +144,9 @@ describe('Surefire XML, JUnit 5 (commons-csv, real reports)', () => {
   });
 
   it('reads opentest4j assertion failures as TestFailed', () => {
-    const verdict = verdictFromReports(load('junit5/failure-TEST-org.apache.commons.csv.CSVFormatTest.xml'));
+    const verdict = verdictFromReports(
+      load('junit5/failure-TEST-org.apache.commons.csv.CSVFormatTest.xml'),
+    );
     expect(verdict.kind).toBe('TestFailed');
     if (verdict.kind !== 'TestFailed') return;
     expect(verdict.failures[0]).toMatchObject({
