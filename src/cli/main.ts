@@ -85,7 +85,7 @@ async function corpusList(options: { json?: boolean }, command: Command): Promis
     const state = row.baseline
       ? `fetched, ${row.baseline.usable}/${row.baseline.classes} test classes usable`
       : 'not fetched';
-    return `${row.name.padEnd(16)} ${row.version.padEnd(9)} ${row.source.padEnd(42)} ${state}`;
+    return `${row.name.padEnd(16)} ${row.version.padEnd(9)} ${row.source.padEnd(46)} ${state}`;
   });
   process.stdout.write(`${lines.join('\n')}\n`);
 }
