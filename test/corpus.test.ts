@@ -50,6 +50,22 @@ describe('corpus fetch of a local Maven project', () => {
     expect(fetched.baseline.usable).toBe(8);
   });
 
+  it('reports a project that does not compile as CompileError with exit code 1', async () => {
+    const pristine = await fetchCorpus('json-simple');
+    const broken = await editedCopy(pristine, [
+      {
+        file: 'src/main/java/org/json/simple/JsonArray.java',
+        from: 'destination.add((T)o);',
+        to: 'destination.add((T)o)',
+      },
+    ]);
+    const result = await cli(['corpus', 'fetch', broken]);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr.trim().split('\n').pop()).toMatch(
+      /^witnessgym: corpus project project does not build: CompileError \(main sources\): .*JsonArray\.java:\d+/,
+    );
+  });
+
   it('rejects a directory without a pom.xml', async () => {
     const result = await cli(['corpus', 'fetch', '/tmp']);
     expect(result.exitCode).toBe(2);

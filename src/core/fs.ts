@@ -49,15 +49,19 @@ export async function makeTempDir(prefix: string): Promise<string> {
 }
 
 /**
- * Copies a project tree for a disposable run. Timestamps are kept so Maven's incremental
- * compilation only rebuilds what changed; version-control metadata is left behind.
+ * Copies a project tree. Timestamps are kept so Maven's stale-file checks see only what changed;
+ * entries with an excluded name (version-control metadata by default) are left behind.
  */
-export async function copyProjectTree(source: string, destination: string): Promise<void> {
+export async function copyProjectTree(
+  source: string,
+  destination: string,
+  excludedNames: readonly string[] = ['.git'],
+): Promise<void> {
   await cp(source, destination, {
     recursive: true,
     preserveTimestamps: true,
     verbatimSymlinks: true,
-    filter: (from) => path.basename(from) !== '.git',
+    filter: (from) => !excludedNames.includes(path.basename(from)),
   });
 }
 

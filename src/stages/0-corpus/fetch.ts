@@ -1,8 +1,9 @@
-import { cp, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CacheLayout } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
 import {
+  copyProjectTree,
   exists,
   makeTempDir,
   readJsonIfExists,
@@ -113,12 +114,8 @@ async function materializeSource(
   if (source.kind === 'local') {
     const root = path.join(staging, 'project');
     log(`fetch: copying ${source.path}`);
-    await cp(source.path, root, {
-      recursive: true,
-      preserveTimestamps: true,
-      verbatimSymlinks: true,
-      filter: (from) => !['.git', 'target'].includes(path.basename(from)),
-    });
+    // Build output is left behind: the pristine tree is compiled afresh.
+    await copyProjectTree(source.path, root, ['.git', 'target']);
     return root;
   }
   log(`fetch: downloading ${source.file} (${source.package}=${source.version})`);
@@ -218,7 +215,15 @@ export async function fetchCorpusProject(
       { repository: cache.mavenRepo, offline: false },
       3_600_000,
     );
-    if (compiled.kind === 'Failed') throw new CorpusBuildError(recipe.name, compiled.verdict);
+    if (compiled.kind === 'Failed') {
+      const { verdict } = compiled;
+      if (verdict.kind === 'InfraError' && verdict.cause === 'dependency-resolution') {
+        throw new UserError(
+          `cannot resolve the dependencies of ${recipe.name}: ${verdict.reason}; check the pom's dependencies and that Maven Central is reachable`,
+        );
+      }
+      throw new CorpusBuildError(recipe.name, verdict);
+    }
     record = { ...record, compiledAt: new Date().toISOString() };
     await writeJsonAtomic(paths.record, record);
   }
