@@ -14,7 +14,7 @@ const load = (name: string) => readFileSync(path.join(fixtures, name), 'utf8');
 
 describe('Maven build output', () => {
   it('reads javac errors of maven-compiler-plugin 2.x once each, with file and line', () => {
-    const log = load('compile-error-compiler-2.3.2.log');
+    const log = load('compile-error-compiler-2.3.2.txt');
     const messages = parseCompileMessages(log);
     expect(messages).toHaveLength(9);
     expect(messages[0]).toEqual({
@@ -45,7 +45,7 @@ describe('Maven build output', () => {
   });
 
   it('recognises Surefire reporting a dead test JVM, with its exit code', () => {
-    expect(forkCrashReason(load('fork-crash-system-exit.log'))).toBe(
+    expect(forkCrashReason(load('fork-crash-system-exit.txt'))).toBe(
       'forked test JVM exited with code 3',
     );
     expect(forkCrashReason('[ERROR] Tests run: 3, Failures: 1')).toBeUndefined();
