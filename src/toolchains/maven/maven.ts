@@ -21,9 +21,21 @@ const JDK17_HOME = '/usr/lib/jvm/java-17-openjdk-amd64';
 /** Bounds the forked test JVM when the recipe sets no heap limit. */
 const DEFAULT_TEST_HEAP = '-Xmx2g';
 
-function mavenEnvironment(): NodeJS.ProcessEnv {
+/** The JDK used for builds and the warm JVM: $JAVA_HOME, else Debian's JDK 17. */
+export function javaHome(): string | undefined {
+  return process.env.JAVA_HOME || (existsSync(JDK17_HOME) ? JDK17_HOME : undefined);
+}
+
+/** Path of a JDK tool (java, javac), falling back to the one on PATH. */
+export function jdkTool(name: 'java' | 'javac'): string {
+  const home = javaHome();
+  return home ? path.join(home, 'bin', name) : name;
+}
+
+export function mavenEnvironment(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  if (!env.JAVA_HOME && existsSync(JDK17_HOME)) env.JAVA_HOME = JDK17_HOME;
+  const home = javaHome();
+  if (home) env.JAVA_HOME = home;
   // Maven itself runs briefly: C1 only and a serial collector start it faster.
   env.MAVEN_OPTS = '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx1g';
   delete env.MAVEN_ARGS;

@@ -1,0 +1,297 @@
+package witnessgym.runner;
+
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintStream;
+import java.io.Writer;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.Channels;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TimeZone;
+import javax.tools.Diagnostic;
+import javax.tools.DiagnosticCollector;
+import javax.tools.JavaCompiler;
+import javax.tools.JavaFileObject;
+import javax.tools.StandardJavaFileManager;
+import javax.tools.ToolProvider;
+
+/**
+ * A long-lived JVM that validates candidates: it compiles changed sources in-process into an
+ * overlay directory and runs one test class through the JUnit Platform in a fresh class loader
+ * (overlay, then the project's classes, then its dependencies). Requests and responses are JSON
+ * lines over the Unix socket named by the first argument, which the harness owns; the standard
+ * streams belong to the code under test and are discarded.
+ */
+public final class Main {
+  private static final Map<String, ProjectSpace> SPACES = new HashMap<>();
+  private static final JavaCompiler COMPILER = ToolProvider.getSystemJavaCompiler();
+
+  private Main() {}
+
+  public static void main(String[] args) throws IOException {
+    SocketChannel channel = SocketChannel.open(UnixDomainSocketAddress.of(args[0]));
+    Writer protocol =
+        new OutputStreamWriter(Channels.newOutputStream(channel), StandardCharsets.UTF_8);
+    BufferedReader requests =
+        new BufferedReader(
+            new InputStreamReader(Channels.newInputStream(channel), StandardCharsets.UTF_8));
+    PrintStream discard = new PrintStream(OutputStream.nullOutputStream(), true);
+    System.setOut(discard);
+    System.setErr(discard);
+    System.setIn(new ByteArrayInputStream(new byte[0]));
+    String line;
+    while ((line = requests.readLine()) != null) {
+      if (line.isBlank()) continue;
+      Map<String, Object> response;
+      Object id = null;
+      try {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> request = (Map<String, Object>) Json.parse(line);
+        id = request.get("id");
+        response = handle(request);
+      } catch (Throwable t) {
+        response = new LinkedHashMap<>();
+        response.put("error", t.getClass().getName() + ": " + t.getMessage());
+      }
+      response.put("id", id);
+      protocol.write(Json.write(response));
+      protocol.write('\n');
+      protocol.flush();
+    }
+  }
+
+  private static Map<String, Object> handle(Map<String, Object> request) throws Exception {
+    String op = (String) request.get("op");
+    if ("ping".equals(op)) {
+      Map<String, Object> pong = new LinkedHashMap<>();
+      pong.put("pid", ProcessHandle.current().pid());
+      pong.put("java", System.getProperty("java.version"));
+      return pong;
+    }
+    if (!"run".equals(op)) throw new IllegalArgumentException("unknown op " + op);
+    return run(request);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> run(Map<String, Object> request) throws Exception {
+    Map<String, Object> project = (Map<String, Object>) request.get("project");
+    ProjectSpace space = SPACES.get((String) project.get("key"));
+    if (space == null) {
+      space = new ProjectSpace(project);
+      SPACES.put((String) project.get("key"), space);
+    }
+    Map<String, Object> response = new LinkedHashMap<>();
+    File overlay = new File((String) request.get("overlay"));
+    List<Map<String, Object>> sources = (List<Map<String, Object>>) request.get("sources");
+
+    long compileStart = System.nanoTime();
+    Map<String, Object> compile = space.compile(sources, overlay);
+    response.put("compile", compile);
+    response.put("compileMs", millisSince(compileStart));
+    if (!Boolean.TRUE.equals(compile.get("ok"))) return response;
+
+    long loadStart = System.nanoTime();
+    URLClassLoader testLoader =
+        new URLClassLoader(
+            new URL[] {
+              overlay.toURI().toURL(),
+              space.testClasses.toURI().toURL(),
+              space.classes.toURI().toURL()
+            },
+            space.dependencies);
+    response.put("loadMs", millisSince(loadStart));
+
+    Snapshot snapshot = new Snapshot();
+    Thread current = Thread.currentThread();
+    ClassLoader previous = current.getContextClassLoader();
+    current.setContextClassLoader(testLoader);
+    long testStart = System.nanoTime();
+    try {
+      Object results =
+          space.bridge.invoke(
+              null,
+              testLoader,
+              (String) request.get("testClass"),
+              request.get("methods") == null ? List.of() : request.get("methods"));
+      response.put("results", results);
+    } catch (InvocationTargetException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof ClassNotFoundException) {
+        response.put("results", List.of());
+        response.put("notFound", cause.getMessage());
+      } else {
+        throw e;
+      }
+    } finally {
+      current.setContextClassLoader(previous);
+      response.put("testMs", millisSince(testStart));
+      // Threads the tests left running would carry state into the next request.
+      response.put("restart", !snapshot.restore(testLoader));
+      testLoader.close();
+    }
+    return response;
+  }
+
+  private static long millisSince(long start) {
+    return (System.nanoTime() - start) / 1_000_000;
+  }
+
+  /** Process-wide state that tests commonly change, put back after every request. */
+  private static final class Snapshot {
+    private final Properties properties = (Properties) System.getProperties().clone();
+    private final Locale locale = Locale.getDefault();
+    private final TimeZone timeZone = TimeZone.getDefault();
+    private final Set<Thread> threads = new HashSet<>(Thread.getAllStackTraces().keySet());
+
+    /**
+     * Restores the state; false when threads the tests started refuse to stop. A thread counts as
+     * the tests' when it keeps the JVM alive or inherited the test class loader; pool threads the
+     * JDK starts on demand (common fork-join pool, cleaners) do neither.
+     */
+    boolean restore(ClassLoader testLoader) {
+      System.setProperties(properties);
+      Locale.setDefault(locale);
+      TimeZone.setDefault(timeZone);
+      List<Thread> leftovers = new ArrayList<>();
+      for (Thread thread : Thread.getAllStackTraces().keySet()) {
+        boolean fromTests = !thread.isDaemon() || thread.getContextClassLoader() == testLoader;
+        if (!threads.contains(thread) && thread.isAlive() && fromTests) {
+          thread.interrupt();
+          leftovers.add(thread);
+        }
+      }
+      for (Thread thread : leftovers) {
+        try {
+          thread.join(200);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      for (Thread thread : leftovers) {
+        if (thread.isAlive()) return false;
+      }
+      return true;
+    }
+  }
+
+  /** What is kept per project between requests: its dependency loader and a compiler setup. */
+  private static final class ProjectSpace {
+    final File classes;
+    final File testClasses;
+    final URLClassLoader dependencies;
+    final Method bridge;
+    private final List<File> compileClasspath = new ArrayList<>();
+    private final String release;
+    private final String encoding;
+    private final StandardJavaFileManager fileManager;
+
+    @SuppressWarnings("unchecked")
+    ProjectSpace(Map<String, Object> spec) throws Exception {
+      classes = new File((String) spec.get("classes"));
+      testClasses = new File((String) spec.get("testClasses"));
+      List<URL> urls = new ArrayList<>();
+      urls.add(new File((String) spec.get("bridge")).toURI().toURL());
+      compileClasspath.add(testClasses);
+      compileClasspath.add(classes);
+      for (Object entry : (List<Object>) spec.get("classpath")) {
+        File file = new File((String) entry);
+        urls.add(file.toURI().toURL());
+        compileClasspath.add(file);
+      }
+      // The platform loader as parent keeps the runner's own classes out of the project's view.
+      dependencies =
+          new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader());
+      bridge =
+          Class.forName("witnessgym.bridge.Bridge", true, dependencies)
+              .getMethod("run", ClassLoader.class, String.class, List.class);
+      release = (String) spec.get("release");
+      encoding = spec.get("encoding") == null ? "UTF-8" : (String) spec.get("encoding");
+      fileManager = COMPILER.getStandardFileManager(null, Locale.ROOT, StandardCharsets.UTF_8);
+    }
+
+    Map<String, Object> compile(List<Map<String, Object>> sources, File overlay)
+        throws IOException {
+      Map<String, Object> result = new LinkedHashMap<>();
+      result.put("ok", true);
+      if (sources.isEmpty()) return result;
+      overlay.mkdirs();
+      Map<String, String> scopeOfFile = new HashMap<>();
+      List<File> files = new ArrayList<>();
+      for (Map<String, Object> source : sources) {
+        File file = new File((String) source.get("path"));
+        files.add(file);
+        scopeOfFile.put(file.getAbsolutePath(), (String) source.get("scope"));
+      }
+      List<File> classpath = new ArrayList<>();
+      classpath.add(overlay);
+      classpath.addAll(compileClasspath);
+      List<String> options = new ArrayList<>();
+      // The overlay comes first so changed classes see each other, not their stale versions.
+      options.add("-classpath");
+      options.add(joinPaths(classpath));
+      options.add("-d");
+      options.add(overlay.getPath());
+      options.add("-encoding");
+      options.add(encoding);
+      options.add("-proc:none");
+      options.add("-g");
+      options.add("-nowarn");
+      options.add("-Xlint:-options");
+      if (release != null) {
+        options.add("-source");
+        options.add(release);
+        options.add("-target");
+        options.add(release);
+      }
+      DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
+      Iterable<? extends JavaFileObject> units = fileManager.getJavaFileObjectsFromFiles(files);
+      boolean ok = COMPILER.getTask(null, fileManager, diagnostics, options, null, units).call();
+      result.put("ok", ok);
+      if (ok) return result;
+      List<Map<String, Object>> messages = new ArrayList<>();
+      String scope = "main";
+      for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
+        if (d.getKind() != Diagnostic.Kind.ERROR) continue;
+        Map<String, Object> message = new LinkedHashMap<>();
+        String file = d.getSource() == null ? "" : new File(d.getSource().toUri()).getPath();
+        if (messages.isEmpty() && scopeOfFile.containsKey(file)) scope = scopeOfFile.get(file);
+        message.put("file", file);
+        message.put("line", d.getLineNumber() < 0 ? null : d.getLineNumber());
+        message.put("column", d.getColumnNumber() < 0 ? null : d.getColumnNumber());
+        message.put("message", d.getMessage(Locale.ROOT).split("\n")[0]);
+        messages.add(message);
+      }
+      result.put("scope", scope);
+      result.put("messages", messages);
+      return result;
+    }
+
+    private static String joinPaths(List<File> files) {
+      StringBuilder out = new StringBuilder();
+      for (File file : files) {
+        if (out.length() > 0) out.append(File.pathSeparatorChar);
+        out.append(file.getPath());
+      }
+      return out.toString();
+    }
+  }
+}

@@ -1,0 +1,250 @@
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { CacheLayout } from '../../core/cache.js';
+import { makeTempDir, removeTree } from '../../core/fs.js';
+import { verdictFromReports, type CaseReport, type SuiteReport } from '../../core/test-reports.js';
+import type { SingleVerdict } from '../../core/verdict.js';
+import type { BuildSettings } from '../../stages/0-corpus/recipe.js';
+import { jdkTool } from '../maven/maven.js';
+import { JvmHelper, type HelperResponse, type HelperTestResult } from './helper.js';
+import { prepareProjectRuntime, runnerClasses } from './setup.js';
+
+export interface ChangedSource {
+  /** Absolute path of a changed .java file. */
+  path: string;
+  scope: 'main' | 'test';
+}
+
+export interface JvmRunRequest {
+  projectDir: string;
+  build: BuildSettings;
+  testClass: string;
+  /** Sources that differ from the compiled classes; compiled into a fresh overlay. */
+  sources: ChangedSource[];
+  /** Limit for compile and run together; the JVM is killed and restarted past it. */
+  timeoutMs: number;
+  methods?: string[];
+}
+
+export interface JvmRunResult {
+  verdict: SingleVerdict;
+  timings: { compileMs: number; loadMs: number; testMs: number; wallMs: number };
+  /** The runner JVM was (re)started for this request. */
+  started: boolean;
+}
+
+/** Bounds the runner JVM's heap when the recipe sets none, as for Maven's forked JVM. */
+const DEFAULT_HEAP = '-Xmx2g';
+const DEFAULT_MAX_JVMS = 2;
+
+function toReports(results: HelperTestResult[]): SuiteReport[] {
+  const byClass = new Map<string, CaseReport[]>();
+  for (const result of results) {
+    const testCase: CaseReport = {
+      testClass: result.testClass,
+      testMethod: result.testMethod,
+      timeMs: 0,
+      outcome: result.outcome,
+      ...(result.outcome === 'failure' || result.outcome === 'error'
+        ? {
+            detail: {
+              testClass: result.testClass,
+              testMethod: result.testMethod,
+              category: result.outcome,
+              exceptionType: result.exceptionType ?? 'unknown',
+              message: result.message ?? '',
+              frames: result.frames ?? [],
+            },
+          }
+        : {}),
+    };
+    byClass.set(result.testClass, [...(byClass.get(result.testClass) ?? []), testCase]);
+  }
+  return [...byClass].map(([testClass, cases]) => ({
+    testClass,
+    timeMs: 0,
+    cases,
+    counts: {
+      tests: cases.length,
+      failures: cases.filter((c) => c.outcome === 'failure').length,
+      errors: cases.filter((c) => c.outcome === 'error').length,
+      skipped: cases.filter((c) => c.outcome === 'skipped').length,
+    },
+  }));
+}
+
+function lastLine(text: string): string {
+  return text.trim().split('\n').pop() ?? '';
+}
+
+function verdictFromResponse(response: HelperResponse): SingleVerdict {
+  if (response.error)
+    return { kind: 'InfraError', cause: 'build-tool', reason: `runner: ${response.error}` };
+  const compile = response.compile;
+  if (compile && !compile.ok) {
+    return {
+      kind: 'CompileError',
+      scope: compile.scope ?? 'main',
+      messages: compile.messages ?? [],
+    };
+  }
+  if (response.notFound)
+    return { kind: 'NoTestsRan', reason: `test class not found: ${response.notFound}` };
+  return verdictFromReports(toReports(response.results ?? []));
+}
+
+/**
+ * Validates candidates in warm JVMs, one per distinct set of JVM flags (at most `maxJvms`, the
+ * least recently used one stopped first).
+ */
+export class JvmRunner {
+  private readonly helpers = new Map<string, JvmHelper>();
+  private runner: Promise<string> | undefined;
+
+  constructor(
+    private readonly cache: CacheLayout,
+    private readonly maxJvms = DEFAULT_MAX_JVMS,
+  ) {}
+
+  private async helperFor(build: BuildSettings): Promise<JvmHelper> {
+    const jvmArgs = build.jvmArgs.some((arg) => arg.startsWith('-Xmx'))
+      ? build.jvmArgs
+      : [...build.jvmArgs, DEFAULT_HEAP];
+    const key = jvmArgs.join('\0');
+    let helper = this.helpers.get(key);
+    if (helper) {
+      this.helpers.delete(key); // re-inserted below as most recently used
+    } else {
+      this.runner ??= runnerClasses(this.cache);
+      helper = new JvmHelper(
+        jdkTool('java'),
+        ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', ...jvmArgs],
+        await this.runner,
+      );
+      while (this.helpers.size >= this.maxJvms) {
+        const [oldestKey, oldest] = this.helpers.entries().next().value!;
+        this.helpers.delete(oldestKey);
+        await oldest.stop();
+      }
+    }
+    this.helpers.set(key, helper);
+    return helper;
+  }
+
+  async run(request: JvmRunRequest): Promise<JvmRunResult> {
+    const started = performance.now();
+    const runtime = await prepareProjectRuntime(request.projectDir, request.build, this.cache);
+    const helper = await this.helperFor(request.build);
+    const startsBefore = helper.starts;
+    const overlay = await makeTempDir('overlay');
+    try {
+      const outcome = await helper.request(
+        {
+          op: 'run',
+          project: runtime,
+          overlay,
+          sources: request.sources,
+          testClass: request.testClass,
+          ...(request.methods ? { methods: request.methods } : {}),
+        },
+        request.timeoutMs,
+      );
+      const wallMs = Math.round(performance.now() - started);
+      const base = { started: helper.starts !== startsBefore };
+      if (outcome.kind !== 'answered' && outcome.startup) {
+        const detail =
+          outcome.kind === 'exited' ? lastLine(outcome.stderr) : 'no answer within 60 s';
+        return {
+          ...base,
+          verdict: {
+            kind: 'InfraError',
+            cause: 'build-tool',
+            reason: `runner JVM did not start: ${detail}`,
+          },
+          timings: { compileMs: 0, loadMs: 0, testMs: 0, wallMs },
+        };
+      }
+      if (outcome.kind === 'timeout') {
+        return {
+          ...base,
+          verdict: { kind: 'Timeout', phase: 'test', limitMs: request.timeoutMs },
+          timings: { compileMs: 0, loadMs: 0, testMs: 0, wallMs },
+        };
+      }
+      if (outcome.kind === 'exited') {
+        await helper.stop();
+        const how = outcome.signal ? `signal ${outcome.signal}` : `exit code ${outcome.code}`;
+        return {
+          ...base,
+          verdict: { kind: 'Crashed', reason: `runner JVM died (${how})` },
+          timings: { compileMs: 0, loadMs: 0, testMs: 0, wallMs },
+        };
+      }
+      const { response } = outcome;
+      const verdict = verdictFromResponse(response);
+      // Threads left running, or a heap that overflowed, make the JVM unfit for the next request.
+      if (response.restart || verdict.kind === 'Crashed') await helper.stop();
+      return {
+        ...base,
+        verdict,
+        timings: {
+          compileMs: response.compileMs ?? 0,
+          loadMs: response.loadMs ?? 0,
+          testMs: response.testMs ?? 0,
+          wallMs,
+        },
+      };
+    } finally {
+      await removeTree(overlay);
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const helper of this.helpers.values()) await helper.stop();
+    this.helpers.clear();
+  }
+}
+
+/**
+ * Sources newer than their compiled class (or without one): what an edited copy of a compiled
+ * project changed. Same rule as Maven's stale-source check.
+ */
+export async function staleSources(
+  projectDir: string,
+  build: BuildSettings,
+): Promise<ChangedSource[]> {
+  const moduleDir = path.resolve(projectDir, build.module ?? '');
+  const roots = [
+    {
+      dir: path.join(moduleDir, 'src', 'main', 'java'),
+      classes: path.join(moduleDir, 'target', 'classes'),
+      scope: 'main' as const,
+    },
+    {
+      dir: path.join(moduleDir, 'src', 'test', 'java'),
+      classes: path.join(moduleDir, 'target', 'test-classes'),
+      scope: 'test' as const,
+    },
+  ];
+  const changed: ChangedSource[] = [];
+  for (const root of roots) {
+    let entries;
+    try {
+      entries = await readdir(root.dir, { withFileTypes: true, recursive: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (!entry.isFile() || !entry.name.endsWith('.java')) continue;
+      // These compile to nothing (or to nothing by that name) when they carry no annotations.
+      if (entry.name === 'module-info.java' || entry.name === 'package-info.java') continue;
+      const source = path.join(entry.parentPath, entry.name);
+      const relative = path.relative(root.dir, source).replace(/\.java$/, '.class');
+      const compiled = await stat(path.join(root.classes, relative)).catch(() => undefined);
+      const sourceTime = (await stat(source)).mtimeMs;
+      if (!compiled || compiled.mtimeMs < sourceTime)
+        changed.push({ path: source, scope: root.scope });
+    }
+  }
+  return changed;
+}
