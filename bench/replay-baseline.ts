@@ -46,6 +46,7 @@ for (const recipe of recipes) {
   let verdict = '';
   for (let i = 0; i < runs; i++) {
     const result = await replayTestClass(project, {
+      runner: 'maven',
       toolchain: mavenToolchain,
       cache,
       testClass: quickest.testClass,

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { cacheLayout, resolveCacheDir, type CacheLayout } from '../core/cache.js';
 import { UserError, errorMessage } from '../core/errors.js';
 import { readJsonIfExists } from '../core/fs.js';
@@ -20,7 +20,7 @@ import {
   resolveProject,
   unknownCorpusName,
 } from '../replay/project.js';
-import { replayTestClass, type ReplayResult } from '../replay/replay.js';
+import { replayTestClass, type ReplayResult, type RunnerName } from '../replay/replay.js';
 import { mavenToolchain } from '../toolchains/maven/maven.js';
 
 /** Exit codes: 0 success or Passed, 1 a non-passing verdict or a failed build, 2 a user mistake. */
@@ -165,12 +165,14 @@ async function replay(
     json?: boolean;
     recipe?: string;
     keep?: boolean;
+    runner: RunnerName;
   },
   command: Command,
 ): Promise<void> {
   const cache = cacheFrom(command);
   const ref = await resolveProject(project, cache, options.recipe);
   const result = await replayTestClass(ref, {
+    runner: options.runner,
     toolchain: mavenToolchain,
     cache,
     testClass: options.test,
@@ -252,7 +254,15 @@ function buildProgram(): Command {
       positiveInteger('--timeout'),
     )
     .option('--recipe <name>', "apply a corpus recipe's build settings to a local project path")
-    .option('--keep', 'keep the disposable copy and print its path')
+    .addOption(
+      new Option(
+        '--runner <runner>',
+        'maven: a disposable copy built and tested by Maven (the ground truth); jvm: compile changed sources and run the class in a warm JVM',
+      )
+        .choices(['maven', 'jvm'])
+        .default('maven'),
+    )
+    .option('--keep', 'keep the disposable copy (maven runner) and print its path')
     .option('--json', 'machine-readable output')
     .action(replay);
   return program;

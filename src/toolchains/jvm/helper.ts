@@ -62,6 +62,7 @@ export class JvmHelper {
   starts = 0;
 
   constructor(
+    private readonly workingDirectory: string,
     private readonly java: string,
     private readonly jvmArgs: string[],
     private readonly runnerClasses: string,
@@ -86,7 +87,7 @@ export class JvmHelper {
     const child = spawn(
       this.java,
       [...this.jvmArgs, '-cp', this.runnerClasses, 'witnessgym.runner.Main', socketPath],
-      { detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
+      { cwd: this.workingDirectory, detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
     );
     this.child = child;
     this.starts++;

@@ -106,21 +106,23 @@ export class JvmRunner {
     private readonly maxJvms = DEFAULT_MAX_JVMS,
   ) {}
 
-  private async helperFor(build: BuildSettings): Promise<JvmHelper> {
-    const jvmArgs = build.jvmArgs.some((arg) => arg.startsWith('-Xmx'))
-      ? build.jvmArgs
-      : [...build.jvmArgs, DEFAULT_HEAP];
-    const key = jvmArgs.join('\0');
+  /**
+   * Tests resolve relative paths against the working directory, which a JVM cannot change: like
+   * Surefire's fork, a runner JVM runs in the module directory, so there is one per directory.
+   */
+  private async helperFor(build: BuildSettings, moduleDir: string): Promise<JvmHelper> {
+    const jvmArgs = [
+      ...build.jvmArgs,
+      ...(build.jvmArgs.some((arg) => arg.startsWith('-Xmx')) ? [] : [DEFAULT_HEAP]),
+      `-Dbasedir=${moduleDir}`,
+    ];
+    const key = [moduleDir, ...jvmArgs].join('\0');
     let helper = this.helpers.get(key);
     if (helper) {
       this.helpers.delete(key); // re-inserted below as most recently used
     } else {
       this.runner ??= runnerClasses(this.cache);
-      helper = new JvmHelper(
-        jdkTool('java'),
-        ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', ...jvmArgs],
-        await this.runner,
-      );
+      helper = new JvmHelper(moduleDir, jdkTool('java'), jvmArgs, await this.runner);
       while (this.helpers.size >= this.maxJvms) {
         const [oldestKey, oldest] = this.helpers.entries().next().value!;
         this.helpers.delete(oldestKey);
@@ -134,7 +136,10 @@ export class JvmRunner {
   async run(request: JvmRunRequest): Promise<JvmRunResult> {
     const started = performance.now();
     const runtime = await prepareProjectRuntime(request.projectDir, request.build, this.cache);
-    const helper = await this.helperFor(request.build);
+    const helper = await this.helperFor(
+      request.build,
+      path.resolve(request.projectDir, request.build.module ?? ''),
+    );
     const startsBefore = helper.starts;
     const overlay = await makeTempDir('overlay');
     try {
@@ -206,8 +211,8 @@ export class JvmRunner {
 }
 
 /**
- * Sources newer than their compiled class (or without one): what an edited copy of a compiled
- * project changed. Same rule as Maven's stale-source check.
+ * What an edited copy of a compiled project changed: sources newer than their compiled class, and
+ * sources without a class that appeared after the build (not ones the build leaves out).
  */
 export async function staleSources(
   projectDir: string,
@@ -234,6 +239,7 @@ export async function staleSources(
     } catch {
       continue;
     }
+    const builtAt = (await stat(root.classes).catch(() => undefined))?.mtimeMs ?? 0;
     for (const entry of entries) {
       if (!entry.isFile() || !entry.name.endsWith('.java')) continue;
       // These compile to nothing (or to nothing by that name) when they carry no annotations.
@@ -242,8 +248,8 @@ export async function staleSources(
       const relative = path.relative(root.dir, source).replace(/\.java$/, '.class');
       const compiled = await stat(path.join(root.classes, relative)).catch(() => undefined);
       const sourceTime = (await stat(source)).mtimeMs;
-      if (!compiled || compiled.mtimeMs < sourceTime)
-        changed.push({ path: source, scope: root.scope });
+      const stale = compiled ? compiled.mtimeMs < sourceTime : sourceTime > builtAt;
+      if (stale) changed.push({ path: source, scope: root.scope });
     }
   }
   return changed;
