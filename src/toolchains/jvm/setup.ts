@@ -213,7 +213,8 @@ async function compiledRelease(classesDir: string): Promise<string | null> {
 /** What is cached per pom and build flags; class directories are added per project copy. */
 interface DependencyRuntime {
   classpath: string[];
-  bridge: string;
+  platformDir: string;
+  platformJars: string[];
 }
 
 async function dependencyRuntime(
@@ -247,19 +248,14 @@ async function dependencyRuntime(
     cache,
     path.join(platformDir, 'classpath.txt'),
   );
-  const bridge = await compileOnce(
-    path.join(packageRoot(), 'jvm', 'bridge'),
-    platformDir,
-    platformJars,
-    '8',
-  );
   const kept = ids
     .filter((entry) => !(entry.id && choice.drop(entry.id)))
     .map((entry) => entry.jar);
   const seen = new Set(kept.map((jar) => path.basename(jar)));
   const runtime: DependencyRuntime = {
     classpath: [...kept, ...platformJars.filter((jar) => !seen.has(path.basename(jar)))],
-    bridge,
+    platformDir,
+    platformJars,
   };
   await writeFileAtomic(record, JSON.stringify(runtime, null, 2));
   return runtime;
@@ -276,12 +272,20 @@ export async function prepareProjectRuntime(
 ): Promise<ProjectRuntime> {
   const moduleDir = path.resolve(projectDir, build.module ?? '');
   const dependencies = await dependencyRuntime(moduleDir, projectDir, build, cache);
+  // Compiled per content of the bridge sources, so an updated bridge is picked up at once.
+  const bridge = await compileOnce(
+    path.join(packageRoot(), 'jvm', 'bridge'),
+    dependencies.platformDir,
+    dependencies.platformJars,
+    '8',
+  );
   const classes = path.join(moduleDir, 'target', 'classes');
   return {
-    key: sha256Text(JSON.stringify([moduleDir, dependencies])).slice(0, 16),
+    key: sha256Text(JSON.stringify([moduleDir, dependencies.classpath, bridge])).slice(0, 16),
     classes,
     testClasses: path.join(moduleDir, 'target', 'test-classes'),
-    ...dependencies,
+    classpath: dependencies.classpath,
+    bridge,
     release: await compiledRelease(classes),
   };
 }

@@ -17,6 +17,7 @@ import org.junit.platform.launcher.Launcher;
 import org.junit.platform.launcher.LauncherDiscoveryRequest;
 import org.junit.platform.launcher.TestExecutionListener;
 import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.TestPlan;
 import org.junit.platform.launcher.core.LauncherConfig;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
@@ -31,9 +32,14 @@ public final class Bridge {
 
   private Bridge() {}
 
-  /** One map per test (or failed container): class, method, outcome, and failure details. */
-  public static List<Map<String, Object>> run(
+  /**
+   * Runs the class and returns "results" (one map per test, or failed container: class, method,
+   * outcome, failure details), "discoveryMs" (loading the class and building the test plan) and
+   * "executionMs" (running it).
+   */
+  public static Map<String, Object> run(
       ClassLoader testLoader, String className, List<String> methods) throws ClassNotFoundException {
+    long discoveryStart = System.nanoTime();
     Class<?> testClass = Class.forName(className, false, testLoader);
     List<DiscoverySelector> selectors = new ArrayList<>();
     if (methods.isEmpty()) {
@@ -47,9 +53,15 @@ public final class Bridge {
     Launcher launcher =
         LauncherFactory.create(
             LauncherConfig.builder().enableTestExecutionListenerAutoRegistration(false).build());
+    TestPlan plan = launcher.discover(request);
+    long executionStart = System.nanoTime();
     Recorder recorder = new Recorder(className);
-    launcher.execute(request, recorder);
-    return recorder.results;
+    launcher.execute(plan, recorder);
+    Map<String, Object> outcome = new LinkedHashMap<>();
+    outcome.put("results", recorder.results);
+    outcome.put("discoveryMs", (executionStart - discoveryStart) / 1_000_000);
+    outcome.put("executionMs", (System.nanoTime() - executionStart) / 1_000_000);
+    return outcome;
   }
 
   private static final class Recorder implements TestExecutionListener {

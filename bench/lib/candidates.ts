@@ -1,0 +1,326 @@
+/**
+ * Real validation candidates for the runner benchmarks: one-line mutants of production classes of
+ * corpus projects, each paired with the usable test class named after that class (FooTest or
+ * TestFoo tests Foo). Both runners validate the same candidates, so their verdicts and costs can
+ * be compared side by side.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { CacheLayout } from '../../src/core/cache.js';
+import { copyProjectTree, exists, makeTempDir, removeTree, sha256Text } from '../../src/core/fs.js';
+import { seededRandom, shuffled } from '../../src/core/random.js';
+import type { SingleVerdict } from '../../src/core/verdict.js';
+import { fetchCorpusProject, type FetchedProject } from '../../src/stages/0-corpus/fetch.js';
+import { loadRecipes, type Recipe } from '../../src/stages/0-corpus/recipe.js';
+import type { JvmRunner } from '../../src/toolchains/jvm/runner.js';
+import { mavenToolchain } from '../../src/toolchains/maven/maven.js';
+
+export interface Candidate {
+  id: string;
+  project: string;
+  testClass: string;
+  /** Production source, relative to the project root. */
+  file: string;
+  line: number;
+  operator: string;
+  original: string;
+  mutated: string;
+  /** The test class's time in the baseline, for the time limits. */
+  baselineMs: number;
+}
+
+interface LineOperator {
+  name: string;
+  apply: (line: string) => string | undefined;
+}
+
+function swap(
+  pattern: RegExp,
+  pairs: Record<string, string>,
+): (line: string) => string | undefined {
+  return (line) => {
+    const match = pattern.exec(line);
+    if (!match) return undefined;
+    const replacement = pairs[match[2]!];
+    if (replacement === undefined) return undefined;
+    return (
+      line.slice(0, match.index) +
+      match[1] +
+      replacement +
+      match[3] +
+      line.slice(match.index + match[0].length)
+    );
+  };
+}
+
+/** Classic mutation operators (PIT's defaults and a few more), applied to the first match. */
+const OPERATORS: LineOperator[] = [
+  {
+    name: 'conditional-boundary',
+    apply: swap(/(\s)(<=|>=|<|>)(\s)/, { '<': '<=', '<=': '<', '>': '>=', '>=': '>' }),
+  },
+  { name: 'negate-equality', apply: swap(/(\s)(==|!=)(\s)/, { '==': '!=', '!=': '==' }) },
+  { name: 'swap-connective', apply: swap(/(\s)(&&|\|\|)(\s)/, { '&&': '||', '||': '&&' }) },
+  { name: 'math', apply: swap(/(\s)([+\-*])(\s)/, { '+': '-', '-': '+', '*': '/' }) },
+  {
+    name: 'increment',
+    apply: (line) => (/\w\+\+|\+\+\w/.test(line) ? line.replace('++', '--') : undefined),
+  },
+  {
+    name: 'flip-boolean-return',
+    apply: (line) => {
+      const match = /\breturn (true|false);/.exec(line);
+      return match
+        ? line.replace(match[0], `return ${match[1] === 'true' ? 'false' : 'true'};`)
+        : undefined;
+    },
+  },
+  {
+    name: 'null-return',
+    apply: (line) => {
+      const match = /\breturn ([^;]+);/.exec(line);
+      return match && match[1] !== 'null' ? line.replace(match[0], 'return null;') : undefined;
+    },
+  },
+  {
+    name: 'negate-condition',
+    apply: (line) => {
+      const match = /\bif \((.+)\) \{\s*$/.exec(line);
+      return match ? line.replace(match[0], `if (!(${match[1]})) {`) : undefined;
+    },
+  },
+];
+
+/** Lines that sit inside a method body of a top-level class and hold code, not comments. */
+function isBodyLine(line: string): boolean {
+  const trimmed = line.trim();
+  if (trimmed === '' || /^(\/\/|\/\*|\*|@|import |package )/.test(trimmed)) return false;
+  const indent = /^(\s*)/.exec(line)![1]!.replace(/\t/g, '    ').length;
+  return indent >= 8;
+}
+
+function productionFileFor(testClass: string): string | undefined {
+  const simple = testClass.slice(testClass.lastIndexOf('.') + 1);
+  const pkg = testClass.slice(0, testClass.lastIndexOf('.')).replace(/\./g, '/');
+  const match = /^(?:Test(.+)|(.+?)Tests?)$/.exec(simple);
+  const name = match?.[1] ?? match?.[2];
+  return name ? `src/main/java/${pkg}/${name}.java` : undefined;
+}
+
+export interface CorpusProject {
+  recipe: Recipe;
+  fetched: FetchedProject;
+}
+
+export async function corpusProjects(
+  cache: CacheLayout,
+  names: string[],
+): Promise<CorpusProject[]> {
+  const recipes = (await loadRecipes()).filter((recipe) => names.includes(recipe.name));
+  const projects: CorpusProject[] = [];
+  for (const recipe of recipes) {
+    const fetched = await fetchCorpusProject(recipe, cache, {
+      toolchain: mavenToolchain,
+      log: (line) => process.stderr.write(`[${recipe.name}] ${line}\n`),
+    });
+    projects.push({ recipe, fetched });
+  }
+  return projects;
+}
+
+/** Up to `perProject` candidates per project, drawn with a seed so the sample can be redrawn. */
+export async function sampleCandidates(
+  projects: CorpusProject[],
+  perProject: number,
+  seed: number,
+): Promise<Candidate[]> {
+  const random = seededRandom(seed);
+  const sample: Candidate[] = [];
+  for (const { recipe, fetched } of projects) {
+    const all: Candidate[] = [];
+    for (const entry of fetched.baseline.classes.filter((c) => c.usable)) {
+      const file = productionFileFor(entry.testClass);
+      if (!file || !(await exists(path.join(fetched.path, file)))) continue;
+      const lines = (await readFile(path.join(fetched.path, file), 'utf8')).split('\n');
+      lines.forEach((original, index) => {
+        if (!isBodyLine(original)) return;
+        for (const operator of OPERATORS) {
+          const mutated = operator.apply(original);
+          if (mutated === undefined || mutated === original) continue;
+          all.push({
+            id: sha256Text(
+              `${recipe.name}@${recipe.version}:${file}:${index + 1}:${operator.name}:${entry.testClass}`,
+            ).slice(0, 12),
+            project: recipe.name,
+            testClass: entry.testClass,
+            file,
+            line: index + 1,
+            operator: operator.name,
+            original,
+            mutated,
+            baselineMs: entry.durationMs,
+          });
+        }
+      });
+    }
+    sample.push(...shuffled(all, random).slice(0, perProject));
+  }
+  return sample;
+}
+
+async function mutatedText(projectRoot: string, candidate: Candidate): Promise<string> {
+  const lines = (await readFile(path.join(projectRoot, candidate.file), 'utf8')).split('\n');
+  lines[candidate.line - 1] = candidate.mutated;
+  return lines.join('\n');
+}
+
+export interface Validation {
+  verdict: SingleVerdict;
+  compileMs: number;
+  loadMs: number;
+  testMs: number;
+  wallMs: number;
+}
+
+const MAVEN_COMPILE_LIMIT_MS = 600_000;
+
+/** Ground truth: a fresh copy, the mutant written in, `mvn test-compile`, then Surefire. */
+export async function validateWithMaven(
+  project: CorpusProject,
+  candidate: Candidate,
+  cache: CacheLayout,
+): Promise<Validation> {
+  const started = performance.now();
+  const workDir = await makeTempDir('bench-maven');
+  const copy = path.join(workDir, 'project');
+  try {
+    await copyProjectTree(project.fetched.path, copy);
+    await writeFile(
+      path.join(copy, candidate.file),
+      await mutatedText(project.fetched.path, candidate),
+    );
+    const context = { repository: cache.mavenRepo, offline: true };
+    const build = project.recipe.build;
+    const compiled = await mavenToolchain.compile(copy, build, context, MAVEN_COMPILE_LIMIT_MS);
+    if (compiled.kind === 'Failed') {
+      return {
+        verdict: compiled.verdict,
+        compileMs: compiled.durationMs,
+        loadMs: 0,
+        testMs: 0,
+        wallMs: Math.round(performance.now() - started),
+      };
+    }
+    const run = await mavenToolchain.runTests(copy, build, context, {
+      selection: mavenToolchain.selectClass(candidate.testClass),
+      timeoutMs: 60_000 + 3 * candidate.baselineMs,
+    });
+    return {
+      verdict: run.verdict,
+      compileMs: compiled.durationMs,
+      loadMs: 0,
+      testMs: run.durationMs,
+      wallMs: Math.round(performance.now() - started),
+    };
+  } finally {
+    await removeTree(workDir);
+  }
+}
+
+/**
+ * The warm JVM: the mutant is written to a scratch directory and compiled into an overlay over
+ * the project's classes; the project itself is a working copy made once per project (its tests
+ * may write into their working directory).
+ */
+export async function validateInJvm(
+  runner: JvmRunner,
+  project: CorpusProject,
+  workingCopy: string,
+  candidate: Candidate,
+): Promise<Validation> {
+  const started = performance.now();
+  const scratch = await makeTempDir('bench-jvm');
+  try {
+    const source = path.join(scratch, candidate.file);
+    await mkdir(path.dirname(source), { recursive: true });
+    await writeFile(source, await mutatedText(project.fetched.path, candidate));
+    const result = await runner.run({
+      projectDir: workingCopy,
+      build: project.recipe.build,
+      testClass: candidate.testClass,
+      sources: [{ path: source, scope: 'main' }],
+      timeoutMs: 10_000 + Math.round(1.25 * candidate.baselineMs) + 4000,
+    });
+    return {
+      verdict: result.verdict,
+      ...result.timings,
+      wallMs: Math.round(performance.now() - started),
+    };
+  } finally {
+    await removeTree(scratch);
+  }
+}
+
+export async function workingCopy(project: CorpusProject): Promise<string> {
+  const copy = path.join(await makeTempDir(`bench-${project.recipe.name}`), 'project');
+  await copyProjectTree(project.fetched.path, copy);
+  return copy;
+}
+
+/** Verdict classes the runners must agree on. */
+export function verdictClass(verdict: SingleVerdict): string {
+  return verdict.kind === 'TestFailed' || verdict.kind === 'TestErrored' ? 'Exposed' : verdict.kind;
+}
+
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export function formatTable(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const format = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return [format(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(format)].join(
+    '\n',
+  );
+}
+
+export interface SideBySide {
+  candidate: Candidate;
+  jvm: Validation;
+  maven: Validation;
+}
+
+/** Every candidate through the warm JVM and through Maven, in one run, in the same order. */
+export async function runSideBySide(
+  projects: CorpusProject[],
+  candidates: Candidate[],
+  cache: CacheLayout,
+  runner: JvmRunner,
+  log: (line: string) => void,
+): Promise<SideBySide[]> {
+  const rows: SideBySide[] = [];
+  for (const project of projects) {
+    const copy = await workingCopy(project);
+    try {
+      for (const candidate of candidates.filter((c) => c.project === project.recipe.name)) {
+        const jvm = await validateInJvm(runner, project, copy, candidate);
+        const maven = await validateWithMaven(project, candidate, cache);
+        rows.push({ candidate, jvm, maven });
+        log(
+          `${rows.length}/${candidates.length} ${candidate.project} ${candidate.id} ${candidate.operator}: jvm ${jvm.verdict.kind} (${jvm.wallMs} ms), maven ${maven.verdict.kind} (${maven.wallMs} ms)`,
+        );
+      }
+    } finally {
+      await removeTree(path.dirname(copy));
+    }
+  }
+  return rows;
+}
+
+export const DEFAULT_BENCH_PROJECTS = 'json-simple,commons-codec,commons-csv,joda-time';

@@ -1,0 +1,87 @@
+/**
+ * Do the warm JVM and the Maven replay agree? Real one-line mutants of production classes of
+ * corpus projects, each validated by both runners; prints the agreement on the verdict kind and
+ * on the verdict class (Passed / Exposed = TestFailed or TestErrored / CompileError / ...), and
+ * lists every disagreement.
+ *
+ *   npm run bench:validate-agreement [-- --projects a,b,c] [--per-project 30] [--seed 1] [--out f.jsonl]
+ */
+import { writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
+import { JvmRunner } from '../src/toolchains/jvm/runner.js';
+import {
+  corpusProjects,
+  DEFAULT_BENCH_PROJECTS,
+  formatTable,
+  runSideBySide,
+  sampleCandidates,
+  verdictClass,
+} from './lib/candidates.js';
+
+const { values } = parseArgs({
+  options: {
+    projects: { type: 'string', default: DEFAULT_BENCH_PROJECTS },
+    'per-project': { type: 'string', default: '30' },
+    seed: { type: 'string', default: '1' },
+    out: { type: 'string' },
+  },
+});
+const cache = cacheLayout(resolveCacheDir());
+const projects = await corpusProjects(cache, values.projects.split(','));
+const candidates = await sampleCandidates(
+  projects,
+  Number(values['per-project']),
+  Number(values.seed),
+);
+const runner = new JvmRunner(cache);
+const rows = await runSideBySide(projects, candidates, cache, runner, (line) =>
+  process.stderr.write(`${line}\n`),
+);
+await runner.close();
+if (values.out)
+  await writeFile(values.out, rows.map((row) => JSON.stringify(row)).join('\n') + '\n');
+
+const byProject = new Map<string, typeof rows>();
+for (const row of rows)
+  byProject.set(row.candidate.project, [...(byProject.get(row.candidate.project) ?? []), row]);
+const summary = [...byProject].map(([project, projectRows]) => {
+  const kinds = projectRows.filter((r) => r.jvm.verdict.kind === r.maven.verdict.kind).length;
+  const classes = projectRows.filter(
+    (r) => verdictClass(r.jvm.verdict) === verdictClass(r.maven.verdict),
+  ).length;
+  const mix = new Map<string, number>();
+  for (const r of projectRows)
+    mix.set(verdictClass(r.maven.verdict), (mix.get(verdictClass(r.maven.verdict)) ?? 0) + 1);
+  return [
+    project,
+    String(projectRows.length),
+    `${kinds}/${projectRows.length}`,
+    `${classes}/${projectRows.length}`,
+    [...mix].map(([k, n]) => `${k} ${n}`).join(', '),
+  ];
+});
+const sameKind = rows.filter((r) => r.jvm.verdict.kind === r.maven.verdict.kind).length;
+const sameClass = rows.filter(
+  (r) => verdictClass(r.jvm.verdict) === verdictClass(r.maven.verdict),
+).length;
+const pct = (n: number) => ((100 * n) / Math.max(rows.length, 1)).toFixed(1);
+
+console.log(
+  `Runner agreement on ${rows.length} one-line mutants (seed ${values.seed}), warm JVM vs Maven replay`,
+);
+console.log(
+  formatTable(['project', 'candidates', 'same kind', 'same class', 'Maven verdicts'], summary),
+);
+console.log(`agreement on verdict kind:  ${sameKind}/${rows.length} (${pct(sameKind)}%)`);
+console.log(`agreement on verdict class: ${sameClass}/${rows.length} (${pct(sameClass)}%)`);
+const disagreements = rows.filter((r) => r.jvm.verdict.kind !== r.maven.verdict.kind);
+console.log(`disagreements: ${disagreements.length}`);
+for (const r of disagreements) {
+  const c = r.candidate;
+  console.log(
+    `  ${c.project} ${c.file}:${c.line} [${c.operator}] ${c.testClass}: jvm ${r.jvm.verdict.kind}, maven ${r.maven.verdict.kind}`,
+  );
+  console.log(`    - ${c.original.trim()}`);
+  console.log(`    + ${c.mutated.trim()}`);
+}

@@ -1,0 +1,91 @@
+/**
+ * Throughput of candidate validation: the same real one-line mutants through the warm JVM and
+ * through the Maven replay, in one run. Prints validations per minute for each runner, their
+ * ratio, and p50/p95 latency split into compile, load and test time.
+ *
+ *   npm run bench:validation-throughput [-- --projects a,b,c] [--per-project 30] [--seed 1]
+ */
+import { parseArgs } from 'node:util';
+import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
+import { JvmRunner } from '../src/toolchains/jvm/runner.js';
+import {
+  corpusProjects,
+  DEFAULT_BENCH_PROJECTS,
+  formatTable,
+  percentile,
+  runSideBySide,
+  sampleCandidates,
+  verdictClass,
+  type Validation,
+} from './lib/candidates.js';
+
+const { values } = parseArgs({
+  options: {
+    projects: { type: 'string', default: DEFAULT_BENCH_PROJECTS },
+    'per-project': { type: 'string', default: '30' },
+    seed: { type: 'string', default: '1' },
+  },
+});
+const cache = cacheLayout(resolveCacheDir());
+const projects = await corpusProjects(cache, values.projects.split(','));
+const candidates = await sampleCandidates(
+  projects,
+  Number(values['per-project']),
+  Number(values.seed),
+);
+const runner = new JvmRunner(cache);
+const rows = await runSideBySide(projects, candidates, cache, runner, (line) =>
+  process.stderr.write(`${line}\n`),
+);
+await runner.close();
+
+function stats(name: string, validations: Validation[]): string[] {
+  const total = validations.reduce((sum, v) => sum + v.wallMs, 0);
+  const overhead = validations.map((v) => v.wallMs - v.testMs);
+  const p = (pick: (v: Validation) => number, q: number) =>
+    String(percentile(validations.map(pick), q));
+  return [
+    name,
+    String(validations.length),
+    (validations.length / (total / 60_000)).toFixed(1),
+    `${p((v) => v.compileMs, 50)} / ${p((v) => v.compileMs, 95)}`,
+    `${p((v) => v.loadMs, 50)} / ${p((v) => v.loadMs, 95)}`,
+    `${p((v) => v.testMs, 50)} / ${p((v) => v.testMs, 95)}`,
+    `${p((v) => v.wallMs, 50)} / ${p((v) => v.wallMs, 95)}`,
+    `${percentile(overhead, 50)} / ${percentile(overhead, 95)}`,
+  ];
+}
+
+const jvm = rows.map((r) => r.jvm);
+const maven = rows.map((r) => r.maven);
+const rate = (vs: Validation[]) => vs.length / (vs.reduce((sum, v) => sum + v.wallMs, 0) / 60_000);
+console.log(
+  `Validation throughput on ${rows.length} one-line mutants (seed ${values.seed}), same candidates, one run`,
+);
+console.log(
+  formatTable(
+    [
+      'runner',
+      'n',
+      'per min',
+      'compile p50/p95 ms',
+      'load p50/p95 ms',
+      'test p50/p95 ms',
+      'wall p50/p95 ms',
+      'overhead p50/p95 ms',
+    ],
+    [stats('jvm', jvm), stats('maven', maven)],
+  ),
+);
+console.log(`ratio (jvm ÷ maven validations per minute): ${(rate(jvm) / rate(maven)).toFixed(1)}×`);
+console.log(
+  'overhead = wall time minus the test run itself (compile + class loading + test plan + harness)',
+);
+const firstStarts = rows.filter(
+  (r, i) => i === 0 || r.candidate.project !== rows[i - 1]!.candidate.project,
+).length;
+console.log(`note: the jvm figures include ${firstStarts} runner JVM start(s), one per project`);
+const agree = rows.filter(
+  (r) => verdictClass(r.jvm.verdict) === verdictClass(r.maven.verdict),
+).length;
+console.log(`verdict-class agreement on these candidates: ${agree}/${rows.length}`);
