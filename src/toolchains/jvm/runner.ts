@@ -7,7 +7,7 @@ import type { SingleVerdict } from '../../core/verdict.js';
 import type { BuildSettings } from '../../stages/0-corpus/recipe.js';
 import { jdkTool } from '../maven/maven.js';
 import { JvmHelper, type HelperResponse, type HelperTestResult } from './helper.js';
-import { prepareProjectRuntime, runnerClasses } from './setup.js';
+import { prepareProjectRuntime, runnerClasses, type ProjectRuntime } from './setup.js';
 
 export interface ChangedSource {
   /** Absolute path of a changed .java file. */
@@ -99,6 +99,8 @@ function verdictFromResponse(response: HelperResponse): SingleVerdict {
  */
 export class JvmRunner {
   private readonly helpers = new Map<string, JvmHelper>();
+  /** Project runtimes by directory and build settings: computed once, off the hot path. */
+  private readonly runtimes = new Map<string, Promise<ProjectRuntime>>();
   private runner: Promise<string> | undefined;
 
   constructor(
@@ -135,7 +137,14 @@ export class JvmRunner {
 
   async run(request: JvmRunRequest): Promise<JvmRunResult> {
     const started = performance.now();
-    const runtime = await prepareProjectRuntime(request.projectDir, request.build, this.cache);
+    const runtimeKey = JSON.stringify([path.resolve(request.projectDir), request.build]);
+    let runtime = this.runtimes.get(runtimeKey);
+    if (!runtime) {
+      runtime = prepareProjectRuntime(request.projectDir, request.build, this.cache);
+      this.runtimes.set(runtimeKey, runtime);
+      runtime.catch(() => this.runtimes.delete(runtimeKey));
+    }
+    const project = await runtime;
     const helper = await this.helperFor(
       request.build,
       path.resolve(request.projectDir, request.build.module ?? ''),
@@ -146,7 +155,7 @@ export class JvmRunner {
       const outcome = await helper.request(
         {
           op: 'run',
-          project: runtime,
+          project,
           overlay,
           sources: request.sources,
           testClass: request.testClass,

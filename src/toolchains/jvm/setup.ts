@@ -121,7 +121,7 @@ async function mavenClasspath(
   return text === '' ? [] : text.split(':');
 }
 
-interface JarId {
+export interface JarId {
   group: string;
   artifact: string;
   version: string;
@@ -152,13 +152,13 @@ function platformVersionFor(jupiter: string): string {
   return major === '5' ? ['1', ...rest].join('.') : jupiter;
 }
 
-interface PlatformChoice {
+export interface PlatformChoice {
   coordinates: string[];
   /** Project jars the platform replaces (an old JUnit 4 or JUnit 3 under Vintage). */
   drop: (id: JarId) => boolean;
 }
 
-function choosePlatform(projectJars: JarId[]): PlatformChoice {
+export function choosePlatform(projectJars: JarId[]): PlatformChoice {
   const find = (group: string, artifact: string) =>
     projectJars.find((id) => id.group === group && id.artifact === artifact);
   const jupiterApi = find('org.junit.jupiter', 'junit-jupiter-api');
