@@ -5,6 +5,9 @@ import { UserError, errorMessage } from '../core/errors.js';
 import { readJsonIfExists } from '../core/fs.js';
 import { packageVersion } from '../core/package-root.js';
 import { describeVerdict } from '../core/verdict.js';
+import { surefireSelects } from '../core/glob.js';
+import { traceProject } from '../stages/1-trace/trace.js';
+import path from 'node:path';
 import { projectPaths, fetchCorpusProject, CorpusBuildError } from '../stages/0-corpus/fetch.js';
 import type { Baseline } from '../stages/0-corpus/baseline.js';
 import {
@@ -194,6 +197,72 @@ async function replay(
   process.exitCode = verdict.kind === 'Passed' ? 0 : EXIT_VERDICT;
 }
 
+async function trace(
+  project: string,
+  options: { tests?: string[]; out?: string; perTest?: boolean; json?: boolean },
+  command: Command,
+): Promise<void> {
+  const cache = cacheFrom(command);
+  const recipe = await fetchTarget(project);
+  const paths = projectPaths(cache, recipe);
+  const baseline = await readJsonIfExists<Baseline>(paths.baseline);
+  if (!baseline) {
+    throw new UserError(
+      `${recipe.name} has no baseline yet: run 'witnessgym corpus fetch ${project}' first`,
+    );
+  }
+  const selected = baseline.classes.filter((entry) =>
+    options.tests
+      ? options.tests.some((pattern) => surefireSelects(pattern, entry.testClass))
+      : entry.usable,
+  );
+  if (selected.length === 0) {
+    throw new UserError(
+      `no test class of ${recipe.name} matches --tests ${options.tests?.join(' ')}`,
+    );
+  }
+  const summary = await traceProject(paths.pristine, {
+    cache,
+    build: recipe.build,
+    classes: selected.map((entry) => ({ testClass: entry.testClass, baseline: entry })),
+    out: path.resolve(options.out ?? path.join(paths.dir, 'execution-contexts.jsonl')),
+    perTest: options.perTest ?? false,
+    log: progress,
+  });
+  const buckets: Record<string, number> = {};
+  for (const record of summary.records) buckets[record.bucket] = (buckets[record.bucket] ?? 0) + 1;
+  const mismatches = summary.records
+    .filter((record) => record.baselineStatus !== null && record.status !== record.baselineStatus)
+    .map((record) => ({
+      testClass: record.testClass,
+      baseline: record.baselineStatus,
+      traced: record.status,
+      detail: record.detail,
+    }));
+  const result = {
+    project: `${recipe.name}@${recipe.version}`,
+    out: summary.out,
+    classes: summary.records.length,
+    tracedNow: summary.traced,
+    resumed: summary.skipped,
+    buckets,
+    verdictsMatchingBaseline: summary.records.length - mismatches.length,
+    mismatches,
+    durationMs: summary.durationMs,
+  };
+  if (options.json) return printJson(result);
+  const order = ['none', 'short', 'mid-short', 'mid-long', 'long', 'beyond'];
+  process.stdout.write(
+    [
+      `${result.project}: ${result.classes} test classes (${result.tracedNow} traced now, ${result.resumed} from an earlier run) in ${(summary.durationMs / 1000).toFixed(1)} s`,
+      `buckets: ${order.map((bucket) => `${bucket} ${buckets[bucket] ?? 0}`).join(', ')}`,
+      `verdicts equal to the baseline: ${result.verdictsMatchingBaseline}/${result.classes}`,
+      ...mismatches.map((m) => `  ${m.testClass}: baseline ${m.baseline}, traced ${m.detail}`),
+      `map: ${summary.out}`,
+    ].join('\n') + '\n',
+  );
+}
+
 function buildProgram(): Command {
   const program = new Command('witnessgym')
     .description(
@@ -265,6 +334,23 @@ function buildProgram(): Command {
     .option('--keep', 'keep the disposable copy (maven runner) and print its path')
     .option('--json', 'machine-readable output')
     .action(replay);
+  program
+    .command('trace')
+    .description(
+      'run the test classes once with production classes instrumented and write the execution-context map (JSONL, one record per test class): ordered trace, distinct methods, length bucket, anchors and files',
+    )
+    .argument('<project>', 'fetched corpus name, or the path of a fetched local project')
+    .option(
+      '--tests <patterns...>',
+      'test classes to trace: names or globs (default: every usable class of the baseline)',
+    )
+    .option(
+      '--out <file>',
+      'where to write the map (default: execution-contexts.jsonl in the project cache); an existing map is resumed',
+    )
+    .option('--per-test', 'also write one record per test method')
+    .option('--json', 'machine-readable output')
+    .action(trace);
   return program;
 }
 

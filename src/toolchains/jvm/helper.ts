@@ -3,6 +3,7 @@ import { createServer, Socket, type Server } from 'node:net';
 import path from 'node:path';
 import { makeTempDir, removeTree } from '../../core/fs.js';
 import { processGroupMembers } from '../../core/process.js';
+import type { RawTrace } from './runner.js';
 
 /** One answer of the runner JVM, as written by witnessgym.runner.Main. */
 export interface HelperResponse {
@@ -19,6 +20,7 @@ export interface HelperResponse {
   results?: HelperTestResult[];
   notFound?: string;
   restart?: boolean;
+  trace?: RawTrace;
 }
 
 export interface HelperTestResult {
@@ -28,6 +30,7 @@ export interface HelperTestResult {
   exceptionType?: string;
   message?: string;
   frames?: string[];
+  traceIndex?: number;
 }
 
 export type HelperOutcome =
@@ -65,7 +68,7 @@ export class JvmHelper {
     private readonly workingDirectory: string,
     private readonly java: string,
     private readonly jvmArgs: string[],
-    private readonly runnerClasses: string,
+    private readonly runnerClasspath: string[],
   ) {}
 
   get running(): boolean {
@@ -86,7 +89,13 @@ export class JvmHelper {
 
     const child = spawn(
       this.java,
-      [...this.jvmArgs, '-cp', this.runnerClasses, 'witnessgym.runner.Main', socketPath],
+      [
+        ...this.jvmArgs,
+        '-cp',
+        this.runnerClasspath.join(':'),
+        'witnessgym.runner.Main',
+        socketPath,
+      ],
       { cwd: this.workingDirectory, detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
     );
     this.child = child;

@@ -7,7 +7,7 @@ import type { SingleVerdict } from '../../core/verdict.js';
 import type { BuildSettings } from '../../stages/0-corpus/recipe.js';
 import { jdkTool } from '../maven/maven.js';
 import { JvmHelper, type HelperResponse, type HelperTestResult } from './helper.js';
-import { prepareProjectRuntime, runnerClasses, type ProjectRuntime } from './setup.js';
+import { prepareProjectRuntime, runnerClasspath, type ProjectRuntime } from './setup.js';
 
 export interface ChangedSource {
   /** Absolute path of a changed .java file. */
@@ -24,6 +24,25 @@ export interface JvmRunRequest {
   /** Limit for compile and run together; the JVM is killed and restarted past it. */
   timeoutMs: number;
   methods?: string[];
+  /** Record which production methods the run enters, in first-hit order per test. */
+  trace?: boolean;
+}
+
+/** Hits of a traced run: method ids in order (-1-k marks the k-th test's start) and the methods. */
+export interface RawTrace {
+  log: number[];
+  methods: Record<string, TracedMethod>;
+}
+
+export interface TracedMethod {
+  /** Internal class name, e.g. org/json/simple/JsonArray$1. */
+  owner: string;
+  name: string;
+  descriptor: string;
+  /** Source file name from the class file, e.g. JsonArray.java. */
+  source: string | null;
+  /** First line of the method's code. */
+  line: number | null;
 }
 
 export interface JvmRunResult {
@@ -31,6 +50,9 @@ export interface JvmRunResult {
   timings: { compileMs: number; loadMs: number; testMs: number; wallMs: number };
   /** The runner JVM was (re)started for this request. */
   started: boolean;
+  trace?: RawTrace;
+  /** Each test's outcome as the runner reported it, with its index in the trace log. */
+  tests?: HelperTestResult[];
 }
 
 /** Bounds the runner JVM's heap when the recipe sets none, as for Maven's forked JVM. */
@@ -101,7 +123,7 @@ export class JvmRunner {
   private readonly helpers = new Map<string, JvmHelper>();
   /** Project runtimes by directory and build settings: computed once, off the hot path. */
   private readonly runtimes = new Map<string, Promise<ProjectRuntime>>();
-  private runner: Promise<string> | undefined;
+  private runner: Promise<string[]> | undefined;
 
   constructor(
     private readonly cache: CacheLayout,
@@ -123,7 +145,7 @@ export class JvmRunner {
     if (helper) {
       this.helpers.delete(key); // re-inserted below as most recently used
     } else {
-      this.runner ??= runnerClasses(this.cache);
+      this.runner ??= runnerClasspath(this.cache);
       helper = new JvmHelper(moduleDir, jdkTool('java'), jvmArgs, await this.runner);
       while (this.helpers.size >= this.maxJvms) {
         const [oldestKey, oldest] = this.helpers.entries().next().value!;
@@ -160,6 +182,7 @@ export class JvmRunner {
           sources: request.sources,
           testClass: request.testClass,
           ...(request.methods ? { methods: request.methods } : {}),
+          ...(request.trace ? { trace: true } : {}),
         },
         request.timeoutMs,
       );
@@ -201,6 +224,8 @@ export class JvmRunner {
       return {
         ...base,
         verdict,
+        ...(response.trace ? { trace: response.trace } : {}),
+        ...(response.results ? { tests: response.results } : {}),
         timings: {
           compileMs: response.compileMs ?? 0,
           loadMs: response.loadMs ?? 0,

@@ -84,9 +84,28 @@ async function compileOnce(
   return out;
 }
 
-/** The runner's own classes (JSON protocol, compiler, class loaders). */
-export async function runnerClasses(cache: CacheLayout): Promise<string> {
-  return compileOnce(path.join(packageRoot(), 'jvm', 'runner'), jvmRunnerDir(cache), [], '17');
+/** Bytecode library of the tracing class loader; on the runner's class path only. */
+const ASM = 'org.ow2.asm:asm:9.7';
+
+/** The runner's class path: its own classes (protocol, compiler, class loaders) and ASM. */
+export async function runnerClasspath(cache: CacheLayout): Promise<string[]> {
+  const depsDir = path.join(jvmRunnerDir(cache), 'runner-deps');
+  const listFile = path.join(depsDir, 'classpath.txt');
+  let jars: string[];
+  if (await exists(listFile)) {
+    jars = (await readFile(listFile, 'utf8')).trim().split(':');
+  } else {
+    await mkdir(depsDir, { recursive: true });
+    await writeFile(path.join(depsDir, 'pom.xml'), platformPom([ASM]));
+    jars = await mavenClasspath(depsDir, [], cache, listFile);
+  }
+  const classes = await compileOnce(
+    path.join(packageRoot(), 'jvm', 'runner'),
+    jvmRunnerDir(cache),
+    jars,
+    '17',
+  );
+  return [classes, ...jars];
 }
 
 async function mavenClasspath(

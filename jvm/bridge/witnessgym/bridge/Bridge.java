@@ -4,6 +4,7 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,7 @@ import org.junit.platform.launcher.TestPlan;
 import org.junit.platform.launcher.core.LauncherConfig;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
+import witnessgym.trace.Trace;
 
 /**
  * Runs one test class through the JUnit Platform inside the project's class loaders. It is loaded
@@ -66,10 +68,16 @@ public final class Bridge {
 
   private static final class Recorder implements TestExecutionListener {
     final List<Map<String, Object>> results = new ArrayList<>();
+    private final Map<String, Integer> traceIndex = new HashMap<>();
     private final String requestedClass;
 
     Recorder(String requestedClass) {
       this.requestedClass = requestedClass;
+    }
+
+    @Override
+    public void executionStarted(TestIdentifier id) {
+      if (id.isTest()) traceIndex.put(id.getUniqueId(), Trace.beginTest());
     }
 
     @Override
@@ -112,6 +120,8 @@ public final class Bridge {
       map.put("testClass", className);
       map.put("testMethod", method);
       map.put("outcome", outcome);
+      Integer index = traceIndex.get(id.getUniqueId());
+      if (index != null) map.put("traceIndex", index);
       return map;
     }
 

@@ -43,6 +43,7 @@ import javax.tools.ToolProvider;
  */
 public final class Main {
   private static final Map<String, ProjectSpace> SPACES = new HashMap<>();
+  private static final Instrumenter.MethodTable METHODS = new Instrumenter.MethodTable();
   private static final JavaCompiler COMPILER = ToolProvider.getSystemJavaCompiler();
 
   private Main() {}
@@ -110,14 +111,15 @@ public final class Main {
     if (!Boolean.TRUE.equals(compile.get("ok"))) return response;
 
     long loadStart = System.nanoTime();
+    boolean trace = Boolean.TRUE.equals(request.get("trace"));
+    URL[] urls = {
+      overlay.toURI().toURL(), space.testClasses.toURI().toURL(), space.classes.toURI().toURL()
+    };
     URLClassLoader testLoader =
-        new URLClassLoader(
-            new URL[] {
-              overlay.toURI().toURL(),
-              space.testClasses.toURI().toURL(),
-              space.classes.toURI().toURL()
-            },
-            space.dependencies);
+        trace
+            ? new TracingClassLoader(urls, space.dependencies, overlay, space.classes, METHODS)
+            : new URLClassLoader(urls, space.dependencies);
+    space.drainTrace(); // nothing from an earlier request may be attributed to this one
 
     long loaderMs = millisSince(loadStart);
     Snapshot snapshot = new Snapshot();
@@ -133,6 +135,7 @@ public final class Main {
                   (String) request.get("testClass"),
                   request.get("methods") == null ? List.of() : request.get("methods"));
       response.put("results", outcome.get("results"));
+      if (trace) response.put("trace", traceOf(space.drainTrace()));
       // Loading covers the class loader, the test class and the test plan; the rest is the run.
       response.put("loadMs", loaderMs + (Long) outcome.get("discoveryMs"));
       response.put("testMs", outcome.get("executionMs"));
@@ -151,6 +154,22 @@ public final class Main {
       testLoader.close();
     }
     return response;
+  }
+
+  /** The hit log and the table entries of the methods it names. */
+  private static Map<String, Object> traceOf(int[] log) {
+    List<Integer> entries = new ArrayList<>(log.length);
+    Map<String, Object> methods = new LinkedHashMap<>();
+    for (int value : log) {
+      entries.add(value);
+      if (value >= 0 && !methods.containsKey(String.valueOf(value))) {
+        methods.put(String.valueOf(value), METHODS.get(value));
+      }
+    }
+    Map<String, Object> trace = new LinkedHashMap<>();
+    trace.put("log", entries);
+    trace.put("methods", methods);
+    return trace;
   }
 
   private static long millisSince(long start) {
@@ -201,6 +220,7 @@ public final class Main {
     final File testClasses;
     final URLClassLoader dependencies;
     final Method bridge;
+    private final Method drain;
     private final List<File> compileClasspath = new ArrayList<>();
     private final String release;
     private final String encoding;
@@ -225,9 +245,15 @@ public final class Main {
       bridge =
           Class.forName("witnessgym.bridge.Bridge", true, dependencies)
               .getMethod("run", ClassLoader.class, String.class, List.class);
+      drain =
+          Class.forName("witnessgym.trace.Trace", true, dependencies).getMethod("drain");
       release = (String) spec.get("release");
       encoding = spec.get("encoding") == null ? "UTF-8" : (String) spec.get("encoding");
       fileManager = COMPILER.getStandardFileManager(null, Locale.ROOT, StandardCharsets.UTF_8);
+    }
+
+    int[] drainTrace() throws ReflectiveOperationException {
+      return (int[]) drain.invoke(null);
     }
 
     Map<String, Object> compile(List<Map<String, Object>> sources, File overlay)

@@ -1,0 +1,139 @@
+package witnessgym.runner;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.Label;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
+
+/**
+ * Adds {@code Trace.hit(id)} at the entry of every production method that has a body in source:
+ * methods, constructors (before the explicit this()/super() call, which the verifier allows for
+ * a static call that does not touch {@code this}), static initialisers, interface default and
+ * static methods, methods of nested, local, anonymous and enum-constant classes. Compiler-made
+ * methods (lambda bodies, bridges, accessors, an enum's values()/valueOf()) are left alone: a
+ * lambda's enclosing method has already been recorded when the lambda was created.
+ */
+final class Instrumenter {
+  private static final String TRACE = "witnessgym/trace/Trace";
+
+  /** Method ids, stable for the life of the runner so reloaded classes keep their ids. */
+  static final class MethodTable {
+    private final Map<String, Integer> ids = new HashMap<>();
+    private final List<Map<String, Object>> entries = new ArrayList<>();
+
+    synchronized int register(String owner, String name, String descriptor, String source) {
+      String key = owner + '.' + name + descriptor;
+      Integer id = ids.get(key);
+      if (id != null) return id;
+      Map<String, Object> entry = new HashMap<>();
+      entry.put("owner", owner);
+      entry.put("name", name);
+      entry.put("descriptor", descriptor);
+      entry.put("source", source);
+      entry.put("line", null);
+      entries.add(entry);
+      ids.put(key, entries.size() - 1);
+      return entries.size() - 1;
+    }
+
+    synchronized void noteLine(int id, int line) {
+      Map<String, Object> entry = entries.get(id);
+      Object known = entry.get("line");
+      if (known == null || line < (Integer) known) entry.put("line", line);
+    }
+
+    synchronized Map<String, Object> get(int id) {
+      return new HashMap<>(entries.get(id));
+    }
+  }
+
+  private Instrumenter() {}
+
+  static byte[] instrument(byte[] bytes, MethodTable table) {
+    ClassReader reader = new ClassReader(bytes);
+    ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
+    reader.accept(new TracingClass(writer, table), 0);
+    return writer.toByteArray();
+  }
+
+  private static final class TracingClass extends ClassVisitor {
+    private final MethodTable table;
+    private String owner;
+    private String source;
+    private boolean isEnum;
+
+    TracingClass(ClassVisitor next, MethodTable table) {
+      super(Opcodes.ASM9, next);
+      this.table = table;
+    }
+
+    @Override
+    public void visit(
+        int version, int access, String name, String signature, String superName, String[] ifaces) {
+      owner = name;
+      isEnum = (access & Opcodes.ACC_ENUM) != 0;
+      super.visit(version, access, name, signature, superName, ifaces);
+    }
+
+    @Override
+    public void visitSource(String file, String debug) {
+      source = file;
+      super.visitSource(file, debug);
+    }
+
+    @Override
+    public MethodVisitor visitMethod(
+        int access, String name, String descriptor, String signature, String[] exceptions) {
+      MethodVisitor next = super.visitMethod(access, name, descriptor, signature, exceptions);
+      int skipped =
+          Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE | Opcodes.ACC_SYNTHETIC | Opcodes.ACC_BRIDGE;
+      if ((access & skipped) != 0) return next;
+      if (isEnum
+          && (("values".equals(name) && descriptor.startsWith("()"))
+              || ("valueOf".equals(name) && descriptor.startsWith("(Ljava/lang/String;)")))) {
+        return next;
+      }
+      return new TracingMethod(next, table, owner, name, descriptor, source);
+    }
+  }
+
+  private static final class TracingMethod extends MethodVisitor {
+    private final MethodTable table;
+    private final int id;
+
+    TracingMethod(
+        MethodVisitor next,
+        MethodTable table,
+        String owner,
+        String name,
+        String descriptor,
+        String source) {
+      super(Opcodes.ASM9, next);
+      this.table = table;
+      this.id = table.register(owner, name, descriptor, source);
+    }
+
+    @Override
+    public void visitCode() {
+      super.visitCode();
+      if (id <= Short.MAX_VALUE) {
+        super.visitIntInsn(Opcodes.SIPUSH, id);
+      } else {
+        super.visitLdcInsn(id);
+      }
+      super.visitMethodInsn(Opcodes.INVOKESTATIC, TRACE, "hit", "(I)V", false);
+    }
+
+    @Override
+    public void visitLineNumber(int line, Label start) {
+      table.noteLine(id, line);
+      super.visitLineNumber(line, start);
+    }
+  }
+}

@@ -1,0 +1,57 @@
+package witnessgym.runner;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+
+/**
+ * A fresh per-request loader that instruments production classes (from the overlay or the
+ * project's main output) as it defines them; test classes and dependencies load unchanged.
+ */
+final class TracingClassLoader extends URLClassLoader {
+  static {
+    registerAsParallelCapable();
+  }
+
+  private final File overlay;
+  private final File classes;
+  private final Instrumenter.MethodTable table;
+
+  TracingClassLoader(
+      URL[] urls, ClassLoader parent, File overlay, File classes, Instrumenter.MethodTable table) {
+    super(urls, parent);
+    this.overlay = overlay;
+    this.classes = classes;
+    this.table = table;
+  }
+
+  @Override
+  protected Class<?> findClass(String name) throws ClassNotFoundException {
+    String path = name.replace('.', '/') + ".class";
+    File production = new File(classes, path);
+    // Only production classes are traced; a changed one is read from the overlay.
+    if (!production.isFile()) return super.findClass(name);
+    File changed = new File(overlay, path);
+    File file = changed.isFile() ? changed : production;
+    byte[] bytes;
+    try {
+      bytes = Instrumenter.instrument(Files.readAllBytes(file.toPath()), table);
+    } catch (IOException e) {
+      throw new ClassNotFoundException(name, e);
+    }
+    int dot = name.lastIndexOf('.');
+    if (dot > 0) {
+      String pkg = name.substring(0, dot);
+      if (getDefinedPackage(pkg) == null) {
+        try {
+          definePackage(pkg, null, null, null, null, null, null, null);
+        } catch (IllegalArgumentException raced) {
+          // defined meanwhile by another thread
+        }
+      }
+    }
+    return defineClass(name, bytes, 0, bytes.length);
+  }
+}
