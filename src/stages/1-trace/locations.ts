@@ -55,9 +55,11 @@ export function parameterTypes(descriptor: string): string[] {
   return types;
 }
 
+/** The name a class has in source: `Local` for the local class Outer$1Local, `1` if anonymous. */
 function simpleClassName(binaryName: string): string {
   const afterPackage = binaryName.slice(binaryName.lastIndexOf('.') + 1);
-  return afterPackage.slice(afterPackage.lastIndexOf('$') + 1);
+  const last = afterPackage.slice(afterPackage.lastIndexOf('$') + 1);
+  return /^\d+$/.test(last) ? last : last.replace(/^\d+/, '');
 }
 
 /**

@@ -41,7 +41,7 @@ export interface TracedMethod {
   descriptor: string;
   /** Source file name from the class file, e.g. JsonArray.java. */
   source: string | null;
-  /** First line of the method's code. */
+  /** First line of the method's code, in code order. */
   line: number | null;
 }
 

@@ -42,10 +42,13 @@ final class Instrumenter {
       return entries.size() - 1;
     }
 
+    /**
+     * Keeps the first line in code order, not the smallest: a constructor's code starts at its
+     * this()/super() call, while inlined field and instance initialisers carry earlier lines.
+     */
     synchronized void noteLine(int id, int line) {
       Map<String, Object> entry = entries.get(id);
-      Object known = entry.get("line");
-      if (known == null || line < (Integer) known) entry.put("line", line);
+      if (entry.get("line") == null) entry.put("line", line);
     }
 
     synchronized Map<String, Object> get(int id) {
