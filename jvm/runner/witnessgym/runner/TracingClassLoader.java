@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A fresh per-request loader that instruments production classes (from the overlay or the
@@ -14,6 +16,12 @@ final class TracingClassLoader extends URLClassLoader {
   static {
     registerAsParallelCapable();
   }
+
+  /**
+   * Instrumented bytes by class file and its modification time: every request loads the classes
+   * afresh, but a class file that did not change is instrumented only once per runner.
+   */
+  private static final Map<String, byte[]> INSTRUMENTED = new ConcurrentHashMap<>();
 
   private final File overlay;
   private final File classes;
@@ -27,6 +35,15 @@ final class TracingClassLoader extends URLClassLoader {
     this.table = table;
   }
 
+  private byte[] instrumented(File file) throws IOException {
+    String key = file.getPath() + '@' + file.lastModified() + '@' + file.length();
+    byte[] cached = INSTRUMENTED.get(key);
+    if (cached != null) return cached;
+    byte[] bytes = Instrumenter.instrument(Files.readAllBytes(file.toPath()), table);
+    INSTRUMENTED.put(key, bytes);
+    return bytes;
+  }
+
   @Override
   protected Class<?> findClass(String name) throws ClassNotFoundException {
     String path = name.replace('.', '/') + ".class";
@@ -37,7 +54,7 @@ final class TracingClassLoader extends URLClassLoader {
     File file = changed.isFile() ? changed : production;
     byte[] bytes;
     try {
-      bytes = Instrumenter.instrument(Files.readAllBytes(file.toPath()), table);
+      bytes = instrumented(file);
     } catch (IOException e) {
       throw new ClassNotFoundException(name, e);
     }
