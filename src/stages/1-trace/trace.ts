@@ -168,6 +168,7 @@ export async function traceProject(
         sources: [],
         timeoutMs: traceTimeout(baseline),
         trace: true,
+        perTest: options.perTest,
       });
       const raw: RawTrace = result.trace ?? { log: [], methods: {} };
       const locations = new Map<number, MethodLocation>();

@@ -24,11 +24,16 @@ export interface JvmRunRequest {
   /** Limit for compile and run together; the JVM is killed and restarted past it. */
   timeoutMs: number;
   methods?: string[];
-  /** Record which production methods the run enters, in first-hit order per test. */
+  /** Record which production methods the run enters, in first-hit order. */
   trace?: boolean;
+  /** With `trace`, also record per test (each test's first hits after a marker). */
+  perTest?: boolean;
 }
 
-/** Hits of a traced run: method ids in order (-1-k marks the k-th test's start) and the methods. */
+/**
+ * Hits of a traced run: method ids in first-hit order (per test when asked, each test's hits
+ * after its marker -1-k) and the methods they name.
+ */
 export interface RawTrace {
   log: number[];
   methods: Record<string, TracedMethod>;
@@ -182,7 +187,7 @@ export class JvmRunner {
           sources: request.sources,
           testClass: request.testClass,
           ...(request.methods ? { methods: request.methods } : {}),
-          ...(request.trace ? { trace: true } : {}),
+          ...(request.trace ? { trace: true, perTest: request.perTest ?? false } : {}),
         },
         request.timeoutMs,
       );

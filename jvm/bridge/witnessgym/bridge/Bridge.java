@@ -77,7 +77,9 @@ public final class Bridge {
 
     @Override
     public void executionStarted(TestIdentifier id) {
-      if (id.isTest()) traceIndex.put(id.getUniqueId(), Trace.beginTest());
+      if (!id.isTest()) return;
+      int index = Trace.beginTest();
+      if (index >= 0) traceIndex.put(id.getUniqueId(), index);
     }
 
     @Override

@@ -14,6 +14,7 @@ public final class Trace {
   private static int[] log = new int[4096];
   private static int size;
   private static int tests;
+  private static boolean perTest;
 
   private Trace() {}
 
@@ -29,12 +30,20 @@ public final class Trace {
     }
   }
 
+  /** Per test: each test starts afresh and gets a marker; otherwise first hits per test class. */
+  public static void recordPerTest(boolean enabled) {
+    synchronized (LOCK) {
+      perTest = enabled;
+    }
+  }
+
   /**
    * Marks the start of a test; later hits are attributed to it (first hit per test only).
-   * Returns the test's index in this drain's log.
+   * Returns the test's index in this drain's log, or -1 when recording per test class.
    */
   public static int beginTest() {
     synchronized (LOCK) {
+      if (!perTest) return -1;
       Arrays.fill(seenInTest, false);
       append(-1 - tests);
       return tests++;

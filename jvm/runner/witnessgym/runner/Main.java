@@ -120,6 +120,7 @@ public final class Main {
             ? new TracingClassLoader(urls, space.dependencies, overlay, space.classes, METHODS)
             : new URLClassLoader(urls, space.dependencies);
     space.drainTrace(); // nothing from an earlier request may be attributed to this one
+    space.recordPerTest(trace && Boolean.TRUE.equals(request.get("perTest")));
 
     long loaderMs = millisSince(loadStart);
     Snapshot snapshot = new Snapshot();
@@ -221,6 +222,7 @@ public final class Main {
     final URLClassLoader dependencies;
     final Method bridge;
     private final Method drain;
+    private final Method recordPerTest;
     private final List<File> compileClasspath = new ArrayList<>();
     private final String release;
     private final String encoding;
@@ -245,8 +247,9 @@ public final class Main {
       bridge =
           Class.forName("witnessgym.bridge.Bridge", true, dependencies)
               .getMethod("run", ClassLoader.class, String.class, List.class);
-      drain =
-          Class.forName("witnessgym.trace.Trace", true, dependencies).getMethod("drain");
+      Class<?> trace = Class.forName("witnessgym.trace.Trace", true, dependencies);
+      drain = trace.getMethod("drain");
+      recordPerTest = trace.getMethod("recordPerTest", boolean.class);
       release = (String) spec.get("release");
       encoding = spec.get("encoding") == null ? "UTF-8" : (String) spec.get("encoding");
       fileManager = COMPILER.getStandardFileManager(null, Locale.ROOT, StandardCharsets.UTF_8);
@@ -254,6 +257,10 @@ public final class Main {
 
     int[] drainTrace() throws ReflectiveOperationException {
       return (int[]) drain.invoke(null);
+    }
+
+    void recordPerTest(boolean enabled) throws ReflectiveOperationException {
+      recordPerTest.invoke(null, enabled);
     }
 
     Map<String, Object> compile(List<Map<String, Object>> sources, File overlay)
