@@ -35,7 +35,7 @@ const candidates = await sampleCandidates(
   Number(values.seed),
 );
 const runner = new JvmRunner(cache);
-const rows = await runSideBySide(projects, candidates, cache, runner, (line) =>
+const { rows } = await runSideBySide(projects, candidates, cache, runner, (line) =>
   process.stderr.write(`${line}\n`),
 );
 await runner.close();

@@ -34,7 +34,7 @@ const candidates = await sampleCandidates(
   Number(values.seed),
 );
 const runner = new JvmRunner(cache);
-const rows = await runSideBySide(projects, candidates, cache, runner, (line) =>
+const { rows, jvmStartsMs } = await runSideBySide(projects, candidates, cache, runner, (line) =>
   process.stderr.write(`${line}\n`),
 );
 await runner.close();
@@ -81,10 +81,9 @@ console.log(`ratio (jvm ÷ maven validations per minute): ${(rate(jvm) / rate(ma
 console.log(
   'overhead = wall time minus the test run itself (compile + class loading + test plan + harness)',
 );
-const firstStarts = rows.filter(
-  (r, i) => i === 0 || r.candidate.project !== rows[i - 1]!.candidate.project,
-).length;
-console.log(`note: the jvm figures include ${firstStarts} runner JVM start(s), one per project`);
+console.log(
+  `runner JVM starts (one per project, before its candidates, not in the figures above): ${jvmStartsMs.map((ms) => `${ms} ms`).join(', ')}`,
+);
 const agree = rows.filter(
   (r) => verdictClass(r.jvm.verdict) === verdictClass(r.maven.verdict),
 ).length;

@@ -296,19 +296,40 @@ export interface SideBySide {
   maven: Validation;
 }
 
-/** Every candidate through the warm JVM and through Maven, in one run, in the same order. */
+export interface SideBySideRun {
+  rows: SideBySide[];
+  /** Starting each project's runner JVM (outside the per-candidate figures), in ms. */
+  jvmStartsMs: number[];
+}
+
+/**
+ * Every candidate through the warm JVM and through Maven, in one run, in the same order. Each
+ * project's runner JVM is started first, as a construction loop starts it once for thousands of
+ * candidates; that start is reported on its own.
+ */
 export async function runSideBySide(
   projects: CorpusProject[],
   candidates: Candidate[],
   cache: CacheLayout,
   runner: JvmRunner,
   log: (line: string) => void,
-): Promise<SideBySide[]> {
+): Promise<SideBySideRun> {
   const rows: SideBySide[] = [];
+  const jvmStartsMs: number[] = [];
   for (const project of projects) {
+    const mine = candidates.filter((c) => c.project === project.recipe.name);
+    if (mine.length === 0) continue;
     const copy = await workingCopy(project);
     try {
-      for (const candidate of candidates.filter((c) => c.project === project.recipe.name)) {
+      const start = await runner.run({
+        projectDir: copy,
+        build: project.recipe.build,
+        testClass: mine[0]!.testClass,
+        sources: [],
+        timeoutMs: 60_000 + 3 * mine[0]!.baselineMs,
+      });
+      jvmStartsMs.push(start.timings.wallMs);
+      for (const candidate of mine) {
         const jvm = await validateInJvm(runner, project, copy, candidate);
         const maven = await validateWithMaven(project, candidate, cache);
         rows.push({ candidate, jvm, maven });
@@ -320,7 +341,7 @@ export async function runSideBySide(
       await removeTree(path.dirname(copy));
     }
   }
-  return rows;
+  return { rows, jvmStartsMs };
 }
 
 export const DEFAULT_BENCH_PROJECTS = 'json-simple,commons-codec,commons-csv,joda-time';

@@ -6,6 +6,19 @@ import { UserError } from '../../core/errors.js';
 import { sha256Text } from '../../core/fs.js';
 import { packageRoot } from '../../core/package-root.js';
 
+/**
+ * A build step that runs the project's own code to produce resources (joda-time compiles its
+ * time-zone data with its own classes). Maven reruns it on every build; the warm JVM reruns it
+ * on every changed candidate, so a candidate's effect on generated data is not missed.
+ * `{sourceDir}` is the main source directory, `{outputDir}` the directory compiled classes go to.
+ */
+export const GeneratorSchema = z.strictObject({
+  mainClass: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  systemProperties: z.record(z.string(), z.string()).default({}),
+});
+export type Generator = z.infer<typeof GeneratorSchema>;
+
 /** How a project is built and its tests run; a local project without a recipe gets the defaults. */
 export const BuildSettingsSchema = z.strictObject({
   /** Flags given to every Maven invocation (plugin skips, profiles). */
@@ -16,6 +29,7 @@ export const BuildSettingsSchema = z.strictObject({
   surefireVersion: z.string().default('3.5.2'),
   /** Sub-module holding the code and tests, for multi-module projects (`-pl`). */
   module: z.string().optional(),
+  generators: z.array(GeneratorSchema).default([]),
 });
 export type BuildSettings = z.infer<typeof BuildSettingsSchema>;
 

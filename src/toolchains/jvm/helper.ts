@@ -4,6 +4,7 @@ import path from 'node:path';
 import { makeTempDir, removeTree } from '../../core/fs.js';
 import { processGroupMembers } from '../../core/process.js';
 import type { RawTrace } from './runner.js';
+import type { RunnerClasspath } from './setup.js';
 
 /** One answer of the runner JVM, as written by witnessgym.runner.Main. */
 export interface HelperResponse {
@@ -19,6 +20,7 @@ export interface HelperResponse {
   testMs?: number;
   results?: HelperTestResult[];
   notFound?: string;
+  generatorError?: string;
   restart?: boolean;
   trace?: RawTrace;
 }
@@ -68,7 +70,7 @@ export class JvmHelper {
     private readonly workingDirectory: string,
     private readonly java: string,
     private readonly jvmArgs: string[],
-    private readonly runnerClasspath: string[],
+    private readonly runnerClasspath: RunnerClasspath,
   ) {}
 
   get running(): boolean {
@@ -91,8 +93,9 @@ export class JvmHelper {
       this.java,
       [
         ...this.jvmArgs,
+        `-Xbootclasspath/a:${this.runnerClasspath.boot.join(':')}`,
         '-cp',
-        this.runnerClasspath.join(':'),
+        this.runnerClasspath.classpath.join(':'),
         'witnessgym.runner.Main',
         socketPath,
       ],

@@ -7,7 +7,12 @@ import type { SingleVerdict } from '../../core/verdict.js';
 import type { BuildSettings } from '../../stages/0-corpus/recipe.js';
 import { jdkTool } from '../maven/maven.js';
 import { JvmHelper, type HelperResponse, type HelperTestResult } from './helper.js';
-import { prepareProjectRuntime, runnerClasspath, type ProjectRuntime } from './setup.js';
+import {
+  prepareProjectRuntime,
+  runnerClasspath,
+  type ProjectRuntime,
+  type RunnerClasspath,
+} from './setup.js';
 
 export interface ChangedSource {
   /** Absolute path of a changed .java file. */
@@ -100,13 +105,24 @@ function toReports(results: HelperTestResult[]): SuiteReport[] {
   }));
 }
 
+/** The recipe's build steps with the source directory filled in; the runner sets `{outputDir}`. */
+function generatorsFor(build: BuildSettings, moduleDir: string) {
+  return build.generators.map((generator) => ({
+    ...generator,
+    args: generator.args.map((arg) =>
+      arg.replaceAll('{sourceDir}', path.join(moduleDir, 'src', 'main', 'java')),
+    ),
+  }));
+}
+
 function lastLine(text: string): string {
   return text.trim().split('\n').pop() ?? '';
 }
 
 function verdictFromResponse(response: HelperResponse): SingleVerdict {
-  if (response.error)
+  if (response.error) {
     return { kind: 'InfraError', cause: 'build-tool', reason: `runner: ${response.error}` };
+  }
   const compile = response.compile;
   if (compile && !compile.ok) {
     return {
@@ -115,20 +131,28 @@ function verdictFromResponse(response: HelperResponse): SingleVerdict {
       messages: compile.messages ?? [],
     };
   }
-  if (response.notFound)
+  if (response.generatorError) {
+    return {
+      kind: 'InfraError',
+      cause: 'build-tool',
+      reason: `build step failed: ${response.generatorError}`,
+    };
+  }
+  if (response.notFound) {
     return { kind: 'NoTestsRan', reason: `test class not found: ${response.notFound}` };
+  }
   return verdictFromReports(toReports(response.results ?? []));
 }
 
 /**
- * Validates candidates in warm JVMs, one per distinct set of JVM flags (at most `maxJvms`, the
- * least recently used one stopped first).
+ * Validates candidates in warm JVMs, one per project directory and set of JVM flags (at most
+ * `maxJvms`, the least recently used one stopped first).
  */
 export class JvmRunner {
   private readonly helpers = new Map<string, JvmHelper>();
   /** Project runtimes by directory and build settings: computed once, off the hot path. */
   private readonly runtimes = new Map<string, Promise<ProjectRuntime>>();
-  private runner: Promise<string[]> | undefined;
+  private runner: Promise<RunnerClasspath> | undefined;
 
   constructor(
     private readonly cache: CacheLayout,
@@ -172,10 +196,8 @@ export class JvmRunner {
       runtime.catch(() => this.runtimes.delete(runtimeKey));
     }
     const project = await runtime;
-    const helper = await this.helperFor(
-      request.build,
-      path.resolve(request.projectDir, request.build.module ?? ''),
-    );
+    const moduleDir = path.resolve(request.projectDir, request.build.module ?? '');
+    const helper = await this.helperFor(request.build, moduleDir);
     const startsBefore = helper.starts;
     const overlay = await makeTempDir('overlay');
     try {
@@ -187,6 +209,7 @@ export class JvmRunner {
           sources: request.sources,
           testClass: request.testClass,
           ...(request.methods ? { methods: request.methods } : {}),
+          generators: generatorsFor(request.build, moduleDir),
           ...(request.trace ? { trace: true, perTest: request.perTest ?? false } : {}),
         },
         request.timeoutMs,

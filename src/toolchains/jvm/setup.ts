@@ -87,8 +87,16 @@ async function compileOnce(
 /** Bytecode library of the tracing class loader; on the runner's class path only. */
 const ASM = 'org.ow2.asm:asm:9.7';
 
-/** The runner's class path: its own classes (protocol, compiler, class loaders) and ASM. */
-export async function runnerClasspath(cache: CacheLayout): Promise<string[]> {
+/**
+ * The runner's class paths: its class-loader code and ASM go on the boot class path (see
+ * jvm/boot/Loaders.java for why), the rest (protocol, in-process compiler) on the class path.
+ */
+export interface RunnerClasspath {
+  boot: string[];
+  classpath: string[];
+}
+
+export async function runnerClasspath(cache: CacheLayout): Promise<RunnerClasspath> {
   const depsDir = path.join(jvmRunnerDir(cache), 'runner-deps');
   const listFile = path.join(depsDir, 'classpath.txt');
   let jars: string[];
@@ -99,13 +107,15 @@ export async function runnerClasspath(cache: CacheLayout): Promise<string[]> {
     await writeFile(path.join(depsDir, 'pom.xml'), platformPom([ASM]));
     jars = await mavenClasspath(depsDir, [], cache, listFile);
   }
+  const jvmSources = path.join(packageRoot(), 'jvm');
+  const boot = await compileOnce(path.join(jvmSources, 'boot'), jvmRunnerDir(cache), jars, '17');
   const classes = await compileOnce(
-    path.join(packageRoot(), 'jvm', 'runner'),
+    path.join(jvmSources, 'runner'),
     jvmRunnerDir(cache),
-    jars,
+    [boot, ...jars],
     '17',
   );
-  return [classes, ...jars];
+  return { boot: [boot, ...jars], classpath: [classes] };
 }
 
 async function mavenClasspath(

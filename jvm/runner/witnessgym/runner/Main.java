@@ -17,6 +17,7 @@ import java.net.UnixDomainSocketAddress;
 import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -33,6 +34,9 @@ import javax.tools.JavaCompiler;
 import javax.tools.JavaFileObject;
 import javax.tools.StandardJavaFileManager;
 import javax.tools.ToolProvider;
+import witnessgym.boot.Instrumenter;
+import witnessgym.boot.Loaders;
+import witnessgym.boot.ProjectClassLoader;
 
 /**
  * A long-lived JVM that validates candidates: it compiles changed sources in-process into an
@@ -109,6 +113,12 @@ public final class Main {
     response.put("compile", compile);
     response.put("compileMs", millisSince(compileStart));
     if (!Boolean.TRUE.equals(compile.get("ok"))) return response;
+    String generatorError =
+        runGenerators((List<Map<String, Object>>) request.get("generators"), overlay, space);
+    if (generatorError != null) {
+      response.put("generatorError", generatorError);
+      return response;
+    }
 
     long loadStart = System.nanoTime();
     boolean trace = Boolean.TRUE.equals(request.get("trace"));
@@ -117,8 +127,8 @@ public final class Main {
     };
     URLClassLoader testLoader =
         trace
-            ? new TracingClassLoader(urls, space.dependencies, overlay, space.classes, METHODS)
-            : new URLClassLoader(urls, space.dependencies);
+            ? Loaders.tracing(urls, space.dependencies, overlay, space.classes, METHODS)
+            : Loaders.project(urls, space.dependencies);
     space.drainTrace(); // nothing from an earlier request may be attributed to this one
     space.recordPerTest(trace && Boolean.TRUE.equals(request.get("perTest")));
 
@@ -155,6 +165,103 @@ public final class Main {
       testLoader.close();
     }
     return response;
+  }
+
+  /**
+   * Reruns the build steps that execute project code (the recipe's generators) with the
+   * candidate's classes, writing their output into the overlay; returns an error or null. A step
+   * that never loads a changed class cannot produce different output and is skipped: which
+   * classes it loads is learnt once, from a run on the unchanged classes.
+   */
+  @SuppressWarnings("unchecked")
+  private static String runGenerators(
+      List<Map<String, Object>> generators, File overlay, ProjectSpace space) throws Exception {
+    if (generators == null || generators.isEmpty()) return null;
+    Set<String> changed = classesIn(overlay);
+    if (changed.isEmpty()) return null;
+    for (Map<String, Object> generator : generators) {
+      String key = Json.write(generator);
+      Set<String> uses = space.generatorClasses.get(key);
+      if (uses == null) {
+        File scratch = Files.createTempDirectory("witnessgym-generator").toFile();
+        try {
+          GeneratorRun learning = runGenerator(generator, null, scratch, space);
+          if (learning.error != null) return learning.error;
+          uses = learning.loaded;
+          space.generatorClasses.put(key, uses);
+        } finally {
+          deleteTree(scratch);
+        }
+      }
+      if (java.util.Collections.disjoint(uses, changed)) continue;
+      String error = runGenerator(generator, overlay, overlay, space).error;
+      if (error != null) return error;
+    }
+    return null;
+  }
+
+  private static final class GeneratorRun {
+    String error;
+    Set<String> loaded = Set.of();
+  }
+
+  @SuppressWarnings("unchecked")
+  private static GeneratorRun runGenerator(
+      Map<String, Object> generator, File overlay, File output, ProjectSpace space)
+      throws Exception {
+    GeneratorRun run = new GeneratorRun();
+    Properties saved = (Properties) System.getProperties().clone();
+    Thread current = Thread.currentThread();
+    ClassLoader previous = current.getContextClassLoader();
+    List<URL> urls = new ArrayList<>();
+    if (overlay != null) urls.add(overlay.toURI().toURL());
+    urls.add(space.classes.toURI().toURL());
+    try (ProjectClassLoader loader =
+        Loaders.project(urls.toArray(new URL[0]), space.dependencies)) {
+      for (Map.Entry<String, Object> property :
+          ((Map<String, Object>) generator.get("systemProperties")).entrySet()) {
+        System.setProperty(property.getKey(), (String) property.getValue());
+      }
+      current.setContextClassLoader(loader);
+      List<String> args = new ArrayList<>();
+      for (Object arg : (List<Object>) generator.get("args")) {
+        args.add(((String) arg).replace("{outputDir}", output.getPath()));
+      }
+      Class.forName((String) generator.get("mainClass"), true, loader)
+          .getMethod("main", String[].class)
+          .invoke(null, (Object) args.toArray(new String[0]));
+      run.loaded = new HashSet<>(loader.definedClasses());
+    } catch (InvocationTargetException e) {
+      Throwable cause = e.getCause();
+      run.error =
+          generator.get("mainClass") + ": " + cause.getClass().getName() + ": " + cause.getMessage();
+    } finally {
+      current.setContextClassLoader(previous);
+      System.setProperties(saved);
+    }
+    return run;
+  }
+
+  /** Binary names of the classes compiled into a directory. */
+  private static Set<String> classesIn(File root) throws IOException {
+    Set<String> names = new HashSet<>();
+    if (!root.isDirectory()) return names;
+    try (java.util.stream.Stream<java.nio.file.Path> files = Files.walk(root.toPath())) {
+      files
+          .filter(p -> p.toString().endsWith(".class"))
+          .forEach(
+              p -> {
+                String relative = root.toPath().relativize(p).toString();
+                names.add(relative.substring(0, relative.length() - 6).replace(File.separatorChar, '.'));
+              });
+    }
+    return names;
+  }
+
+  private static void deleteTree(File root) throws IOException {
+    try (java.util.stream.Stream<java.nio.file.Path> files = Files.walk(root.toPath())) {
+      files.sorted(java.util.Comparator.reverseOrder()).map(java.nio.file.Path::toFile).forEach(File::delete);
+    }
   }
 
   /** The hit log and the table entries of the methods it names. */
@@ -221,6 +328,8 @@ public final class Main {
     final File testClasses;
     final URLClassLoader dependencies;
     final Method bridge;
+    /** Per generator, the project classes it loads (learnt on its first run). */
+    final Map<String, Set<String>> generatorClasses = new HashMap<>();
     private final Method drain;
     private final Method recordPerTest;
     private final List<File> compileClasspath = new ArrayList<>();
@@ -243,7 +352,7 @@ public final class Main {
       }
       // The platform loader as parent keeps the runner's own classes out of the project's view.
       dependencies =
-          new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader());
+          Loaders.plain(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader());
       bridge =
           Class.forName("witnessgym.bridge.Bridge", true, dependencies)
               .getMethod("run", ClassLoader.class, String.class, List.class);

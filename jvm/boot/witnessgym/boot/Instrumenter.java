@@ -1,4 +1,4 @@
-package witnessgym.runner;
+package witnessgym.boot;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -19,15 +19,15 @@ import org.objectweb.asm.Opcodes;
  * methods (lambda bodies, bridges, accessors, an enum's values()/valueOf()) are left alone: a
  * lambda's enclosing method has already been recorded when the lambda was created.
  */
-final class Instrumenter {
+public final class Instrumenter {
   private static final String TRACE = "witnessgym/trace/Trace";
 
   /** Method ids, stable for the life of the runner so reloaded classes keep their ids. */
-  static final class MethodTable {
+  public static final class MethodTable {
     private final Map<String, Integer> ids = new HashMap<>();
     private final List<Map<String, Object>> entries = new ArrayList<>();
 
-    synchronized int register(String owner, String name, String descriptor, String source) {
+    public synchronized int register(String owner, String name, String descriptor, String source) {
       String key = owner + '.' + name + descriptor;
       Integer id = ids.get(key);
       if (id != null) return id;
@@ -51,14 +51,14 @@ final class Instrumenter {
       if (entry.get("line") == null) entry.put("line", line);
     }
 
-    synchronized Map<String, Object> get(int id) {
+    public synchronized Map<String, Object> get(int id) {
       return new HashMap<>(entries.get(id));
     }
   }
 
   private Instrumenter() {}
 
-  static byte[] instrument(byte[] bytes, MethodTable table) {
+  public static byte[] instrument(byte[] bytes, MethodTable table) {
     ClassReader reader = new ClassReader(bytes);
     ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
     reader.accept(new TracingClass(writer, table), 0);

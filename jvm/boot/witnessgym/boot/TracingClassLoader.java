@@ -1,9 +1,8 @@
-package witnessgym.runner;
+package witnessgym.boot;
 
 import java.io.File;
 import java.io.IOException;
 import java.net.URL;
-import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,7 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * A fresh per-request loader that instruments production classes (from the overlay or the
  * project's main output) as it defines them; test classes and dependencies load unchanged.
  */
-final class TracingClassLoader extends URLClassLoader {
+public final class TracingClassLoader extends ProjectClassLoader {
   static {
     registerAsParallelCapable();
   }
@@ -27,7 +26,7 @@ final class TracingClassLoader extends URLClassLoader {
   private final File classes;
   private final Instrumenter.MethodTable table;
 
-  TracingClassLoader(
+  public TracingClassLoader(
       URL[] urls, ClassLoader parent, File overlay, File classes, Instrumenter.MethodTable table) {
     super(urls, parent);
     this.overlay = overlay;

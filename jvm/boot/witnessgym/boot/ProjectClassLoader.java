@@ -1,0 +1,56 @@
+package witnessgym.boot;
+
+import java.io.File;
+import java.io.FilePermission;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.security.CodeSource;
+import java.security.PermissionCollection;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The per-request loader of a project's classes. Under Maven every class and resource of the
+ * project sits in target/, so a class may read any of them even under a restrictive security
+ * manager; here they are split between the overlay and the project's output directories, so each
+ * class is granted read access to all of them.
+ */
+public class ProjectClassLoader extends URLClassLoader {
+  static {
+    registerAsParallelCapable();
+  }
+
+  private final URL[] directories;
+  /** Names of the classes this loader defined, for callers that want to know what ran. */
+  private final Set<String> defined = ConcurrentHashMap.newKeySet();
+
+  public ProjectClassLoader(URL[] urls, ClassLoader parent) {
+    super(urls, parent);
+    this.directories = urls.clone();
+  }
+
+  @Override
+  protected Class<?> findClass(String name) throws ClassNotFoundException {
+    Class<?> found = super.findClass(name);
+    defined.add(name);
+    return found;
+  }
+
+  public Set<String> definedClasses() {
+    return defined;
+  }
+
+  @Override
+  protected PermissionCollection getPermissions(CodeSource codesource) {
+    PermissionCollection permissions = super.getPermissions(codesource);
+    for (URL url : directories) {
+      try {
+        permissions.add(new FilePermission(new File(url.toURI()).getPath() + File.separator + "-", "read"));
+      } catch (URISyntaxException | IllegalArgumentException e) {
+        // not a file URL: nothing to grant
+      }
+    }
+    return permissions;
+  }
+}
