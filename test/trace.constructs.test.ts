@@ -34,13 +34,13 @@ beforeAll(async () => {
   const summary = await traceProject(project, {
     cache,
     build: DEFAULT_BUILD,
-    classes: [{ testClass: 'fixture.ConstructsTest' }],
+    classes: [{ testClass: 'fixture.ExitingTest' }, { testClass: 'fixture.ConstructsTest' }],
     out: path.join(work, 'map.jsonl'),
     perTest: true,
     log: () => undefined,
     runner,
   });
-  expect(summary.records).toHaveLength(1);
+  expect(summary.records).toHaveLength(2);
   records = (await readFile(path.join(work, 'map.jsonl'), 'utf8'))
     .trim()
     .split('\n')
@@ -56,8 +56,18 @@ function entries(record: ExecutionContextRecord): string[] {
 }
 
 describe('tracing every Java construct', () => {
+  it('records a class that kills its JVM with its verdict and goes on', () => {
+    const exiting = records.find(
+      (r) => r.testClass === 'fixture.ExitingTest' && r.testMethod === null,
+    )!;
+    expect(exiting).toMatchObject({ status: 'Crashed', size: 0, bucket: 'none' });
+    expect(records.some((r) => r.testClass === 'fixture.ConstructsTest')).toBe(true);
+  });
+
   it('reports each production method once, with its declaration line and source file', () => {
-    const classRecord = records.find((r) => r.testMethod === null)!;
+    const classRecord = records.find(
+      (r) => r.testClass === 'fixture.ConstructsTest' && r.testMethod === null,
+    )!;
     expect(classRecord.status).toBe('Passed');
     const traced = entries(classRecord);
     const expected = [
@@ -92,7 +102,9 @@ describe('tracing every Java construct', () => {
   });
 
   it('leaves compiler-made methods out: lambda bodies, enum values() and valueOf()', () => {
-    const names = records.find((r) => r.testMethod === null)!.trace.map((m) => m.method);
+    const names = records
+      .find((r) => r.testClass === 'fixture.ConstructsTest' && r.testMethod === null)!
+      .trace.map((m) => m.method);
     expect(names.some((name) => name.startsWith('lambda$'))).toBe(false);
     expect(names).not.toContain('values');
     expect(names).not.toContain('valueOf');
