@@ -7,8 +7,6 @@ import java.net.URL;
 import java.net.URLClassLoader;
 import java.security.CodeSource;
 import java.security.PermissionCollection;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The per-request loader of a project's classes. Under Maven every class and resource of the
@@ -22,23 +20,10 @@ public class ProjectClassLoader extends URLClassLoader {
   }
 
   private final URL[] directories;
-  /** Names of the classes this loader defined, for callers that want to know what ran. */
-  private final Set<String> defined = ConcurrentHashMap.newKeySet();
 
   public ProjectClassLoader(URL[] urls, ClassLoader parent) {
     super(urls, parent);
     this.directories = urls.clone();
-  }
-
-  @Override
-  protected Class<?> findClass(String name) throws ClassNotFoundException {
-    Class<?> found = super.findClass(name);
-    defined.add(name);
-    return found;
-  }
-
-  public Set<String> definedClasses() {
-    return defined;
   }
 
   @Override

@@ -36,7 +36,7 @@ import javax.tools.StandardJavaFileManager;
 import javax.tools.ToolProvider;
 import witnessgym.boot.Instrumenter;
 import witnessgym.boot.Loaders;
-import witnessgym.boot.ProjectClassLoader;
+import witnessgym.boot.MethodFingerprints;
 
 /**
  * A long-lived JVM that validates candidates: it compiles changed sources in-process into an
@@ -170,41 +170,74 @@ public final class Main {
   /**
    * Reruns the build steps that execute project code (the recipe's generators) with the
    * candidate's classes, writing their output into the overlay; returns an error or null. A step
-   * that never loads a changed class cannot produce different output and is skipped: which
-   * classes it loads is learnt once, from a run on the unchanged classes.
+   * that executes none of the changed methods cannot produce different output and is skipped:
+   * which methods it executes is learnt once, by tracing a run on the unchanged classes.
    */
   @SuppressWarnings("unchecked")
   private static String runGenerators(
       List<Map<String, Object>> generators, File overlay, ProjectSpace space) throws Exception {
     if (generators == null || generators.isEmpty()) return null;
-    Set<String> changed = classesIn(overlay);
+    Set<String> changed = changedMethods(overlay, space.classes);
     if (changed.isEmpty()) return null;
     for (Map<String, Object> generator : generators) {
       String key = Json.write(generator);
-      Set<String> uses = space.generatorClasses.get(key);
-      if (uses == null) {
+      Set<String> executed = space.generatorMethods.get(key);
+      if (executed == null) {
         File scratch = Files.createTempDirectory("witnessgym-generator").toFile();
         try {
           GeneratorRun learning = runGenerator(generator, null, scratch, space);
           if (learning.error != null) return learning.error;
-          uses = learning.loaded;
-          space.generatorClasses.put(key, uses);
+          executed = learning.executed;
+          space.generatorMethods.put(key, executed);
         } finally {
           deleteTree(scratch);
         }
       }
-      if (java.util.Collections.disjoint(uses, changed)) continue;
+      if (!touches(changed, executed)) continue;
       String error = runGenerator(generator, overlay, overlay, space).error;
       if (error != null) return error;
     }
     return null;
   }
 
-  private static final class GeneratorRun {
-    String error;
-    Set<String> loaded = Set.of();
+  /** Whether a changed method (or a changed class shape, "owner.#class") was executed. */
+  private static boolean touches(Set<String> changed, Set<String> executed) {
+    for (String method : changed) {
+      if (executed.contains(method)) return true;
+      if (method.endsWith("." + MethodFingerprints.CLASS_SHAPE)) {
+        String owner = method.substring(0, method.length() - MethodFingerprints.CLASS_SHAPE.length());
+        for (String run : executed) if (run.startsWith(owner)) return true;
+      }
+    }
+    return false;
   }
 
+  /** "owner.name(descriptor)" of every method whose code differs from the project's classes. */
+  private static Set<String> changedMethods(File overlay, File classes) throws IOException {
+    Set<String> changed = new HashSet<>();
+    for (String name : classesIn(overlay)) {
+      String path = name.replace('.', '/') + ".class";
+      Map<String, String> now = MethodFingerprints.of(Files.readAllBytes(new File(overlay, path).toPath()));
+      File original = new File(classes, path);
+      Map<String, String> before =
+          original.isFile() ? MethodFingerprints.of(Files.readAllBytes(original.toPath())) : Map.of();
+      Set<String> keys = new HashSet<>(now.keySet());
+      keys.addAll(before.keySet());
+      for (String key : keys) {
+        if (!java.util.Objects.equals(now.get(key), before.get(key))) {
+          changed.add(name.replace('.', '/') + "." + key);
+        }
+      }
+    }
+    return changed;
+  }
+
+  private static final class GeneratorRun {
+    String error;
+    Set<String> executed = Set.of();
+  }
+
+  /** Runs a generator's main method; when learning (no overlay), traces what it executes. */
   @SuppressWarnings("unchecked")
   private static GeneratorRun runGenerator(
       Map<String, Object> generator, File overlay, File output, ProjectSpace space)
@@ -213,11 +246,16 @@ public final class Main {
     Properties saved = (Properties) System.getProperties().clone();
     Thread current = Thread.currentThread();
     ClassLoader previous = current.getContextClassLoader();
-    List<URL> urls = new ArrayList<>();
-    if (overlay != null) urls.add(overlay.toURI().toURL());
-    urls.add(space.classes.toURI().toURL());
-    try (ProjectClassLoader loader =
-        Loaders.project(urls.toArray(new URL[0]), space.dependencies)) {
+    boolean learning = overlay == null;
+    File firstDir = learning ? output : overlay;
+    URL[] urls = {firstDir.toURI().toURL(), space.classes.toURI().toURL()};
+    URLClassLoader loader =
+        learning
+            ? Loaders.tracing(urls, space.dependencies, output, space.classes, METHODS)
+            : Loaders.project(urls, space.dependencies);
+    space.drainTrace();
+    space.recordPerTest(false);
+    try {
       for (Map.Entry<String, Object> property :
           ((Map<String, Object>) generator.get("systemProperties")).entrySet()) {
         System.setProperty(property.getKey(), (String) property.getValue());
@@ -230,7 +268,14 @@ public final class Main {
       Class.forName((String) generator.get("mainClass"), true, loader)
           .getMethod("main", String[].class)
           .invoke(null, (Object) args.toArray(new String[0]));
-      run.loaded = new HashSet<>(loader.definedClasses());
+      if (learning) {
+        Set<String> executed = new HashSet<>();
+        for (int id : space.drainTrace()) {
+          Map<String, Object> method = METHODS.get(id);
+          executed.add(method.get("owner") + "." + method.get("name") + method.get("descriptor"));
+        }
+        run.executed = executed;
+      }
     } catch (InvocationTargetException e) {
       Throwable cause = e.getCause();
       run.error =
@@ -238,6 +283,7 @@ public final class Main {
     } finally {
       current.setContextClassLoader(previous);
       System.setProperties(saved);
+      loader.close();
     }
     return run;
   }
@@ -328,8 +374,8 @@ public final class Main {
     final File testClasses;
     final URLClassLoader dependencies;
     final Method bridge;
-    /** Per generator, the project classes it loads (learnt on its first run). */
-    final Map<String, Set<String>> generatorClasses = new HashMap<>();
+    /** Per generator, the project methods it executes (learnt on its first run). */
+    final Map<String, Set<String>> generatorMethods = new HashMap<>();
     private final Method drain;
     private final Method recordPerTest;
     private final List<File> compileClasspath = new ArrayList<>();
