@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { exists, removeTree } from '../../core/fs.js';
 import { runProcess, shellJoin, type RunResult } from '../../core/process.js';
@@ -9,7 +10,8 @@ import type { CompileOutcome, TestRun, Toolchain, ToolchainContext } from '../ty
 import {
   failedCompileScope,
   firstErrorLine,
-  forkCrashReason,
+  forkFailure,
+  parseDumpedThrowable,
   isDependencyResolutionFailure,
   needsOnlineRetry,
   parseCompileMessages,
@@ -84,12 +86,50 @@ export function reportsDirectory(projectDir: string, build: BuildSettings): stri
   return path.join(projectDir, build.module ?? '', 'target', 'surefire-reports');
 }
 
-function testRunVerdict(run: RunResult, reports: SuiteReport[], limitMs: number): SingleVerdict {
+/**
+ * A test class the provider could not even run (its static initialiser threw) is a test error,
+ * as the JUnit Platform reports it; the throwable comes from Surefire's dump file.
+ */
+async function providerErrorVerdict(
+  reportsDir: string,
+  selection: string | undefined,
+): Promise<SingleVerdict | undefined> {
+  let names: string[];
+  try {
+    names = (await readdir(reportsDir)).filter((name) => name.endsWith('.dump')).sort();
+  } catch {
+    return undefined;
+  }
+  for (const name of names) {
+    const thrown = parseDumpedThrowable(await readFile(path.join(reportsDir, name), 'utf8'));
+    if (!thrown) continue;
+    const testClass = selection?.split(',')[0] ?? 'unknown';
+    return {
+      kind: 'TestErrored',
+      counts: { tests: 1, failures: 0, errors: 1, skipped: 0 },
+      failures: [{ testClass, testMethod: 'initializationError', category: 'error', ...thrown }],
+    };
+  }
+  return undefined;
+}
+
+async function testRunVerdict(
+  run: RunResult,
+  reports: SuiteReport[],
+  limitMs: number,
+  reportsDir: string,
+  selection: string | undefined,
+): Promise<SingleVerdict> {
   if (run.timedOut) return { kind: 'Timeout', phase: 'test', limitMs };
   const log = run.stdout + run.stderr;
   if (run.exitCode !== 0) {
-    const crash = forkCrashReason(log);
-    if (crash) return { kind: 'Crashed', reason: crash };
+    const failure = forkFailure(log);
+    if (failure?.kind === 'died') return { kind: 'Crashed', reason: failure.reason };
+    if (failure?.kind === 'provider-error') {
+      const errored = await providerErrorVerdict(reportsDir, selection);
+      if (errored) return errored;
+      return { kind: 'Crashed', reason: 'the test provider failed in the forked JVM' };
+    }
     if (isDependencyResolutionFailure(log)) {
       return { kind: 'InfraError', cause: 'dependency-resolution', reason: firstErrorLine(log) };
     }
@@ -175,7 +215,7 @@ export const mavenToolchain: Toolchain = {
     // Reports of classes that finished before a timeout are still worth reading (baseline).
     const reports = await readSurefireReports(reportsDir);
     return {
-      verdict: testRunVerdict(run, reports, request.timeoutMs),
+      verdict: await testRunVerdict(run, reports, request.timeoutMs, reportsDir, request.selection),
       reports,
       durationMs: run.durationMs,
       command: run.command,

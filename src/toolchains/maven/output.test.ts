@@ -3,7 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   failedCompileScope,
-  forkCrashReason,
+  forkFailure,
+  parseDumpedThrowable,
   isDependencyResolutionFailure,
   needsOnlineRetry,
   parseCompileMessages,
@@ -45,10 +46,22 @@ describe('Maven build output', () => {
   });
 
   it('recognises Surefire reporting a dead test JVM, with its exit code', () => {
-    expect(forkCrashReason(load('fork-crash-system-exit.txt'))).toBe(
-      'forked test JVM exited with code 3',
-    );
-    expect(forkCrashReason('[ERROR] Tests run: 3, Failures: 1')).toBeUndefined();
+    expect(forkFailure(load('fork-crash-system-exit.txt'))).toEqual({
+      kind: 'died',
+      reason: 'forked test JVM exited with code 3',
+    });
+    expect(forkFailure('[ERROR] Tests run: 3, Failures: 1')).toBeUndefined();
+  });
+
+  it('tells a provider error from a dead JVM and reads the dumped throwable', () => {
+    expect(forkFailure(load('fork-provider-error.txt'))).toEqual({ kind: 'provider-error' });
+    expect(parseDumpedThrowable(load('provider-error.dump.txt'))).toEqual({
+      exceptionType: 'java.lang.ExceptionInInitializerError',
+      message: '',
+      frames: expect.arrayContaining([
+        'org.joda.time.chrono.TestCopticChronology.<clinit>(TestCopticChronology.java:48)',
+      ]),
+    });
   });
 
   it('tells dependency-resolution failures and offline misses apart', () => {

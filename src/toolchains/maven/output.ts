@@ -67,20 +67,44 @@ export function needsOnlineRetry(output: string): boolean {
   );
 }
 
-/** Surefire's own report that the forked test JVM died (System.exit, crash, kill). */
-export function forkCrashReason(output: string): string | undefined {
+/**
+ * Surefire's own report that the fork went wrong. `died`: the test JVM ended (System.exit, a
+ * crash, a kill). `provider-error`: the JVM lived but the test provider threw, e.g. a test
+ * class whose static initialiser failed under the JUnit 3 provider; Surefire then writes the
+ * throwable to a `.dump` file in the reports directory.
+ */
+export type ForkFailure = { kind: 'died'; reason: string } | { kind: 'provider-error' };
+
+export function forkFailure(output: string): ForkFailure | undefined {
   const text = stripAnsi(output);
-  if (
-    !/The forked VM terminated|There was an error in the forked process|SurefireBooterForkException|Crashed tests:/.test(
-      text,
-    )
-  ) {
-    return undefined;
-  }
   const exit = /Process Exit Code: (\d+)/.exec(text);
-  return exit
-    ? `forked test JVM exited with code ${exit[1]}`
-    : 'forked test JVM terminated unexpectedly';
+  if (exit) return { kind: 'died', reason: `forked test JVM exited with code ${exit[1]}` };
+  if (/The forked VM terminated|Crashed tests:/.test(text)) {
+    return { kind: 'died', reason: 'forked test JVM terminated unexpectedly' };
+  }
+  if (/There was an error in the forked process|SurefireBooterForkException/.test(text)) {
+    return { kind: 'provider-error' };
+  }
+  return undefined;
+}
+
+/** The throwable in a Surefire `.dump` file: its type, message and top frames. */
+export function parseDumpedThrowable(
+  dump: string,
+): { exceptionType: string; message: string; frames: string[] } | undefined {
+  const lines = dump.split(/\r?\n/).filter((line) => !line.startsWith('# Created at'));
+  const header = lines.findIndex((line) =>
+    /^[\w$.]+(Exception|Error|Throwable)\b/.test(line.trim()),
+  );
+  if (header === -1) return undefined;
+  const [exceptionType, ...rest] = lines[header]!.trim().split(': ');
+  const frames = lines
+    .slice(header + 1)
+    .map((line) => line.trim())
+    .filter((line) => line.startsWith('at '))
+    .slice(0, 8)
+    .map((line) => line.slice(3));
+  return { exceptionType: exceptionType!, message: rest.join(': '), frames };
 }
 
 /** The first meaningful `[ERROR]` line, for a one-line account of a build-tool failure. */
