@@ -12,7 +12,7 @@ import { seededRandom, shuffled } from '../../src/core/random.js';
 import type { SingleVerdict } from '../../src/core/verdict.js';
 import { fetchCorpusProject, type FetchedProject } from '../../src/stages/0-corpus/fetch.js';
 import { loadRecipes, type Recipe } from '../../src/stages/0-corpus/recipe.js';
-import type { JvmRunner } from '../../src/toolchains/jvm/runner.js';
+import { warmRunTimeout, type JvmRunner } from '../../src/toolchains/jvm/runner.js';
 import { mavenToolchain } from '../../src/toolchains/maven/maven.js';
 
 export interface Candidate {
@@ -249,7 +249,7 @@ export async function validateInJvm(
       build: project.recipe.build,
       testClass: candidate.testClass,
       sources: [{ path: source, scope: 'main' }],
-      timeoutMs: 10_000 + Math.round(1.25 * candidate.baselineMs) + 4000,
+      timeoutMs: warmRunTimeout(candidate.baselineMs),
     });
     return {
       verdict: result.verdict,

@@ -5,7 +5,7 @@ import { UserError } from '../core/errors.js';
 import { copyProjectTree, exists, makeTempDir, removeTree } from '../core/fs.js';
 import { combineRuns, type SingleVerdict, type Verdict } from '../core/verdict.js';
 import type { BaselineClass } from '../stages/0-corpus/baseline.js';
-import { JvmRunner, staleSources } from '../toolchains/jvm/runner.js';
+import { JvmRunner, staleSources, warmRunTimeout } from '../toolchains/jvm/runner.js';
 import type { Toolchain } from '../toolchains/types.js';
 import type { ProjectRef } from './project.js';
 
@@ -51,7 +51,6 @@ const FQCN = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
 const DEFAULT_COMPILE_TIMEOUT_MS = 1_800_000;
 const DEFAULT_TEST_TIMEOUT_MS = 600_000;
 const MAVEN_RUN_ALLOWANCE_MS = 60_000;
-const JVM_COMPILE_ALLOWANCE_MS = 10_000;
 
 /** A test class's source must exist under a test source tree, or the name is a user mistake. */
 async function findTestSource(root: string, testClass: string): Promise<string | undefined> {
@@ -84,13 +83,13 @@ async function findTestSource(root: string, testClass: string): Promise<string |
 
 /**
  * Limit for one run. Maven pays JVM starts and plugin resolution on top of the class's own time;
- * the warm JVM follows PIT (1.25 × normal + 4 s) plus room for the in-process compile.
+ * the warm JVM follows PIT (1.25 × normal + 4 s); its compile step has a limit of its own.
  */
 function defaultTimeout(runner: RunnerName, baseline: BaselineClass | undefined): number {
   if (!baseline) return DEFAULT_TEST_TIMEOUT_MS;
   return runner === 'maven'
     ? MAVEN_RUN_ALLOWANCE_MS + 3 * baseline.durationMs
-    : JVM_COMPILE_ALLOWANCE_MS + Math.round(1.25 * baseline.durationMs) + 4000;
+    : warmRunTimeout(baseline.durationMs);
 }
 
 /**

@@ -6,7 +6,12 @@ import { verdictFromReports, type CaseReport, type SuiteReport } from '../../cor
 import type { SingleVerdict } from '../../core/verdict.js';
 import type { BuildSettings } from '../../stages/0-corpus/recipe.js';
 import { jdkTool } from '../maven/maven.js';
-import { JvmHelper, type HelperResponse, type HelperTestResult } from './helper.js';
+import {
+  JvmHelper,
+  type HelperOutcome,
+  type HelperResponse,
+  type HelperTestResult,
+} from './helper.js';
 import {
   prepareProjectRuntime,
   runnerClasspath,
@@ -26,8 +31,10 @@ export interface JvmRunRequest {
   testClass: string;
   /** Sources that differ from the compiled classes; compiled into a fresh overlay. */
   sources: ChangedSource[];
-  /** Limit for compile and run together; the JVM is killed and restarted past it. */
+  /** Limit for running the test class; the JVM is killed and restarted past it. */
   timeoutMs: number;
+  /** Limit for compiling the changed sources and rerunning generators. */
+  compileTimeoutMs?: number;
   methods?: string[];
   /** Record which production methods the run enters, in first-hit order. */
   trace?: boolean;
@@ -68,6 +75,12 @@ export interface JvmRunResult {
 /** Bounds the runner JVM's heap when the recipe sets none, as for Maven's forked JVM. */
 const DEFAULT_HEAP = '-Xmx2g';
 const DEFAULT_MAX_JVMS = 2;
+const DEFAULT_COMPILE_TIMEOUT_MS = 120_000;
+
+/** PIT's limit for a run in a warm JVM: 1.25 × the class's normal time + 4 s. */
+export function warmRunTimeout(baselineMs: number): number {
+  return Math.round(1.25 * baselineMs) + 4000;
+}
 
 function toReports(results: HelperTestResult[]): SuiteReport[] {
   const byClass = new Map<string, CaseReport[]>();
@@ -200,70 +213,89 @@ export class JvmRunner {
     const helper = await this.helperFor(request.build, moduleDir);
     const startsBefore = helper.starts;
     const overlay = await makeTempDir('overlay');
+    const timings = { compileMs: 0, loadMs: 0, testMs: 0, wallMs: 0 };
+    const finish = (verdict: SingleVerdict, extra: Partial<JvmRunResult> = {}): JvmRunResult => ({
+      verdict,
+      started: helper.starts !== startsBefore,
+      timings: { ...timings, wallMs: Math.round(performance.now() - started) },
+      ...extra,
+    });
     try {
-      const outcome = await helper.request(
+      // Compile and run are separate requests, so the run gets the baseline-derived limit alone.
+      const compiled = await helper.request(
+        {
+          op: 'compile',
+          project,
+          overlay,
+          sources: request.sources,
+          generators: generatorsFor(request.build, moduleDir),
+        },
+        request.compileTimeoutMs ?? DEFAULT_COMPILE_TIMEOUT_MS,
+      );
+      if (compiled.kind !== 'answered')
+        return finish(
+          await this.fault(
+            helper,
+            compiled,
+            'compile',
+            request.compileTimeoutMs ?? DEFAULT_COMPILE_TIMEOUT_MS,
+          ),
+        );
+      timings.compileMs = compiled.response.compileMs ?? 0;
+      if (
+        compiled.response.error ||
+        compiled.response.generatorError ||
+        !compiled.response.compile?.ok
+      ) {
+        return finish(verdictFromResponse(compiled.response));
+      }
+      const ran = await helper.request(
         {
           op: 'run',
           project,
           overlay,
-          sources: request.sources,
           testClass: request.testClass,
           ...(request.methods ? { methods: request.methods } : {}),
-          generators: generatorsFor(request.build, moduleDir),
           ...(request.trace ? { trace: true, perTest: request.perTest ?? false } : {}),
         },
         request.timeoutMs,
       );
-      const wallMs = Math.round(performance.now() - started);
-      const base = { started: helper.starts !== startsBefore };
-      if (outcome.kind !== 'answered' && outcome.startup) {
-        const detail =
-          outcome.kind === 'exited' ? lastLine(outcome.stderr) : 'no answer within 60 s';
-        return {
-          ...base,
-          verdict: {
-            kind: 'InfraError',
-            cause: 'build-tool',
-            reason: `runner JVM did not start: ${detail}`,
-          },
-          timings: { compileMs: 0, loadMs: 0, testMs: 0, wallMs },
-        };
-      }
-      if (outcome.kind === 'timeout') {
-        return {
-          ...base,
-          verdict: { kind: 'Timeout', phase: 'test', limitMs: request.timeoutMs },
-          timings: { compileMs: 0, loadMs: 0, testMs: 0, wallMs },
-        };
-      }
-      if (outcome.kind === 'exited') {
-        await helper.stop();
-        const how = outcome.signal ? `signal ${outcome.signal}` : `exit code ${outcome.code}`;
-        return {
-          ...base,
-          verdict: { kind: 'Crashed', reason: `runner JVM died (${how})` },
-          timings: { compileMs: 0, loadMs: 0, testMs: 0, wallMs },
-        };
-      }
-      const { response } = outcome;
+      if (ran.kind !== 'answered')
+        return finish(await this.fault(helper, ran, 'test', request.timeoutMs));
+      const { response } = ran;
+      timings.loadMs = response.loadMs ?? 0;
+      timings.testMs = response.testMs ?? 0;
       const verdict = verdictFromResponse(response);
       // Threads left running, or a heap that overflowed, make the JVM unfit for the next request.
       if (response.restart || verdict.kind === 'Crashed') await helper.stop();
-      return {
-        ...base,
-        verdict,
+      return finish(verdict, {
         ...(response.trace ? { trace: response.trace } : {}),
         ...(response.results ? { tests: response.results } : {}),
-        timings: {
-          compileMs: response.compileMs ?? 0,
-          loadMs: response.loadMs ?? 0,
-          testMs: response.testMs ?? 0,
-          wallMs,
-        },
-      };
+      });
     } finally {
       await removeTree(overlay);
     }
+  }
+
+  /** The verdict when the runner JVM did not answer: it did not start, hung, or died. */
+  private async fault(
+    helper: JvmHelper,
+    outcome: Exclude<HelperOutcome, { kind: 'answered' }>,
+    phase: 'compile' | 'test',
+    limitMs: number,
+  ): Promise<SingleVerdict> {
+    if (outcome.startup) {
+      const detail = outcome.kind === 'exited' ? lastLine(outcome.stderr) : 'no answer within 60 s';
+      return {
+        kind: 'InfraError',
+        cause: 'build-tool',
+        reason: `runner JVM did not start: ${detail}`,
+      };
+    }
+    if (outcome.kind === 'timeout') return { kind: 'Timeout', phase, limitMs };
+    await helper.stop();
+    const how = outcome.signal ? `signal ${outcome.signal}` : `exit code ${outcome.code}`;
+    return { kind: 'Crashed', reason: `runner JVM died (${how})` };
   }
 
   async close(): Promise<void> {

@@ -92,33 +92,50 @@ public final class Main {
       pong.put("java", System.getProperty("java.version"));
       return pong;
     }
-    if (!"run".equals(op)) throw new IllegalArgumentException("unknown op " + op);
-    return run(request);
+    if ("compile".equals(op)) return compile(request);
+    if ("run".equals(op)) return run(request);
+    throw new IllegalArgumentException("unknown op " + op);
   }
 
   @SuppressWarnings("unchecked")
-  private static Map<String, Object> run(Map<String, Object> request) throws Exception {
+  private static ProjectSpace space(Map<String, Object> request) throws Exception {
     Map<String, Object> project = (Map<String, Object>) request.get("project");
     ProjectSpace space = SPACES.get((String) project.get("key"));
     if (space == null) {
       space = new ProjectSpace(project);
       SPACES.put((String) project.get("key"), space);
     }
+    return space;
+  }
+
+  /**
+   * Compiles the changed sources into the overlay and reruns the generators they affect. A run
+   * request for the same overlay follows, with its own time limit.
+   */
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> compile(Map<String, Object> request) throws Exception {
+    ProjectSpace space = space(request);
+    File overlay = new File((String) request.get("overlay"));
+    Map<String, Object> response = new LinkedHashMap<>();
+    long compileStart = System.nanoTime();
+    Map<String, Object> compile =
+        space.compile((List<Map<String, Object>>) request.get("sources"), overlay);
+    response.put("compile", compile);
+    if (Boolean.TRUE.equals(compile.get("ok"))) {
+      String generatorError =
+          runGenerators((List<Map<String, Object>>) request.get("generators"), overlay, space);
+      if (generatorError != null) response.put("generatorError", generatorError);
+    }
+    response.put("compileMs", millisSince(compileStart));
+    return response;
+  }
+
+  /** Runs the test class over the overlay a compile request prepared. */
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> run(Map<String, Object> request) throws Exception {
+    ProjectSpace space = space(request);
     Map<String, Object> response = new LinkedHashMap<>();
     File overlay = new File((String) request.get("overlay"));
-    List<Map<String, Object>> sources = (List<Map<String, Object>>) request.get("sources");
-
-    long compileStart = System.nanoTime();
-    Map<String, Object> compile = space.compile(sources, overlay);
-    response.put("compile", compile);
-    response.put("compileMs", millisSince(compileStart));
-    if (!Boolean.TRUE.equals(compile.get("ok"))) return response;
-    String generatorError =
-        runGenerators((List<Map<String, Object>>) request.get("generators"), overlay, space);
-    if (generatorError != null) {
-      response.put("generatorError", generatorError);
-      return response;
-    }
 
     long loadStart = System.nanoTime();
     boolean trace = Boolean.TRUE.equals(request.get("trace"));
