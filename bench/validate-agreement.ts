@@ -75,6 +75,18 @@ console.log(
 );
 console.log(`agreement on verdict kind:  ${sameKind}/${rows.length} (${pct(sameKind)}%)`);
 console.log(`agreement on verdict class: ${sameClass}/${rows.length} (${pct(sameClass)}%)`);
+// The target: wherever either runner says Passed, Exposed or CompileError, both must say the same.
+const judged = rows.filter((r) =>
+  [verdictClass(r.jvm.verdict), verdictClass(r.maven.verdict)].some((c) =>
+    ['Passed', 'Exposed', 'CompileError'].includes(c),
+  ),
+);
+const judgedSame = judged.filter(
+  (r) => verdictClass(r.jvm.verdict) === verdictClass(r.maven.verdict),
+);
+console.log(
+  `agreement where either runner says Passed, Exposed or CompileError: ${judgedSame.length}/${judged.length}`,
+);
 const disagreements = rows.filter((r) => r.jvm.verdict.kind !== r.maven.verdict.kind);
 console.log(`disagreements: ${disagreements.length}`);
 for (const r of disagreements) {

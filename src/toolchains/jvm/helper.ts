@@ -20,6 +20,8 @@ export interface HelperResponse {
   testMs?: number;
   results?: HelperTestResult[];
   notFound?: string;
+  /** The test run threw a VirtualMachineError (out of memory, say) past the platform. */
+  crashed?: string;
   generatorError?: string;
   restart?: boolean;
   trace?: RawTrace;

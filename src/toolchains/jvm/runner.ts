@@ -151,6 +151,7 @@ function verdictFromResponse(response: HelperResponse): SingleVerdict {
       reason: `build step failed: ${response.generatorError}`,
     };
   }
+  if (response.crashed) return { kind: 'Crashed', reason: response.crashed };
   if (response.notFound) {
     return { kind: 'NoTestsRan', reason: `test class not found: ${response.notFound}` };
   }

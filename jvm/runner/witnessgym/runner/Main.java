@@ -172,6 +172,9 @@ public final class Main {
       if (cause instanceof ClassNotFoundException) {
         response.put("results", List.of());
         response.put("notFound", cause.getMessage());
+      } else if (cause instanceof VirtualMachineError) {
+        // The platform rethrows these (out of memory, say): the JVM is no longer fit to judge.
+        response.put("crashed", cause.getClass().getName() + ": " + cause.getMessage());
       } else {
         throw e;
       }
