@@ -96,6 +96,7 @@ export class JvmHelper {
       [
         ...this.jvmArgs,
         `-Xbootclasspath/a:${this.runnerClasspath.boot.join(':')}`,
+        '-Djava.system.class.loader=witnessgym.runner.SystemLoader',
         '-cp',
         this.runnerClasspath.classpath.join(':'),
         'witnessgym.runner.Main',

@@ -4,6 +4,8 @@ import java.io.File;
 import java.io.IOException;
 import java.net.URL;
 import java.nio.file.Files;
+import java.security.CodeSigner;
+import java.security.CodeSource;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -68,6 +70,16 @@ public final class TracingClassLoader extends ProjectClassLoader {
         }
       }
     }
-    return defineClass(name, bytes, 0, bytes.length);
+    // The class keeps the code source of the directory it came from, so it gets the same
+    // protection domain (and resource permissions) as an uninstrumented class would.
+    File root = file == changed ? overlay : classes;
+    URL location;
+    try {
+      location = root.toURI().toURL();
+    } catch (java.net.MalformedURLException e) {
+      throw new ClassNotFoundException(name, e);
+    }
+    return defineClass(
+        name, bytes, 0, bytes.length, new CodeSource(location, (CodeSigner[]) null));
   }
 }

@@ -154,6 +154,7 @@ public final class Main {
     Thread current = Thread.currentThread();
     ClassLoader previous = current.getContextClassLoader();
     current.setContextClassLoader(testLoader);
+    SystemLoader.setCurrent(testLoader);
     try {
       Map<String, Object> outcome =
           (Map<String, Object>)
@@ -180,6 +181,7 @@ public final class Main {
       }
     } finally {
       current.setContextClassLoader(previous);
+      SystemLoader.setCurrent(null);
       // Threads the tests left running would carry state into the next request.
       response.put("restart", !snapshot.restore(testLoader));
       testLoader.close();
