@@ -6,41 +6,9 @@
  *
  *   npm run bench:validate-agreement [-- --projects a,b,c] [--per-project 30] [--seed 1] [--out f.jsonl]
  */
-import { writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
-import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
-import { JvmRunner } from '../src/toolchains/jvm/runner.js';
-import {
-  corpusProjects,
-  DEFAULT_BENCH_PROJECTS,
-  formatTable,
-  runSideBySide,
-  sampleCandidates,
-  verdictClass,
-} from './lib/candidates.js';
+import { formatTable, sideBySideFromCommandLine, verdictClass } from './lib/candidates.js';
 
-const { values } = parseArgs({
-  options: {
-    projects: { type: 'string', default: DEFAULT_BENCH_PROJECTS },
-    'per-project': { type: 'string', default: '30' },
-    seed: { type: 'string', default: '1' },
-    out: { type: 'string' },
-  },
-});
-const cache = cacheLayout(resolveCacheDir());
-const projects = await corpusProjects(cache, values.projects.split(','));
-const candidates = await sampleCandidates(
-  projects,
-  Number(values['per-project']),
-  Number(values.seed),
-);
-const runner = new JvmRunner(cache);
-const { rows } = await runSideBySide(projects, candidates, cache, runner, (line) =>
-  process.stderr.write(`${line}\n`),
-);
-await runner.close();
-if (values.out)
-  await writeFile(values.out, rows.map((row) => JSON.stringify(row)).join('\n') + '\n');
+const { rows, seed } = await sideBySideFromCommandLine();
 
 const byProject = new Map<string, typeof rows>();
 for (const row of rows)
@@ -68,7 +36,7 @@ const sameClass = rows.filter(
 const pct = (n: number) => ((100 * n) / Math.max(rows.length, 1)).toFixed(1);
 
 console.log(
-  `Runner agreement on ${rows.length} one-line mutants (seed ${values.seed}), warm JVM vs Maven replay`,
+  `Runner agreement on ${rows.length} one-line mutants (seed ${seed}), warm JVM vs Maven replay`,
 );
 console.log(
   formatTable(['project', 'candidates', 'same kind', 'same class', 'Maven verdicts'], summary),

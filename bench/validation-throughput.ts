@@ -3,41 +3,17 @@
  * through the Maven replay, in one run. Prints validations per minute for each runner, their
  * ratio, and p50/p95 latency split into compile, load and test time.
  *
- *   npm run bench:validation-throughput [-- --projects a,b,c] [--per-project 30] [--seed 1]
+ *   npm run bench:validation-throughput [-- --projects a,b,c] [--per-project 30] [--seed 1] [--out f.jsonl]
  */
-import { parseArgs } from 'node:util';
-import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
-import { JvmRunner } from '../src/toolchains/jvm/runner.js';
 import {
-  corpusProjects,
-  DEFAULT_BENCH_PROJECTS,
   formatTable,
   percentile,
-  runSideBySide,
-  sampleCandidates,
+  sideBySideFromCommandLine,
   verdictClass,
   type Validation,
 } from './lib/candidates.js';
 
-const { values } = parseArgs({
-  options: {
-    projects: { type: 'string', default: DEFAULT_BENCH_PROJECTS },
-    'per-project': { type: 'string', default: '30' },
-    seed: { type: 'string', default: '1' },
-  },
-});
-const cache = cacheLayout(resolveCacheDir());
-const projects = await corpusProjects(cache, values.projects.split(','));
-const candidates = await sampleCandidates(
-  projects,
-  Number(values['per-project']),
-  Number(values.seed),
-);
-const runner = new JvmRunner(cache);
-const { rows, jvmStartsMs } = await runSideBySide(projects, candidates, cache, runner, (line) =>
-  process.stderr.write(`${line}\n`),
-);
-await runner.close();
+const { rows, jvmStartsMs, seed } = await sideBySideFromCommandLine();
 
 function stats(name: string, validations: Validation[]): string[] {
   const total = validations.reduce((sum, v) => sum + v.wallMs, 0);
@@ -60,7 +36,7 @@ const jvm = rows.map((r) => r.jvm);
 const maven = rows.map((r) => r.maven);
 const rate = (vs: Validation[]) => vs.length / (vs.reduce((sum, v) => sum + v.wallMs, 0) / 60_000);
 console.log(
-  `Validation throughput on ${rows.length} one-line mutants (seed ${values.seed}), same candidates, one run`,
+  `Validation throughput on ${rows.length} one-line mutants (seed ${seed}), same candidates, one run`,
 );
 console.log(
   formatTable(

@@ -5,14 +5,15 @@
  * be compared side by side.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
 import path from 'node:path';
-import type { CacheLayout } from '../../src/core/cache.js';
+import { cacheLayout, resolveCacheDir, type CacheLayout } from '../../src/core/cache.js';
 import { copyProjectTree, exists, makeTempDir, removeTree, sha256Text } from '../../src/core/fs.js';
 import { seededRandom, shuffled } from '../../src/core/random.js';
 import type { SingleVerdict } from '../../src/core/verdict.js';
 import { fetchCorpusProject, type FetchedProject } from '../../src/stages/0-corpus/fetch.js';
 import { loadRecipes, type Recipe } from '../../src/stages/0-corpus/recipe.js';
-import { warmRunTimeout, type JvmRunner } from '../../src/toolchains/jvm/runner.js';
+import { JvmRunner, warmRunTimeout } from '../../src/toolchains/jvm/runner.js';
 import { mavenToolchain } from '../../src/toolchains/maven/maven.js';
 
 export interface Candidate {
@@ -344,4 +345,35 @@ export async function runSideBySide(
   return { rows, jvmStartsMs };
 }
 
-export const DEFAULT_BENCH_PROJECTS = 'json-simple,commons-codec,commons-csv,joda-time';
+const DEFAULT_BENCH_PROJECTS = 'json-simple,commons-codec,commons-csv,joda-time';
+
+/**
+ * The shared command line of the runner benchmarks (`--projects a,b --per-project N --seed S
+ * --out rows.jsonl`): draws the candidates and runs them side by side.
+ */
+export async function sideBySideFromCommandLine(): Promise<SideBySideRun & { seed: number }> {
+  const { values } = parseArgs({
+    options: {
+      projects: { type: 'string', default: DEFAULT_BENCH_PROJECTS },
+      'per-project': { type: 'string', default: '30' },
+      seed: { type: 'string', default: '1' },
+      out: { type: 'string' },
+    },
+  });
+  const seed = Number(values.seed);
+  const cache = cacheLayout(resolveCacheDir());
+  const projects = await corpusProjects(cache, values.projects.split(','));
+  const candidates = await sampleCandidates(projects, Number(values['per-project']), seed);
+  const runner = new JvmRunner(cache);
+  try {
+    const run = await runSideBySide(projects, candidates, cache, runner, (line) =>
+      process.stderr.write(`${line}\n`),
+    );
+    if (values.out) {
+      await writeFile(values.out, run.rows.map((row) => JSON.stringify(row)).join('\n') + '\n');
+    }
+    return { ...run, seed };
+  } finally {
+    await runner.close();
+  }
+}
