@@ -75,6 +75,8 @@ export class SourceIndex {
 
   static async build(moduleRoot: string, projectRoot: string): Promise<SourceIndex> {
     const index = new Map<string, string>();
+    // Generators write either straight into target/generated-sources (jackson's replacer) or
+    // into a directory per tool below it (annotations/): both are tried as source roots.
     const roots: string[] = [];
     for (const base of [
       path.join(moduleRoot, 'src', 'main'),
@@ -88,8 +90,15 @@ export class SourceIndex {
         // no such source tree
       }
     }
+    roots.push(path.join(moduleRoot, 'target', 'generated-sources'));
     for (const sourceRoot of roots) {
-      for (const entry of await readdir(sourceRoot, { withFileTypes: true, recursive: true })) {
+      let entries;
+      try {
+        entries = await readdir(sourceRoot, { withFileTypes: true, recursive: true });
+      } catch {
+        continue; // no generated sources
+      }
+      for (const entry of entries) {
         if (!entry.isFile() || !entry.name.endsWith('.java')) continue;
         const full = path.join(entry.parentPath, entry.name);
         const key = path.relative(sourceRoot, full).split(path.sep).join('/');
