@@ -232,6 +232,7 @@ async function replayInWarmJvm(
         testClass: options.testClass,
         sources,
         timeoutMs,
+        ...(options.compileTimeoutMs ? { compileTimeoutMs: options.compileTimeoutMs } : {}),
       });
       if (index === 0) compileMs = run.timings.compileMs;
       if (run.verdict.kind === 'CompileError') {
