@@ -63,23 +63,22 @@ function classFromReports(
 
 /** Top-level compiled test classes, as candidates when the suite run broke off early. */
 async function compiledTestClasses(testClassesDir: string): Promise<string[]> {
-  const found: string[] = [];
-  async function walk(dir: string, prefix: string): Promise<void> {
-    let entries;
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      if (entry.isDirectory()) await walk(path.join(dir, entry.name), `${prefix}${entry.name}.`);
-      else if (entry.name.endsWith('.class') && !entry.name.includes('$')) {
-        found.push(prefix + entry.name.slice(0, -'.class'.length));
-      }
-    }
+  let entries;
+  try {
+    entries = await readdir(testClassesDir, { withFileTypes: true, recursive: true });
+  } catch {
+    return [];
   }
-  await walk(testClassesDir, '');
-  return found.sort();
+  return entries
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.class') && !entry.name.includes('$'))
+    .map((entry) =>
+      path
+        .relative(testClassesDir, path.join(entry.parentPath, entry.name))
+        .slice(0, -'.class'.length)
+        .split(path.sep)
+        .join('.'),
+    )
+    .sort();
 }
 
 const SUREFIRE_DEFAULT_SELECTION = '**/Test*,**/*Test,**/*Tests,**/*TestCase';

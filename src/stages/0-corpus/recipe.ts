@@ -33,6 +33,16 @@ export const BuildSettingsSchema = z.strictObject({
 });
 export type BuildSettings = z.infer<typeof BuildSettingsSchema>;
 
+/** Heap limit of a test JVM (Maven's fork or the warm runner) when the recipe sets none. */
+const DEFAULT_TEST_HEAP = '-Xmx2g';
+
+/** The recipe's JVM flags for running tests, always with a bounded heap. */
+export function testJvmArgs(build: BuildSettings): string[] {
+  return build.jvmArgs.some((arg) => arg.startsWith('-Xmx'))
+    ? build.jvmArgs
+    : [...build.jvmArgs, DEFAULT_TEST_HEAP];
+}
+
 export const TestSelectionSchema = z.strictObject({
   /** Surefire `-Dtest` patterns selecting the suite; empty keeps the pom's own selection. */
   include: z.array(z.string()).default([]),

@@ -4,7 +4,7 @@ import type { CacheLayout } from '../../core/cache.js';
 import { makeTempDir, removeTree } from '../../core/fs.js';
 import { verdictFromReports, type CaseReport, type SuiteReport } from '../../core/test-reports.js';
 import type { SingleVerdict } from '../../core/verdict.js';
-import type { BuildSettings } from '../../stages/0-corpus/recipe.js';
+import { testJvmArgs, type BuildSettings } from '../../stages/0-corpus/recipe.js';
 import { jdkTool } from '../maven/maven.js';
 import {
   JvmHelper,
@@ -72,8 +72,6 @@ export interface JvmRunResult {
   tests?: HelperTestResult[];
 }
 
-/** Bounds the runner JVM's heap when the recipe sets none, as for Maven's forked JVM. */
-const DEFAULT_HEAP = '-Xmx2g';
 const DEFAULT_MAX_JVMS = 2;
 const DEFAULT_COMPILE_TIMEOUT_MS = 120_000;
 
@@ -178,11 +176,7 @@ export class JvmRunner {
    * Surefire's fork, a runner JVM runs in the module directory, so there is one per directory.
    */
   private async helperFor(build: BuildSettings, moduleDir: string): Promise<JvmHelper> {
-    const jvmArgs = [
-      ...build.jvmArgs,
-      ...(build.jvmArgs.some((arg) => arg.startsWith('-Xmx')) ? [] : [DEFAULT_HEAP]),
-      `-Dbasedir=${moduleDir}`,
-    ];
+    const jvmArgs = [...testJvmArgs(build), `-Dbasedir=${moduleDir}`];
     const key = [moduleDir, ...jvmArgs].join('\0');
     let helper = this.helpers.get(key);
     if (helper) {

@@ -5,7 +5,7 @@ import { exists, sha256Text, writeFileAtomic } from '../../core/fs.js';
 import { packageRoot } from '../../core/package-root.js';
 import { runProcess } from '../../core/process.js';
 import type { BuildSettings } from '../../stages/0-corpus/recipe.js';
-import { jdkTool, mavenEnvironment } from '../maven/maven.js';
+import { jdkTool, mavenArgs, mavenEnvironment } from '../maven/maven.js';
 
 /*
  * What the warm JVM needs for a project, computed once and cached: the project's test classpath
@@ -128,11 +128,7 @@ async function mavenClasspath(
     runProcess(
       'mvn',
       [
-        '-B',
-        '-q',
-        `-Dmaven.repo.local=${cache.mavenRepo}`,
-        ...(offline ? ['-o'] : []),
-        ...args,
+        ...mavenArgs(args, { repository: cache.mavenRepo, offline }),
         `${DEPENDENCY_PLUGIN}:build-classpath`,
         '-Dmdep.includeScope=test',
         `-Dmdep.outputFile=${outputFile}`,

@@ -5,7 +5,7 @@ import { exists, removeTree } from '../../core/fs.js';
 import { runProcess, shellJoin, type RunResult } from '../../core/process.js';
 import { verdictFromReports, type SuiteReport } from '../../core/test-reports.js';
 import type { SingleVerdict } from '../../core/verdict.js';
-import type { BuildSettings } from '../../stages/0-corpus/recipe.js';
+import { testJvmArgs, type BuildSettings } from '../../stages/0-corpus/recipe.js';
 import type { CompileOutcome, TestRun, Toolchain, ToolchainContext } from '../types.js';
 import {
   failedCompileScope,
@@ -20,8 +20,6 @@ import {
 import { readSurefireReports } from './surefire.js';
 
 const JDK17_HOME = '/usr/lib/jvm/java-17-openjdk-amd64';
-/** Bounds the forked test JVM when the recipe sets no heap limit. */
-const DEFAULT_TEST_HEAP = '-Xmx2g';
 
 /** The JDK used for builds and the warm JVM: $JAVA_HOME, else Debian's JDK 17. */
 export function javaHome(): string | undefined {
@@ -44,22 +42,16 @@ export function mavenEnvironment(): NodeJS.ProcessEnv {
   return env;
 }
 
-function commonArgs(build: BuildSettings, context: ToolchainContext): string[] {
+/** Flags of every Maven run of the harness: batch, quiet, the cache's repository, offline or not. */
+export function mavenArgs(flags: readonly string[], context: ToolchainContext): string[] {
   return [
     '-B',
     '-q',
     '-Dstyle.color=never',
     `-Dmaven.repo.local=${context.repository}`,
     ...(context.offline ? ['-o'] : []),
-    ...build.mavenArgs,
+    ...flags,
   ];
-}
-
-function jvmArgLine(build: BuildSettings): string {
-  const args = build.jvmArgs.some((arg) => arg.startsWith('-Xmx'))
-    ? build.jvmArgs
-    : [...build.jvmArgs, DEFAULT_TEST_HEAP];
-  return args.join(' ');
 }
 
 function surefireGoal(build: BuildSettings): string {
@@ -78,7 +70,7 @@ function testArgs(build: BuildSettings, selection: string | undefined): string[]
     // Test output goes to files, so Maven's console only carries Maven's and Surefire's words.
     '-Dmaven.test.redirectTestOutputToFile=true',
     '-DskipTests=false',
-    `-DargLine=${jvmArgLine(build)}`,
+    `-DargLine=${testJvmArgs(build).join(' ')}`,
   ];
 }
 
@@ -174,7 +166,7 @@ export const mavenToolchain: Toolchain = {
       runProcess(
         'mvn',
         [
-          ...commonArgs(build, { ...context, offline }),
+          ...mavenArgs(build.mavenArgs, { ...context, offline }),
           ...(build.module ? ['-pl', build.module, '-am'] : []),
           'test-compile',
         ],
@@ -206,7 +198,7 @@ export const mavenToolchain: Toolchain = {
     const reportsDir = reportsDirectory(projectDir, build);
     // Stale reports from an earlier run must never be read as this run's results.
     await removeTree(reportsDir);
-    const args = [...commonArgs(build, context), ...testArgs(build, request.selection)];
+    const args = [...mavenArgs(build.mavenArgs, context), ...testArgs(build, request.selection)];
     const run = await runProcess('mvn', args, {
       cwd: projectDir,
       env: mavenEnvironment(),
