@@ -1,0 +1,25 @@
+import type { Node } from 'web-tree-sitter';
+import type { TextEdit } from '../../../lang/java/syntax.js';
+
+/** One way to inject a bug at one place: edits to the file holding the target method. */
+export interface CandidateEdit {
+  /** What the edit does, in one line, e.g. "if (size > 0) → if (size >= 0)". */
+  description: string;
+  edits: TextEdit[];
+}
+
+/** The result of checking a change against a bug type's structural signature on the AST. */
+export type StructuralCheck = { ok: true; evidence: string } | { ok: false; reason: string };
+
+/**
+ * A bug type's code: where it can be injected in a method, how, and how to recognise a change
+ * of that type (applied to the rules engine's edits and to whatever an agent wrote alike).
+ */
+export interface Injector {
+  kind: 'injector';
+  typeId: string;
+  /** Candidate edits inside (or, for class-level types, around) a reached method, in source order. */
+  sites(method: Node, source: string): CandidateEdit[];
+  /** Whether the change from `before` to `after` (roots of one file) has the type's structure. */
+  check(before: Node, after: Node): StructuralCheck;
+}
