@@ -25,6 +25,11 @@ import {
 } from '../replay/project.js';
 import { replayTestClass, type ReplayResult, type RunnerName } from '../replay/replay.js';
 import { mavenToolchain } from '../toolchains/maven/maven.js';
+import {
+  formatInjectSummary,
+  runInjectCommand,
+  type InjectCommandOptions,
+} from './inject-command.js';
 
 /** Exit codes: 0 success or Passed, 1 a non-passing verdict or a failed build, 2 a user mistake. */
 const EXIT_VERDICT = 1;
@@ -263,6 +268,30 @@ async function trace(
   );
 }
 
+async function inject(
+  project: string,
+  options: InjectCommandOptions,
+  command: Command,
+): Promise<void> {
+  const summary = await runInjectCommand(project, options, cacheFrom(command), progress);
+  if (options.json) printJson(summary);
+  else process.stdout.write(`${formatInjectSummary(summary)}\n`);
+  // Short of the count asked for is a result the caller should notice, not a crash.
+  process.exitCode = summary.types.every((type) => type.accepted >= options.count)
+    ? 0
+    : EXIT_VERDICT;
+}
+
+function wholeNumber(name: string) {
+  return (value: string): number => {
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < 0) {
+      throw new InvalidArgumentError(`${name} must be a whole number`);
+    }
+    return parsed;
+  };
+}
+
 function buildProgram(): Command {
   const program = new Command('witnessgym')
     .description(
@@ -351,6 +380,66 @@ function buildProgram(): Command {
     .option('--per-test', 'also write one record per test method')
     .option('--json', 'machine-readable output')
     .action(trace);
+  program
+    .command('inject')
+    .description(
+      'inject bugs of the given types into methods that witness tests reach; keep a bug only if its witness fails in 3 of 3 fast runs and under Maven, entering the changed code. Writes injections.jsonl, rejections.jsonl, patches/ and summary.json; exit 1 when a type falls short of --count',
+    )
+    .argument('<project>', 'fetched corpus name, or the path of a Maven project (with --test)')
+    .requiredOption('--types <ids>', "bug-type ids separated by commas, or 'all'")
+    .option('--test <fqcn...>', 'witness test classes (default: every usable class)')
+    .addOption(
+      new Option('--engine <engine>', 'rules: deterministic AST rewrites; agent: a coding agent')
+        .choices(['rules', 'agent'])
+        .default('rules'),
+    )
+    .option(
+      '--agent <name>',
+      'agent engine: claude-code, codex, opencode, command (--agent-command) or openai (--model, --base-url)',
+    )
+    .option(
+      '--agent-command <command>',
+      'command agent: a shell command; the prompt arrives on stdin, or in the file named by {prompt_file}',
+    )
+    .option('--agent-bin <path>', 'claude-code, codex, opencode: the executable to run')
+    .option('--agent-arg <arg...>', 'claude-code, codex, opencode: extra arguments')
+    .option('--model <model>', 'model for the agent (required by openai)')
+    .option(
+      '--base-url <url>',
+      'openai: the OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else api.openai.com); key from $WITNESSGYM_OPENAI_API_KEY or $OPENAI_API_KEY',
+    )
+    .option('--temperature <t>', 'openai: sampling temperature', Number)
+    .option('--max-turns <n>', 'openai: model turns per attempt', positiveInteger('--max-turns'))
+    .option('--sandbox <mode>', 'codex: read-only, workspace-write or danger-full-access')
+    .option(
+      '--attempts <n>',
+      'agent attempts per task, workspace reset before each',
+      positiveInteger('--attempts'),
+      3,
+    )
+    .option(
+      '--agent-timeout <seconds>',
+      'limit for one agent run',
+      positiveInteger('--agent-timeout'),
+      1800,
+    )
+    .option('--count <n>', 'accepted injections wanted per type', positiveInteger('--count'), 1)
+    .option(
+      '--max-tries <n>',
+      'per type at most: candidates tried (rules, default 60) or agent tasks of --attempts runs (agent, default 2 × --count)',
+      positiveInteger('--max-tries'),
+    )
+    .option('--seed <n>', 'seed of the site order (recorded)', wholeNumber('--seed'), 1)
+    .requiredOption('--out <dir>', 'output directory; an existing one is resumed')
+    .option('--recipe <name>', "apply a corpus recipe's build settings to a local project path")
+    .option(
+      '--collateral-limit <n>',
+      'other test classes reaching the change rerun per accepted bug',
+      wholeNumber('--collateral-limit'),
+      25,
+    )
+    .option('--json', 'machine-readable output')
+    .action(inject);
   return program;
 }
 

@@ -50,3 +50,10 @@ describe('runProcess', () => {
     );
   });
 });
+
+describe('runProcess input', () => {
+  it('survives a child that exits without reading its input', async () => {
+    const result = await runProcess('sh', ['-c', 'exit 3'], { input: 'x'.repeat(1 << 20) });
+    expect(result.exitCode).toBe(3);
+  });
+});

@@ -140,7 +140,11 @@ export async function runProcess(
   const streamsClosed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
   child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
-  if (options.input !== undefined) child.stdin!.end(options.input);
+  if (options.input !== undefined) {
+    // A child that exits without reading its input must not crash this process with EPIPE.
+    child.stdin!.on('error', () => {});
+    child.stdin!.end(options.input);
+  }
 
   const grace = options.graceMs ?? 3000;
   if (options.timeoutMs !== undefined && pgid !== undefined) {

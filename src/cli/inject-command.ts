@@ -1,0 +1,108 @@
+import path from 'node:path';
+import { UserError } from '../core/errors.js';
+import type { CacheLayout } from '../core/cache.js';
+import { resolveProject } from '../replay/project.js';
+import { projectPaths } from '../stages/0-corpus/fetch.js';
+import { witnessContexts } from '../stages/2-inject/contexts.js';
+import { createAgentAdapter, AGENT_NAMES } from '../stages/2-inject/agent/adapters/index.js';
+import { injectWithAgent } from '../stages/2-inject/inject-agent.js';
+import { injectWithRules, type InjectSummary } from '../stages/2-inject/inject.js';
+import { loadBugTypeSpecs, selectBugTypes } from '../stages/2-inject/spec.js';
+import { mavenToolchain } from '../toolchains/maven/maven.js';
+
+export interface InjectCommandOptions {
+  types: string;
+  test?: string[];
+  engine: 'rules' | 'agent';
+  agent?: string;
+  agentCommand?: string;
+  agentBin?: string;
+  agentArg?: string[];
+  model?: string;
+  baseUrl?: string;
+  temperature?: number;
+  maxTurns?: number;
+  sandbox?: string;
+  attempts: number;
+  agentTimeout: number;
+  count: number;
+  maxTries?: number;
+  seed: number;
+  out: string;
+  recipe?: string;
+  collateralLimit: number;
+  json?: boolean;
+}
+
+export function formatInjectSummary(summary: InjectSummary): string {
+  const header = `${'type'.padEnd(46)} ${'sites'.padStart(6)} ${'tried'.padStart(6)} ${'accepted'.padStart(8)} ${'rate'.padStart(6)} ${'time'.padStart(8)}`;
+  const rows = summary.types.map(
+    (type) =>
+      `${type.typeId.padEnd(46)} ${String(type.sitesFound).padStart(6)} ${String(type.tried).padStart(6)} ${String(type.accepted).padStart(8)} ${`${Math.round(type.acceptanceRate * 100)}%`.padStart(6)} ${`${(type.durationMs / 1000).toFixed(1)} s`.padStart(8)}`,
+  );
+  return [
+    `${summary.project}: ${summary.engine} engine, seed ${summary.seed}, ${(summary.durationMs / 1000).toFixed(1)} s`,
+    header,
+    ...rows,
+    `out: ${summary.out} (injections.jsonl, rejections.jsonl, patches/, summary.json)`,
+  ].join('\n');
+}
+
+/** `witnessgym inject`: returns the summary; the caller prints it and sets the exit code. */
+export async function runInjectCommand(
+  projectArgument: string,
+  options: InjectCommandOptions,
+  cache: CacheLayout,
+  log: (line: string) => void,
+): Promise<InjectSummary> {
+  const specs = selectBugTypes(await loadBugTypeSpecs(), options.types);
+  const project = await resolveProject(projectArgument, cache, options.recipe);
+  const out = path.resolve(options.out);
+  const mapFile =
+    project.recipe && project.baseline
+      ? path.join(projectPaths(cache, project.recipe).dir, 'execution-contexts.jsonl')
+      : path.join(out, 'execution-contexts.jsonl');
+  const contexts = await witnessContexts(project, cache, mapFile, options.test, log);
+  if (contexts.length === 0) {
+    throw new UserError(
+      `no test class of ${project.label} passes and reaches production code: nothing to inject into`,
+    );
+  }
+  const common = {
+    cache,
+    project,
+    toolchain: mavenToolchain,
+    specs,
+    contexts,
+    count: options.count,
+    maxTries: options.maxTries ?? (options.engine === 'rules' ? 60 : 2 * options.count),
+    seed: options.seed,
+    out,
+    collateralLimit: options.collateralLimit,
+    mavenCheck: true,
+    log,
+  };
+  if (options.engine === 'rules') {
+    if (options.agent) throw new UserError('--agent applies to --engine agent only');
+    return injectWithRules(common);
+  }
+  if (!options.agent) {
+    throw new UserError(`--engine agent needs --agent <${AGENT_NAMES.join('|')}>`);
+  }
+  const adapter = createAgentAdapter({
+    agent: options.agent,
+    ...(options.agentCommand !== undefined ? { agentCommand: options.agentCommand } : {}),
+    ...(options.agentBin !== undefined ? { agentBin: options.agentBin } : {}),
+    ...(options.agentArg !== undefined ? { agentArgs: options.agentArg } : {}),
+    ...(options.model !== undefined ? { model: options.model } : {}),
+    ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
+    ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+    ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
+    ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}),
+  });
+  return injectWithAgent(common, {
+    adapter,
+    attempts: options.attempts,
+    agentTimeoutMs: options.agentTimeout * 1000,
+  });
+}

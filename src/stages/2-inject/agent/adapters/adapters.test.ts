@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { UserError } from '../../../../core/errors.js';
+import { makeTempDir, removeTree } from '../../../../core/fs.js';
+import type { AgentRunInput } from '../types.js';
+import { createAgentAdapter } from './index.js';
+
+async function runIn(
+  options: Parameters<typeof createAgentAdapter>[0],
+  env: NodeJS.ProcessEnv = {},
+) {
+  const workspace = await makeTempDir('adapter-test');
+  try {
+    const input: AgentRunInput = {
+      workspace,
+      systemPrompt: 'SYSTEM',
+      userPrompt: 'PAYLOAD',
+      replayCommand: 'true',
+      timeoutMs: 10_000,
+      log: () => {},
+    };
+    return await createAgentAdapter(options, env).run(input);
+  } finally {
+    await removeTree(workspace);
+  }
+}
+
+describe('createAgentAdapter', () => {
+  it('rejects usage mistakes as user errors', () => {
+    const cases: [Parameters<typeof createAgentAdapter>[0], RegExp][] = [
+      [
+        { agent: 'gpt-engineer' },
+        /^unknown agent 'gpt-engineer' \(known: claude-code, codex, opencode, command, openai\)$/,
+      ],
+      [{ agent: 'command' }, /needs --agent-command/],
+      [
+        { agent: 'claude-code', baseUrl: 'http://x' },
+        /option 'baseUrl' does not apply to --agent claude-code/,
+      ],
+      [{ agent: 'codex', sandbox: 'none' }, /--sandbox must be one of/],
+      [{ agent: 'openai' }, /needs --model/],
+      [{ agent: 'openai', model: 'm', baseUrl: 'not a url' }, /is not a URL/],
+      [
+        { agent: 'openai', model: 'm', baseUrl: 'http://localhost:8000/v1', maxTurns: 0 },
+        /--max-turns must be a positive integer/,
+      ],
+      [
+        { agent: 'openai', model: 'm', baseUrl: 'https://api.example.com/v1' },
+        /needs an API key for https:\/\/api\.example\.com: set WITNESSGYM_OPENAI_API_KEY or OPENAI_API_KEY/,
+      ],
+    ];
+    for (const [options, message] of cases) {
+      expect(() => createAgentAdapter(options, {}), JSON.stringify(options)).toThrow(UserError);
+      expect(() => createAgentAdapter(options, {})).toThrow(message);
+    }
+  });
+
+  it('needs no API key for a local endpoint, and takes one from the environment otherwise', () => {
+    expect(
+      createAgentAdapter({ agent: 'openai', model: 'm', baseUrl: 'http://127.0.0.1:9/v1' }, {})
+        .name,
+    ).toBe('openai');
+    expect(
+      createAgentAdapter(
+        { agent: 'openai', model: 'm', baseUrl: 'https://api.example.com/v1' },
+        { WITNESSGYM_OPENAI_API_KEY: 'k' },
+      ).name,
+    ).toBe('openai');
+  });
+
+  it('reports a vendor CLI that is not installed as failing to start', async () => {
+    const result = await runIn(
+      { agent: 'claude-code' },
+      { WITNESSGYM_CLAUDE_BIN: '/nonexistent/claude' },
+    );
+    expect(result.outcome).toMatchObject({ kind: 'failedToStart' });
+    expect(result.outcome.kind === 'failedToStart' && result.outcome.reason).toMatch(
+      /^exit code 127: .*\/nonexistent\/claude: not found/,
+    );
+  });
+
+  it('reports a command line whose program is missing as failing to start', async () => {
+    const result = await runIn({ agent: 'command', agentCommand: 'no-such-agent-program --go' });
+    expect(result.outcome).toMatchObject({ kind: 'failedToStart' });
+    expect(result.outcome.kind === 'failedToStart' && result.outcome.reason).toMatch(
+      /^exit code 127: .*not found/,
+    );
+  });
+
+  it('gives a command agent the system prompt and payload on stdin and keeps its stdout', async () => {
+    const result = await runIn({
+      agent: 'command',
+      agentCommand: 'cat; echo "exit soon" >&2; exit 3',
+    });
+    expect(result.outcome).toEqual({ kind: 'exited', code: 3, signal: null });
+    expect(result.finalText).toBe('SYSTEM\n\nPAYLOAD\n');
+    expect(result.transcript).toContain('[stderr]\nexit soon');
+  });
+});

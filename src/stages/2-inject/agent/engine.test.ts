@@ -1,0 +1,249 @@
+import { describe, expect, it } from 'vitest';
+import type { BugTypeSpec } from '../spec.js';
+import {
+  runAgentInjection,
+  type AttemptJudgement,
+  type AttemptRecordWithoutJudgement,
+} from './engine.js';
+import type { AgentOutcome, AgentRunInput, AgentRunResult, InjectionTask } from './types.js';
+
+const spec: BugTypeSpec = {
+  id: 'logic_guard_inversion',
+  name: 'Guard Predicate Inversion',
+  category: 'Logic',
+  scope: 'intra_method_branch_condition',
+  language: 'java',
+  description: 'A guard is flipped.',
+  structureConstraints: { requiredElements: ['a guard'], forbiddenElements: ['constants'] },
+  runtimeEffect: { exceptionType: 'none', typicalFailureSignal: 'assertion failure' },
+  triggerConditions: { testShape: 'valid and invalid inputs', inputProperties: 'both kinds' },
+  reach: 'method',
+  changesSignature: false,
+  codeql: null,
+  example: { before: 'if (a > 0)', after: 'if (a < 0)' },
+};
+
+const task: InjectionTask = {
+  spec,
+  projectLabel: 'demo@1.0',
+  workspace: '/nonexistent/workspace',
+  witness: { testClass: 'p.CounterTest', testFile: 'src/test/java/p/CounterTest.java' },
+  context: {
+    size: 3,
+    bucket: 'short',
+    anchors: [{ method: 'add', file: 'src/main/java/p/Counter.java' }],
+  },
+  replayCommand: 'node witness.mjs',
+  runId: 'run-1',
+};
+
+function reportLine(overrides: Record<string, unknown> = {}): string {
+  return `INJECT_REPORT_JSON: ${JSON.stringify({
+    ok: true,
+    git_changed_files: ['src/main/java/p/Counter.java'],
+    repro_cmd: task.replayCommand,
+    repro_exit_code: 1,
+    observed_exception: null,
+    call_chain: ['CounterTest', 'Counter.add'],
+    notes: '',
+    type_id: spec.id,
+    target_files: ['src/main/java/p/Counter.java'],
+    target_symbols: ['add'],
+    selected_anchor: 'add',
+    why_this_site: 'x',
+    expected_trigger_path: 'x',
+    stealth_rationale: 'x',
+    bug_mechanism: 'x',
+    preserved_prior_structure: 'x',
+    possible_risks: 'x',
+    ...overrides,
+  })}`;
+}
+
+/** An in-memory agent whose runs return the given outcomes and texts, in order. */
+function fakeAdapter(runs: { outcome?: AgentOutcome; finalText: string }[]) {
+  const inputs: AgentRunInput[] = [];
+  const events: string[] = [];
+  return {
+    inputs,
+    events,
+    adapter: {
+      kind: 'agent' as const,
+      name: 'fake',
+      run: async (input: AgentRunInput): Promise<AgentRunResult> => {
+        inputs.push(input);
+        events.push(`run ${inputs.length}`);
+        const run = runs[inputs.length - 1]!;
+        return {
+          outcome: run.outcome ?? { kind: 'exited', code: 0, signal: null },
+          finalText: run.finalText,
+          transcript: run.finalText,
+          durationMs: 5,
+        };
+      },
+    },
+  };
+}
+
+function scriptedJudge(verdicts: AttemptJudgement[], events: string[]) {
+  const seen: AttemptRecordWithoutJudgement[] = [];
+  return {
+    seen,
+    judge: async (attempt: AttemptRecordWithoutJudgement) => {
+      seen.push(attempt);
+      events.push(`judge ${attempt.attempt}`);
+      return verdicts[seen.length - 1]!;
+    },
+  };
+}
+
+const rejected: AttemptJudgement = {
+  accepted: false,
+  reason: 'witness passes',
+  feedback: 'The witness p.CounterTest still passes (exit 0).',
+};
+const accepted: AttemptJudgement = { accepted: true, summary: 'TestFailed 3/3' };
+
+describe('runAgentInjection', () => {
+  it('resets before every attempt, feeds back the verdict and stops at the first acceptance', async () => {
+    const agent = fakeAdapter([
+      { finalText: reportLine({ repro_exit_code: 0 }) },
+      { finalText: `edited\n${reportLine()}` },
+      { finalText: 'never used' },
+    ]);
+    const { judge, seen } = scriptedJudge([rejected, accepted], agent.events);
+    const result = await runAgentInjection({
+      task,
+      adapter: agent.adapter,
+      attempts: 3,
+      reset: async () => void agent.events.push('reset'),
+      judge,
+      timeoutMs: 1000,
+      log: () => {},
+    });
+    expect(agent.events).toEqual(['reset', 'run 1', 'judge 1', 'reset', 'run 2', 'judge 2']);
+    expect(result.acceptedAttempt).toBe(2);
+    expect(result.stop).toBe('accepted');
+    expect(result.attempts.map((a) => a.judgement.accepted)).toEqual([false, true]);
+    expect(result.attempts[0]!.report.status).toBe('ok');
+    expect(seen[1]!.report.status).toBe('ok');
+    // The second prompt quotes what the harness said about the first attempt.
+    expect(agent.inputs[0]!.userPrompt).not.toContain('PREVIOUS ATTEMPT FEEDBACK');
+    expect(agent.inputs[1]!.userPrompt).toContain('PREVIOUS ATTEMPT FEEDBACK (attempt 1');
+    expect(agent.inputs[1]!.userPrompt).toContain(
+      'The witness p.CounterTest still passes (exit 0).',
+    );
+    expect(agent.inputs[1]!.userPrompt).toContain('Agent run: the agent exited with code 0.');
+    expect(agent.inputs[1]!.replayCommand).toBe(task.replayCommand);
+    expect(agent.inputs[1]!.systemPrompt).toBe(result.systemPrompt);
+  });
+
+  it('judges the workspace of a report-less attempt but fails it, and says why', async () => {
+    const agent = fakeAdapter([
+      { finalText: 'I injected the bug.' },
+      { finalText: 'INJECT_REPORT_JSON: {"ok": tru' },
+      { finalText: reportLine({ repro_cmd: 'mvn test' }) },
+    ]);
+    const { judge, seen } = scriptedJudge([accepted, accepted, accepted], agent.events);
+    const result = await runAgentInjection({
+      task,
+      adapter: agent.adapter,
+      attempts: 3,
+      reset: async () => {},
+      judge,
+      timeoutMs: 1000,
+      log: () => {},
+    });
+    expect(seen).toHaveLength(3);
+    expect(result.acceptedAttempt).toBeNull();
+    expect(result.stop).toBe('attemptsExhausted');
+    expect(result.attempts.map((a) => a.report.status)).toEqual(['missing', 'malformed', 'ok']);
+    for (const attempt of result.attempts) {
+      expect(attempt.harness).toEqual(accepted);
+      expect(attempt.judgement.accepted).toBe(false);
+    }
+    expect(result.attempts[2]!.reportProblems[0]).toMatch(/^repro_cmd "mvn test" differs/);
+    const second = agent.inputs[1]!.userPrompt;
+    expect(second).toContain('Report: no line starting with INJECT_REPORT_JSON:');
+    expect(second).toContain('Harness verdict on the workspace: accepted (TestFailed 3/3)');
+    expect(second).toContain('does not count without a sound final report line');
+  });
+
+  it('never accepts on the agent word alone', async () => {
+    const agent = fakeAdapter([{ finalText: reportLine({ ok: true }) }]);
+    const { judge } = scriptedJudge([rejected], agent.events);
+    const result = await runAgentInjection({
+      task,
+      adapter: agent.adapter,
+      attempts: 1,
+      reset: async () => {},
+      judge,
+      timeoutMs: 1000,
+      log: () => {},
+    });
+    expect(result.acceptedAttempt).toBeNull();
+    expect(result.attempts[0]!.judgement).toMatchObject({
+      accepted: false,
+      reason: 'witness passes',
+    });
+  });
+
+  it('stops without judging when the agent cannot start', async () => {
+    const agent = fakeAdapter([
+      { outcome: { kind: 'failedToStart', reason: 'spawn claude ENOENT' }, finalText: '' },
+    ]);
+    const { judge, seen } = scriptedJudge([], agent.events);
+    const result = await runAgentInjection({
+      task,
+      adapter: agent.adapter,
+      attempts: 3,
+      reset: async () => {},
+      judge,
+      timeoutMs: 1000,
+      log: () => {},
+    });
+    expect(seen).toHaveLength(0);
+    expect(result.stop).toBe('agentFailedToStart');
+    expect(result.attempts).toHaveLength(1);
+    expect(result.attempts[0]!.harness).toBeNull();
+    expect(result.attempts[0]!.judgement).toMatchObject({
+      accepted: false,
+      reason: 'the agent failed to start: spawn claude ENOENT',
+    });
+  });
+
+  it('tells the next attempt that the previous one timed out', async () => {
+    const agent = fakeAdapter([
+      { outcome: { kind: 'timeout' }, finalText: '' },
+      { finalText: reportLine() },
+    ]);
+    const { judge } = scriptedJudge([rejected, accepted], agent.events);
+    const result = await runAgentInjection({
+      task,
+      adapter: agent.adapter,
+      attempts: 3,
+      reset: async () => {},
+      judge,
+      timeoutMs: 90_000,
+      log: () => {},
+    });
+    expect(result.acceptedAttempt).toBe(2);
+    expect(result.attempts[0]!.judgement.accepted).toBe(false);
+    expect(agent.inputs[1]!.userPrompt).toContain('the agent hit the time limit of 90 s');
+  });
+
+  it('refuses a non-positive attempt budget', async () => {
+    const agent = fakeAdapter([]);
+    await expect(
+      runAgentInjection({
+        task,
+        adapter: agent.adapter,
+        attempts: 0,
+        reset: async () => {},
+        judge: async () => accepted,
+        timeoutMs: 1000,
+        log: () => {},
+      }),
+    ).rejects.toThrow('attempts must be a positive integer, not 0');
+  });
+});

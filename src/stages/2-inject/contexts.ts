@@ -1,0 +1,81 @@
+import { readFile } from 'node:fs/promises';
+import type { CacheLayout } from '../../core/cache.js';
+import { UserError } from '../../core/errors.js';
+import type { ProjectRef } from '../../replay/project.js';
+import { traceProject, type ExecutionContextRecord } from '../1-trace/trace.js';
+
+async function classRecords(mapFile: string): Promise<Map<string, ExecutionContextRecord>> {
+  const records = new Map<string, ExecutionContextRecord>();
+  let text: string;
+  try {
+    text = await readFile(mapFile, 'utf8');
+  } catch {
+    return records;
+  }
+  for (const line of text.split('\n')) {
+    try {
+      const record = JSON.parse(line) as ExecutionContextRecord;
+      if (record.testMethod === null) records.set(record.testClass, record);
+    } catch {
+      // a cut last line: that class is traced again below
+    }
+  }
+  return records;
+}
+
+/**
+ * Execution contexts of the candidate witnesses, from the project's map; classes the map lacks
+ * are traced first (the map is resumed, not rewritten). Without `tests`, every class the
+ * baseline marks usable is a candidate witness.
+ */
+export async function witnessContexts(
+  project: ProjectRef,
+  cache: CacheLayout,
+  mapFile: string,
+  tests: string[] | undefined,
+  log: (line: string) => void,
+): Promise<ExecutionContextRecord[]> {
+  const baseline = project.baseline;
+  if (!tests && !baseline) {
+    throw new UserError(
+      `${project.label} has no baseline to choose witnesses from: pass --test <FQCN>, or fetch it with 'witnessgym corpus fetch'`,
+    );
+  }
+  const wanted = tests ?? baseline!.classes.filter((entry) => entry.usable).map((e) => e.testClass);
+  for (const testClass of wanted) {
+    const entry = baseline?.classes.find((candidate) => candidate.testClass === testClass);
+    if (baseline && !entry) {
+      throw new UserError(`--test ${testClass}: not a test class of ${project.label}'s baseline`);
+    }
+    if (entry && !entry.usable) {
+      throw new UserError(
+        `--test ${testClass} cannot be a witness: ${entry.reason ?? entry.status} on clean code`,
+      );
+    }
+  }
+  let records = await classRecords(mapFile);
+  const missing = wanted.filter((testClass) => !records.has(testClass));
+  if (missing.length > 0) {
+    log(`inject: tracing ${missing.length} test classes missing from ${mapFile}`);
+    await traceProject(project.root, {
+      cache,
+      build: project.build,
+      classes: missing.map((testClass) => {
+        const entry = baseline?.classes.find((candidate) => candidate.testClass === testClass);
+        return entry ? { testClass, baseline: entry } : { testClass };
+      }),
+      out: mapFile,
+      perTest: false,
+      log,
+    });
+    records = await classRecords(mapFile);
+  }
+  const selected = wanted.flatMap((testClass) => records.get(testClass) ?? []);
+  const failing = selected.find((record) => record.status !== 'Passed');
+  if (tests && failing) {
+    throw new UserError(
+      `--test ${failing.testClass} cannot be a witness: it does not pass on clean code (${failing.detail})`,
+    );
+  }
+  return selected.filter((record) => record.status === 'Passed' && record.size > 0);
+}

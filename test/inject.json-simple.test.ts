@@ -1,0 +1,251 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
+import { copyProjectTree, makeTempDir, removeTree } from '../src/core/fs.js';
+import { runProcess } from '../src/core/process.js';
+import { loadJavaGrammar } from '../src/lang/java/syntax.js';
+import { resolveProject, type ProjectRef } from '../src/replay/project.js';
+import { projectPaths } from '../src/stages/0-corpus/fetch.js';
+import { witnessContexts } from '../src/stages/2-inject/contexts.js';
+import type { InjectionRecord, InjectSummary } from '../src/stages/2-inject/inject.js';
+import { injectorFor } from '../src/stages/2-inject/rules/index.js';
+import { loadBugTypeSpecs, type BugTypeSpec } from '../src/stages/2-inject/spec.js';
+import { CandidateValidator } from '../src/stages/2-inject/validate.js';
+import { JvmRunner } from '../src/toolchains/jvm/runner.js';
+import { mavenToolchain } from '../src/toolchains/maven/maven.js';
+import { cli, fetchCorpus } from './helpers.js';
+
+/* Real injections on json-simple, validated end to end (fast runner and Maven). */
+
+const TYPES = 'api_identical_value_comparison,logic_predicate_inversion_in_guard';
+const JSONER = 'src/main/java/org/json/simple/Jsoner.java';
+const WITNESS = 'org.json.simple.JsonerTest';
+
+async function readLines<T>(file: string): Promise<T[]> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as T);
+}
+
+let pristine: string;
+let out: string;
+let summary: InjectSummary;
+let accepted: InjectionRecord[];
+
+beforeAll(async () => {
+  pristine = await fetchCorpus('json-simple');
+  out = path.join(await makeTempDir('inject-test'), 'out');
+  const result = await cli([
+    'inject',
+    'json-simple',
+    '--types',
+    TYPES,
+    '--count',
+    '2',
+    '--seed',
+    '7',
+    '--out',
+    out,
+    '--json',
+  ]);
+  expect(result.exitCode, result.stderr).toBe(0);
+  summary = result.json as InjectSummary;
+  accepted = await readLines<InjectionRecord>(path.join(out, 'injections.jsonl'));
+});
+
+describe('inject json-simple (rules engine)', () => {
+  it('accepts the requested count per type, each with its evidence', () => {
+    expect(summary.types.map((t) => [t.typeId, t.accepted])).toEqual([
+      ['api_identical_value_comparison', 2],
+      ['logic_predicate_inversion_in_guard', 2],
+    ]);
+    expect(accepted).toHaveLength(4);
+    for (const record of accepted) {
+      expect(record.evidence.runs).toHaveLength(3);
+      expect(
+        record.evidence.runs.every((kind) => kind === 'TestFailed' || kind === 'TestErrored'),
+      ).toBe(true);
+      expect(['TestFailed', 'TestErrored']).toContain(record.evidence.maven);
+      expect(record.evidence.reachedAs).toContain(record.evidence.touched[0]!.name);
+      expect(record.site.file.startsWith('src/main/java/')).toBe(true);
+      expect(record.patch).toContain(`--- a/${record.site.file}`);
+    }
+    const rate = summary.types[0]!.accepted / summary.types[0]!.tried;
+    expect(summary.types[0]!.acceptanceRate).toBeCloseTo(rate);
+  });
+
+  it('writes patches that apply to the pristine tree and fail their witness under witnessgym replay', async () => {
+    for (const record of accepted.slice(0, 2)) {
+      const copy = path.join(await makeTempDir('buggy'), 'project');
+      await copyProjectTree(pristine, copy, []);
+      const applied = await runProcess('git', ['apply', path.join(out, record.patchFile)], {
+        cwd: copy,
+      });
+      expect(applied.exitCode, applied.stderr).toBe(0);
+      const replay = await cli([
+        'replay',
+        copy,
+        '--recipe',
+        'json-simple',
+        '--test',
+        record.witness.testClass,
+        '--json',
+      ]);
+      expect(replay.exitCode).toBe(1);
+      expect(['TestFailed', 'TestErrored']).toContain(
+        (replay.json as { verdict: { kind: string } }).verdict.kind,
+      );
+      await removeTree(path.dirname(copy));
+    }
+  });
+
+  it('gives the same ids for the same seed and resumes instead of redoing work', async () => {
+    const again = await cli([
+      'inject',
+      'json-simple',
+      '--types',
+      TYPES,
+      '--count',
+      '2',
+      '--seed',
+      '7',
+      '--out',
+      out,
+      '--json',
+    ]);
+    expect(again.exitCode, again.stderr).toBe(0);
+    const resumed = again.json as InjectSummary;
+    expect(resumed.types.map((t) => [t.accepted, t.tried])).toEqual(
+      summary.types.map((t) => [t.accepted, t.tried]),
+    );
+    expect(await readLines<InjectionRecord>(path.join(out, 'injections.jsonl'))).toHaveLength(4);
+  });
+
+  it('reports usage mistakes in one line with exit code 2 and writes nothing', async () => {
+    const bad = path.join(out, '..', 'never');
+    const unknownType = await cli([
+      'inject',
+      'json-simple',
+      '--types',
+      'no_such_type',
+      '--out',
+      bad,
+    ]);
+    expect(unknownType.exitCode).toBe(2);
+    expect(unknownType.stderr.trim().split('\n')).toHaveLength(1);
+    expect(unknownType.stderr).toContain("unknown bug type 'no_such_type'");
+    const unknownTest = await cli([
+      'inject',
+      'json-simple',
+      '--types',
+      'all',
+      '--test',
+      'org.Nope',
+      '--out',
+      bad,
+    ]);
+    expect(unknownTest.exitCode).toBe(2);
+    expect(unknownTest.stderr).toContain('org.Nope');
+    await expect(readFile(path.join(bad, 'summary.json'))).rejects.toThrow();
+  });
+});
+
+describe('validation rejects candidates with the reason', () => {
+  let project: ProjectRef;
+  let validator: CandidateValidator;
+  let runner: JvmRunner;
+  let workDir: string;
+  let specs: BugTypeSpec[];
+  let source: string;
+
+  beforeAll(async () => {
+    await loadJavaGrammar();
+    const cache = cacheLayout(resolveCacheDir());
+    project = await resolveProject('json-simple', cache);
+    const mapFile = path.join(projectPaths(cache, project.recipe!).dir, 'execution-contexts.jsonl');
+    const contexts = await witnessContexts(project, cache, mapFile, undefined, () => {});
+    workDir = await makeTempDir('validate-test');
+    await copyProjectTree(project.root, path.join(workDir, 'project'));
+    runner = new JvmRunner(cache);
+    validator = new CandidateValidator({
+      cache,
+      project,
+      workCopy: path.join(workDir, 'project'),
+      runner,
+      toolchain: mavenToolchain,
+      contexts,
+      collateralLimit: 5,
+      fastRuns: 3,
+      mavenCheck: true,
+      log: () => {},
+    });
+    specs = await loadBugTypeSpecs();
+    source = await readFile(path.join(project.root, JSONER), 'utf8');
+  });
+  afterAll(async () => {
+    await runner.close();
+    await removeTree(workDir);
+  });
+
+  const identical = () => specs.find((s) => s.id === 'api_identical_value_comparison')!;
+  const validate = (after: string, file = JSONER) =>
+    validator.validate(identical(), injectorFor(identical().id), WITNESS, [
+      { file, before: source, after },
+    ]);
+
+  it('a comment-only change', async () => {
+    const outcome = await validate(
+      source.replace('final int characters', '/* note */ final int characters'),
+    );
+    expect(outcome).toMatchObject({ accepted: false, stage: 'diff' });
+  });
+
+  it('a change outside the production sources', async () => {
+    const outcome = await validate(
+      source.replace('i < characters', 'i < i'),
+      'src/test/java/Jsoner.java',
+    );
+    expect(outcome).toMatchObject({ accepted: false, stage: 'diff' });
+  });
+
+  it('a change of another type', async () => {
+    const outcome = await validate(source.replace('i < characters', 'i <= characters'));
+    expect(outcome).toMatchObject({ accepted: false, stage: 'structure' });
+  });
+
+  it('a change that renames a public method', async () => {
+    const outcome = await validate(
+      source
+        .replace('public static String escape(', 'public static String escaped(')
+        .replace('i < characters', 'i < i'),
+    );
+    expect(outcome).toMatchObject({ accepted: false, stage: 'signature' });
+  });
+
+  it('a change that does not compile', async () => {
+    const outcome = await validate(
+      source.replace('i < characters', 'i < i && character == character'),
+    );
+    expect(outcome).toMatchObject({ accepted: false, stage: 'compile' });
+  });
+
+  it('a change the witness does not expose, with the clean file restored afterwards', async () => {
+    // Both sides of a comparison already equal in every call: a self-comparison that changes nothing.
+    const after = source.replace('i < characters', 'characters < characters || i < characters');
+    const outcome = await validate(after);
+    expect(outcome).toMatchObject({ accepted: false, stage: 'not-exposed' });
+    expect(await readFile(path.join(workDir, 'project', JSONER), 'utf8')).toBe(source);
+  });
+
+  it('accepts a real bug, with its failure signature and the member the witness entered', async () => {
+    const outcome = await validate(source.replace('i < characters', 'i < i'));
+    expect(outcome.accepted, JSON.stringify(outcome)).toBe(true);
+    if (!outcome.accepted) return;
+    expect(outcome.evidence.failure.kind).toBe('TestFailed');
+    expect(outcome.evidence.reachedAs).toContain('Jsoner.escape');
+    expect(outcome.evidence.maven).toBe('TestFailed');
+  });
+});
