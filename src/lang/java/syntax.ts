@@ -193,9 +193,12 @@ export function modifierWords(node: Node): string[] {
 export function members(root: Node): Map<string, Node> {
   const byKey = new Map<string, Node>();
   for (const method of descendants(root, METHOD_TYPES)) {
-    // Members of anonymous classes share keys with their enclosing class; the first one wins.
-    const key = memberKey(method);
-    if (!byKey.has(key)) byKey.set(key, method);
+    // Overloads whose types erase alike, and methods of anonymous classes, share a key: later
+    // ones get their ordinal, which pairs them across two versions of a file by position.
+    const base = memberKey(method);
+    let key = base;
+    for (let ordinal = 2; byKey.has(key); ordinal++) key = `${base}#${ordinal}`;
+    byKey.set(key, method);
   }
   return byKey;
 }
@@ -229,7 +232,7 @@ export function fieldNames(classNode: Node): Set<string> {
   }
   if (classNode.type === 'record_declaration') {
     const parameters = field(classNode, 'parameters');
-    for (const parameter of parameters ? kids(parameter) : []) names.add(nameOf(parameter));
+    for (const parameter of parameters ? kids(parameters) : []) names.add(nameOf(parameter));
   }
   return names;
 }
@@ -337,4 +340,44 @@ export function statementLineRange(source: string, node: Node): { start: number;
 export function indentationOf(source: string, node: Node): string {
   const lineStart = source.lastIndexOf('\n', node.startIndex - 1) + 1;
   return /^[ \t]*/.exec(source.slice(lineStart))![0];
+}
+
+/** The leaves `tokens` lists, as nodes: their positions locate a sub-node's tokens in the list. */
+export function tokenLeaves(node: Node): Node[] {
+  const out: Node[] = [];
+  const visit = (current: Node) => {
+    if (isComment(current)) return;
+    if (current.childCount === 0) {
+      out.push(current);
+      return;
+    }
+    for (const child of current.children) if (child) visit(child);
+  };
+  visit(node);
+  return out;
+}
+
+/**
+ * The nodes of a method or constructor that belong to it, not to a class declared inside it
+ * (anonymous or local classes have members of their own); lambda bodies belong to it.
+ */
+export function ownDescendants(member: Node, types: string | readonly string[]): Node[] {
+  const owners = [...METHOD_TYPES, 'class_body', 'enum_body', 'interface_body'];
+  return descendants(member, types).filter(
+    (node) => node.equals(member) || ancestor(node, owners)?.equals(member) === true,
+  );
+}
+
+/**
+ * Methods and constructors of two versions of a file paired by position, anonymous and local
+ * classes' members included, or null when the versions do not declare the same members in the
+ * same order. Unlike `members`, this keeps apart overloads whose parameter types erase to the
+ * same key and same-named methods of different anonymous classes.
+ */
+export function membersInOrder(before: Node, after: Node): [Node, Node][] | null {
+  const old = descendants(before, METHOD_TYPES);
+  const now = descendants(after, METHOD_TYPES);
+  if (old.length !== now.length) return null;
+  const pairs = old.map((member, i): [Node, Node] => [member, now[i]!]);
+  return pairs.every(([a, b]) => memberKey(a) === memberKey(b)) ? pairs : null;
 }

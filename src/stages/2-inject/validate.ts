@@ -279,7 +279,9 @@ export class CandidateValidator {
           return index === 0
             ? reject(
                 verdictStage(result.verdict),
-                'the witness does not expose the change',
+                verdictStage(result.verdict) === 'not-exposed'
+                  ? `the witness does not expose the change (${result.verdict.kind})`
+                  : `the witness run ended without a test failure: ${describeVerdict(result.verdict)}`,
                 result.verdict,
               )
             : reject(

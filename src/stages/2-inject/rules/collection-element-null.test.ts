@@ -1,0 +1,162 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadJavaGrammar } from '../../../lang/java/syntax.js';
+import { checkChange, mutationsAt } from './apply.js';
+import { collectionElementNullInjector as injector } from './collection-element-null.js';
+
+const SOURCE = `package p;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+public final class Registry {
+    private final Map<String, Object> entries = new HashMap<>();
+    private final List<String> order = new ArrayList<>();
+    private Object[] slots = new Object[8];
+    private int size;
+    private final Map<String, String> cache = new HashMap<>();
+
+    public void evict(final String key) {
+        entries.remove(key);
+        order.remove(order.indexOf(key));
+    }
+
+    public void removeAt(final int index) {
+        System.arraycopy(slots, index + 1, slots, index, size - index - 1);
+        size--;
+    }
+
+    public int totalLength() {
+        int total = 0;
+        for (final String name : order) {
+            if (name == null) {
+                continue;
+            }
+            total += name.length();
+        }
+        return total;
+    }
+
+    public String describe(final String key) {
+        final Object value = entries.get(key);
+        return value == null ? "none" : value.toString();
+    }
+
+    public void reset() {
+        order.clear();
+    }
+
+    public String trimmed(final String key) {
+        if (!cache.containsKey(key)) {
+            cache.put(key, key.trim());
+        }
+        return cache.get(key);
+    }
+
+    public int keyLength(final String key) {
+        if (key == null) {
+            return 0;
+        }
+        return key.length();
+    }
+}
+`;
+
+const line = (name: string) => SOURCE.split('\n').findIndex((l) => l.includes(` ${name}(`)) + 1;
+
+beforeAll(loadJavaGrammar);
+
+describe('Collection Element Null Dereference', () => {
+  it('turns evictions into null elements: map.remove → put(k, null), list.remove(i) → set(i, null)', () => {
+    const mutations = mutationsAt(injector, SOURCE, 'evict', line('evict'));
+    expect(mutations.map((m) => m.source)).toEqual([
+      SOURCE.replace('entries.remove(key);', 'entries.put(key, null);'),
+      SOURCE.replace('order.remove(order.indexOf(key));', 'order.set(order.indexOf(key), null);'),
+    ]);
+    expect(mutations.every((m) => m.parses && m.check.ok)).toBe(true);
+    expect(mutations[0]!.methodKey).toBe('Registry.evict(String)');
+  });
+
+  it('clears an array slot instead of compacting the array', () => {
+    const mutations = mutationsAt(injector, SOURCE, 'removeAt', line('removeAt'));
+    expect(mutations.map((m) => m.source)).toEqual([
+      SOURCE.replace(
+        'System.arraycopy(slots, index + 1, slots, index, size - index - 1);',
+        'slots[index] = null;',
+      ),
+    ]);
+    expect(mutations[0]!.check.ok).toBe(true);
+  });
+
+  it('resets a list by nulling its elements, importing Collections in order', () => {
+    const mutations = mutationsAt(injector, SOURCE, 'reset', line('reset'));
+    expect(mutations.map((m) => m.source)).toEqual([
+      SOURCE.replace('order.clear();', 'Collections.fill(order, null);').replace(
+        'import java.util.HashMap;',
+        'import java.util.Collections;\nimport java.util.HashMap;',
+      ),
+    ]);
+    expect(mutations[0]!.parses && mutations[0]!.check.ok).toBe(true);
+  });
+
+  it('fills a lazily computed cache entry with a null placeholder', () => {
+    const mutations = mutationsAt(injector, SOURCE, 'trimmed', line('trimmed'));
+    expect(mutations.map((m) => m.source)).toEqual([
+      SOURCE.replace('cache.put(key, key.trim());', 'cache.put(key, null);'),
+    ]);
+    expect(mutations[0]!.check.ok).toBe(true);
+  });
+
+  it('drops the null check of an element read in a loop or by a lookup', () => {
+    const loop = mutationsAt(injector, SOURCE, 'totalLength', line('totalLength'));
+    expect(loop.map((m) => m.source)).toEqual([
+      SOURCE.replace(
+        '            if (name == null) {\n                continue;\n            }\n',
+        '',
+      ),
+    ]);
+    const lookup = mutationsAt(injector, SOURCE, 'describe', line('describe'));
+    expect(lookup.map((m) => m.source)).toEqual([
+      SOURCE.replace(
+        'return value == null ? "none" : value.toString();',
+        'return value.toString();',
+      ),
+    ]);
+    expect([...loop, ...lookup].every((m) => m.parses && m.check.ok)).toBe(true);
+  });
+
+  it('offers nothing for a method without collection elements', () => {
+    expect(mutationsAt(injector, SOURCE, 'keyLength', line('keyLength'))).toEqual([]);
+  });
+
+  it('accepts hand-written variants: another null element write, a cache placeholder', () => {
+    const slot = SOURCE.replace(
+      '        size--;\n',
+      '        slots[size - 1] = null;\n        size--;\n',
+    );
+    expect(checkChange(injector, SOURCE, slot).ok).toBe(true);
+    const placeholder = SOURCE.replace(
+      'final Object value = entries.get(key);',
+      'final Object value = entries.get(key);\n        entries.putIfAbsent(key, null);',
+    );
+    expect(checkChange(injector, SOURCE, placeholder).ok).toBe(true);
+  });
+
+  it('rejects near misses: a null guard of a plain parameter, an inverted element check, a field nulled', () => {
+    const plainGuard = SOURCE.replace(
+      '        if (key == null) {\n            return 0;\n        }\n',
+      '',
+    );
+    expect(checkChange(injector, SOURCE, plainGuard).ok).toBe(false);
+    const inverted = SOURCE.replace('if (name == null) {', 'if (name != null) {');
+    expect(checkChange(injector, SOURCE, inverted).ok).toBe(false);
+    const fieldNulled = SOURCE.replace(
+      '        size--;\n',
+      '        slots = null;\n        size--;\n',
+    );
+    expect(checkChange(injector, SOURCE, fieldNulled).ok).toBe(false);
+    const commented = SOURCE.replace('order.clear();', 'order.clear(); // keep capacity');
+    expect(checkChange(injector, SOURCE, commented).ok).toBe(false);
+  });
+});

@@ -1,0 +1,103 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadJavaGrammar } from '../../../lang/java/syntax.js';
+import { checkChange, mutationsAt } from './apply.js';
+import { equalsTypoInjector as injector } from './equals-typo.js';
+
+const SOURCE = `package p;
+
+import java.util.Objects;
+
+public final class Point<T> {
+    private final int x;
+    private final T label;
+
+    public Point(int x, T label) {
+        this.x = x;
+        this.label = label;
+    }
+
+    @Override
+    public boolean equals(final Object obj) {
+        if (obj == this) {
+            return true;
+        }
+        if (!(obj instanceof Point)) {
+            return false;
+        }
+        final Point<?> other = (Point<?>) obj;
+        return x == other.x && Objects.equals(label, other.label);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * x + Objects.hashCode(label);
+    }
+}
+`;
+
+const HEADER = '    @Override\n    public boolean equals(final Object obj) {';
+
+beforeAll(loadJavaGrammar);
+
+describe('Typo in equals', () => {
+  it('renames equals or narrows its parameter, dropping @Override', () => {
+    const mutations = mutationsAt(injector, SOURCE, 'equals', 15);
+    expect(mutations.map((m) => m.source)).toEqual([
+      SOURCE.replace(HEADER, '    public boolean equal(final Object obj) {'),
+      SOURCE.replace(HEADER, '    public boolean Equals(final Object obj) {'),
+      SOURCE.replace(HEADER, '    public boolean equals(final Point<T> obj) {'),
+    ]);
+    expect(mutations.every((m) => m.parses && m.check.ok)).toBe(true);
+    expect(mutations[0]!.methodKey).toBe('Point.equals(Object)');
+  });
+
+  it('removes an @Override written on the same line as the method', () => {
+    const inline = SOURCE.replace(
+      HEADER,
+      '    @Override public boolean equals(final Object obj) {',
+    );
+    const [first] = mutationsAt(injector, inline, 'equals', 14);
+    expect(first!.source).toContain('\n    public boolean equal(final Object obj) {');
+  });
+
+  it('does not narrow a parameter the body still needs as an Object', () => {
+    const reassigned = SOURCE.replace(
+      'if (obj == this) {',
+      'obj = Objects.requireNonNull(obj);\n        if (obj == this) {',
+    );
+    const descriptions = mutationsAt(injector, reassigned, 'equals', 15).map((m) => m.description);
+    expect(descriptions).toHaveLength(2);
+    expect(descriptions.join()).not.toContain('Point<T>');
+  });
+
+  it('offers nothing in other members', () => {
+    expect(mutationsAt(injector, SOURCE, 'hashCode', 27)).toEqual([]);
+    expect(mutationsAt(injector, SOURCE, 'Point', 9)).toEqual([]);
+  });
+
+  it('accepts hand-written variants: another slip of the name, a covariant parameter', () => {
+    const renamed = SOURCE.replace(HEADER, '    public boolean isEqual(Object obj) {');
+    expect(checkChange(injector, SOURCE, renamed).ok).toBe(true);
+    const covariant = SOURCE.replace(HEADER, '    public boolean equals(Point<?> obj) {').replace(
+      'final Point<?> other = (Point<?>) obj;',
+      'final Point<?> other = obj;',
+    );
+    const verdict = checkChange(injector, SOURCE, covariant);
+    expect(verdict).toEqual({
+      ok: true,
+      evidence:
+        'Point no longer overrides equals(Object): it declares boolean equals(Point) instead',
+    });
+  });
+
+  it('rejects near misses: equals deleted, hashCode renamed, layout only', () => {
+    const start = SOURCE.indexOf(HEADER);
+    const end = SOURCE.indexOf('    @Override\n    public int hashCode');
+    const deleted = SOURCE.slice(0, start) + SOURCE.slice(end);
+    expect(checkChange(injector, SOURCE, deleted).ok).toBe(false);
+    const hashTypo = SOURCE.replace('int hashCode()', 'int hashcode()');
+    expect(checkChange(injector, SOURCE, hashTypo).ok).toBe(false);
+    const layout = SOURCE.replace('return x == other.x', '// same\n        return x ==  other.x');
+    expect(checkChange(injector, SOURCE, layout).ok).toBe(false);
+  });
+});

@@ -1,0 +1,307 @@
+import type { Node } from 'web-tree-sitter';
+import {
+  classMembers,
+  declaringClass,
+  descendants,
+  enclosingClassPath,
+  field,
+  kids,
+  modifierWords,
+  nameOf,
+  parameterTypeNames,
+  simpleTypeName,
+  statementLineRange,
+  type TextEdit,
+} from '../../../lang/java/syntax.js';
+import type { CandidateEdit, Injector } from './types.js';
+
+// The Object contract, shared by the equals and hashCode bug types.
+
+function returnType(method: Node): string {
+  return field(method, 'type')?.text ?? '';
+}
+
+/** An instance method with a body: only such a method can override one of Object's. */
+function isConcreteInstanceMethod(member: Node): boolean {
+  return (
+    member.type === 'method_declaration' &&
+    field(member, 'body') !== null &&
+    !modifierWords(member).includes('static')
+  );
+}
+
+/** `boolean equals(Object)` with a body: the override of `Object.equals`. */
+export function isEqualsOverride(member: Node): boolean {
+  if (!isConcreteInstanceMethod(member) || nameOf(member) !== 'equals') return false;
+  const parameters = parameterTypeNames(member);
+  return (
+    returnType(member) === 'boolean' &&
+    parameters.length === 1 &&
+    simpleTypeName(parameters[0]!) === 'Object'
+  );
+}
+
+/** `int hashCode()` with a body: the override of `Object.hashCode`. */
+export function isHashCodeOverride(member: Node): boolean {
+  return (
+    isConcreteInstanceMethod(member) &&
+    nameOf(member) === 'hashCode' &&
+    returnType(member) === 'int' &&
+    parameterTypeNames(member).length === 0
+  );
+}
+
+/** The methods a class declares itself (not those of its nested or anonymous classes). */
+export function declaredMethods(classNode: Node): Node[] {
+  return classMembers(classNode).filter((member) => member.type === 'method_declaration');
+}
+
+/** Classes, enums and records of a file by dotted path (`Outer.Inner`); the first one wins. */
+export function classesByPath(root: Node): Map<string, Node> {
+  const byPath = new Map<string, Node>();
+  for (const node of descendants(root, [
+    'class_declaration',
+    'enum_declaration',
+    'record_declaration',
+  ])) {
+    const path = [enclosingClassPath(node), nameOf(node)].filter(Boolean).join('.');
+    if (!byPath.has(path)) byPath.set(path, node);
+  }
+  return byPath;
+}
+
+/** A method's identity within its class, e.g. `equals(Object)`. */
+export function methodSignature(method: Node): string {
+  return `${nameOf(method)}(${parameterTypeNames(method).map(simpleTypeName).join(',')})`;
+}
+
+/** Methods the later version of a class declares that the earlier one did not. */
+export function gainedMethods(before: Node, after: Node): Node[] {
+  const old = new Set(declaredMethods(before).map(methodSignature));
+  return declaredMethods(after).filter((method) => !old.has(methodSignature(method)));
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/**
+ * Whether a name other than `intended` reads as a slip for it: it contains the stem, whatever
+ * the case (`equal`, `isEqual`, `hashcode`), or is within two edits of it (`equlas`, `hasCode`).
+ */
+export function namedLike(name: string, intended: string, stem: string): boolean {
+  if (name === intended) return false;
+  const lower = name.toLowerCase();
+  return lower.includes(stem) || editDistance(lower, intended.toLowerCase()) <= 2;
+}
+
+/**
+ * Edits removing a method's `@Override`, which would not compile once the method no longer
+ * overrides: the whole line when the annotation stands alone, else it and the blanks after it.
+ */
+export function overrideRemoval(method: Node, source: string): TextEdit[] {
+  const modifiers = kids(method).find((k) => k.type === 'modifiers');
+  const edits: TextEdit[] = [];
+  for (const annotation of modifiers ? kids(modifiers) : []) {
+    if (annotation.type !== 'marker_annotation') continue;
+    if (!/^(java\.lang\.)?Override$/.test(field(annotation, 'name')?.text ?? '')) continue;
+    const line = statementLineRange(source, annotation);
+    if (line.end !== annotation.endIndex) {
+      edits.push({ ...line, text: '' });
+      continue;
+    }
+    let end = annotation.endIndex;
+    while (end < source.length && (source[end] === ' ' || source[end] === '\t')) end++;
+    edits.push({ start: annotation.startIndex, end, text: '' });
+  }
+  return edits;
+}
+
+// Typo in equals.
+
+/** The slips offered: the one CodeQL looks for, and a case slip. */
+const TYPO_NAMES = ['equal', 'Equals'];
+
+/** A boolean method taking one argument that reads as a failed attempt at `equals(Object)`. */
+function misnamedEquals(method: Node): boolean {
+  if (method.type !== 'method_declaration' || modifierWords(method).includes('static'))
+    return false;
+  const parameters = parameterTypeNames(method);
+  if (returnType(method) !== 'boolean' || parameters.length !== 1) return false;
+  const name = nameOf(method);
+  return name === 'equals'
+    ? simpleTypeName(parameters[0]!) !== 'Object'
+    : namedLike(name, 'equals', 'equal');
+}
+
+/** Skips parentheses upwards: the node's closest enclosing node that is not a parenthesis. */
+function context(node: Node): { child: Node; parent: Node | null } {
+  let child = node;
+  while (child.parent?.type === 'parenthesized_expression') child = child.parent;
+  return { child, parent: child.parent };
+}
+
+function sameNode(a: Node | null, b: Node): boolean {
+  return a !== null && a.startIndex === b.startIndex && a.endIndex === b.endIndex;
+}
+
+/** Simple names of the class and of the types it extends or implements. */
+function selfAndSupertypes(owner: Node): Set<string> {
+  const names = new Set([nameOf(owner), 'Object']);
+  const superclass = field(owner, 'superclass');
+  for (const type of superclass ? kids(superclass) : []) names.add(simpleTypeName(type.text));
+  const interfaces = field(owner, 'interfaces');
+  const list = interfaces ? kids(interfaces).find((k) => k.type === 'type_list') : undefined;
+  for (const type of list ? kids(list) : []) names.add(simpleTypeName(type.text));
+  return names;
+}
+
+/**
+ * Whether one use of the parameter still compiles, with the same meaning, once the parameter is
+ * typed as the class itself: comparisons, instanceof and casts to the class or its supertypes,
+ * Object's methods called on it, passing it on. Anything else (an assignment, a pattern, a call
+ * to `equals` that would now recurse) is refused.
+ */
+function survivesNarrowing(use: Node, supertypes: Set<string>): boolean {
+  const { child, parent } = context(use);
+  if (!parent) return false;
+  switch (parent.type) {
+    case 'binary_expression':
+      return ['==', '!='].includes(field(parent, 'operator')?.type ?? '');
+    case 'instanceof_expression': {
+      const type = field(parent, 'right');
+      return (
+        sameNode(field(parent, 'left'), child) &&
+        field(parent, 'name') === null &&
+        type !== null &&
+        type.type !== 'record_pattern' &&
+        supertypes.has(simpleTypeName(type.text))
+      );
+    }
+    case 'cast_expression': {
+      const type = field(parent, 'type');
+      return type !== null && supertypes.has(simpleTypeName(type.text));
+    }
+    case 'method_invocation':
+      // `other.equals(this)` would now pick the narrowed method and recurse.
+      return sameNode(field(parent, 'object'), child) && field(parent, 'name')?.text !== 'equals';
+    case 'argument_list': {
+      const call = parent.parent;
+      if (call?.type !== 'method_invocation' || field(call, 'name')?.text !== 'equals') return true;
+      const receiver = field(call, 'object');
+      return receiver !== null && receiver.type !== 'this';
+    }
+    case 'variable_declarator':
+      return sameNode(field(parent, 'value'), child);
+    default:
+      return false;
+  }
+}
+
+/**
+ * The class's own type as a covariant parameter (`Range<T>` in `Range<T>`), or null when the body
+ * would not compile or would change meaning with it, or an `equals` of that type exists already.
+ */
+function covariantType(method: Node, owner: Node): string | null {
+  if (owner.type !== 'class_declaration' && owner.type !== 'record_declaration') return null;
+  const className = nameOf(owner);
+  if (declaredMethods(owner).some((m) => methodSignature(m) === `equals(${className})`))
+    return null;
+  const parameter = kids(field(method, 'parameters')!).find((p) => p.type === 'formal_parameter');
+  const body = field(method, 'body');
+  if (!parameter || !body) return null;
+  const name = nameOf(parameter);
+  // A lambda or local of the same name would make the uses below ambiguous.
+  const redeclared = descendants(body, [
+    'variable_declarator',
+    'formal_parameter',
+    'catch_formal_parameter',
+    'inferred_parameters',
+    'lambda_expression',
+  ]).some((declaration) => {
+    if (declaration.type === 'inferred_parameters')
+      return kids(declaration).some((k) => k.text === name);
+    if (declaration.type === 'lambda_expression')
+      return field(declaration, 'parameters')?.text === name;
+    return nameOf(declaration) === name;
+  });
+  if (redeclared) return null;
+  const supertypes = selfAndSupertypes(owner);
+  const uses = descendants(body, 'identifier').filter((identifier) => {
+    if (identifier.text !== name) return false;
+    const parent = identifier.parent;
+    if (parent?.type === 'field_access') return !sameNode(field(parent, 'field'), identifier);
+    if (parent?.type === 'method_invocation') return !sameNode(field(parent, 'name'), identifier);
+    return true;
+  });
+  if (!uses.every((use) => survivesNarrowing(use, supertypes))) return null;
+  const typeParameters = field(owner, 'type_parameters');
+  if (!typeParameters) return className;
+  const names = kids(typeParameters).map((parameter) => kids(parameter)[0]?.text ?? '?');
+  return `${className}<${names.join(', ')}>`;
+}
+
+/**
+ * Renames `equals(Object)` to a slip of its name, or narrows its parameter to the class itself,
+ * so that it no longer overrides `Object.equals` (and its `@Override` has to go).
+ */
+function sites(method: Node, source: string): CandidateEdit[] {
+  if (!isEqualsOverride(method)) return [];
+  const owner = declaringClass(method);
+  if (!owner || owner.type === 'interface_declaration') return [];
+  const name = field(method, 'name')!;
+  const taken = new Set(declaredMethods(owner).map(methodSignature));
+  const unannotated = overrideRemoval(method, source);
+  const candidates: CandidateEdit[] = [];
+  for (const typo of TYPO_NAMES) {
+    if (taken.has(`${typo}(Object)`)) continue;
+    candidates.push({
+      description: `equals(Object) → ${typo}(Object): no longer overrides Object.equals`,
+      edits: [...unannotated, { start: name.startIndex, end: name.endIndex, text: typo }],
+    });
+  }
+  const narrowed = covariantType(method, owner);
+  const parameter = kids(field(method, 'parameters')!).find((p) => p.type === 'formal_parameter');
+  const type = parameter ? field(parameter, 'type') : null;
+  if (narrowed && type) {
+    candidates.push({
+      description: `equals(Object) → equals(${narrowed}): overloads instead of overriding Object.equals`,
+      edits: [...unannotated, { start: type.startIndex, end: type.endIndex, text: narrowed }],
+    });
+  }
+  return candidates;
+}
+
+export const equalsTypoInjector: Injector = {
+  kind: 'injector',
+  typeId: 'api_equals_typo',
+  sites,
+  check(before, after) {
+    const now = classesByPath(after);
+    for (const [path, old] of classesByPath(before)) {
+      if (!declaredMethods(old).some(isEqualsOverride)) continue;
+      const current = now.get(path);
+      if (!current || declaredMethods(current).some(isEqualsOverride)) continue;
+      const typo = gainedMethods(old, current).find(misnamedEquals);
+      if (typo) {
+        return {
+          ok: true,
+          evidence: `${path} no longer overrides equals(Object): it declares boolean ${methodSignature(typo)} instead`,
+        };
+      }
+    }
+    return {
+      ok: false,
+      reason: 'no class trades its equals(Object) for a misnamed or covariant equals method',
+    };
+  },
+};

@@ -1,0 +1,71 @@
+import type { Node } from 'web-tree-sitter';
+import {
+  declaringClass,
+  field,
+  modifierWords,
+  nameOf,
+  parameterTypeNames,
+} from '../../../lang/java/syntax.js';
+import {
+  classesByPath,
+  declaredMethods,
+  gainedMethods,
+  isHashCodeOverride,
+  methodSignature,
+  namedLike,
+  overrideRemoval,
+} from './equals-typo.js';
+import type { CandidateEdit, Injector } from './types.js';
+
+/** The slips offered: the case slip CodeQL looks for, and a dropped letter. */
+const TYPO_NAMES = ['hashcode', 'hasCode'];
+
+/**
+ * An int method that reads as a failed attempt at `hashCode()`: a slip of the name, or the right
+ * name with parameters.
+ */
+export function misnamedHashCode(method: Node): boolean {
+  if (method.type !== 'method_declaration' || modifierWords(method).includes('static'))
+    return false;
+  if (field(method, 'type')?.text !== 'int') return false;
+  const name = nameOf(method);
+  return name === 'hashCode'
+    ? parameterTypeNames(method).length > 0
+    : namedLike(name, 'hashCode', 'hash');
+}
+
+/** Renames `hashCode()` so that it no longer overrides `Object.hashCode` (dropping its @Override). */
+function sites(method: Node, source: string): CandidateEdit[] {
+  if (!isHashCodeOverride(method)) return [];
+  const owner = declaringClass(method);
+  if (!owner || owner.type === 'interface_declaration') return [];
+  const name = field(method, 'name')!;
+  const taken = new Set(declaredMethods(owner).map(methodSignature));
+  const unannotated = overrideRemoval(method, source);
+  return TYPO_NAMES.filter((typo) => !taken.has(`${typo}()`)).map((typo) => ({
+    description: `hashCode() → ${typo}(): no longer overrides Object.hashCode`,
+    edits: [...unannotated, { start: name.startIndex, end: name.endIndex, text: typo }],
+  }));
+}
+
+export const hashCodeTypoInjector: Injector = {
+  kind: 'injector',
+  typeId: 'api_hashcode_typo',
+  sites,
+  check(before, after) {
+    const now = classesByPath(after);
+    for (const [path, old] of classesByPath(before)) {
+      if (!declaredMethods(old).some(isHashCodeOverride)) continue;
+      const current = now.get(path);
+      if (!current || declaredMethods(current).some(isHashCodeOverride)) continue;
+      const typo = gainedMethods(old, current).find(misnamedHashCode);
+      if (typo) {
+        return {
+          ok: true,
+          evidence: `${path} no longer overrides hashCode(): it declares int ${methodSignature(typo)} instead`,
+        };
+      }
+    }
+    return { ok: false, reason: 'no class trades its hashCode() for a misnamed int method' };
+  },
+};
