@@ -189,8 +189,13 @@ export function modifierWords(node: Node): string[] {
     .map((k) => k.text.replace(/\(.*$/s, ''));
 }
 
-/** Methods and constructors of a file, each with its key. */
+const membersOfTree = new WeakMap<Tree, Map<string, Node>>();
+
+/** Methods and constructors of a file (or of a subtree), each with its key. */
 export function members(root: Node): Map<string, Node> {
+  // Rules ask once per method for the members of its whole file: computed once per tree.
+  const whole = root.type === 'program' ? membersOfTree.get(root.tree) : undefined;
+  if (whole) return whole;
   const byKey = new Map<string, Node>();
   for (const method of descendants(root, METHOD_TYPES)) {
     // Overloads whose types erase alike, and methods of anonymous classes, share a key: later
@@ -200,6 +205,7 @@ export function members(root: Node): Map<string, Node> {
     for (let ordinal = 2; byKey.has(key); ordinal++) key = `${base}#${ordinal}`;
     byKey.set(key, method);
   }
+  if (root.type === 'program') membersOfTree.set(root.tree, byKey);
   return byKey;
 }
 

@@ -1,6 +1,7 @@
 import { readFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CacheLayout } from '../../core/cache.js';
+import { errorMessage } from '../../core/errors.js';
 import {
   describeVerdict,
   exposesBug,
@@ -214,7 +215,31 @@ export class CandidateValidator {
     return run;
   }
 
+  /**
+   * The outcome for one candidate. A fault of the harness on one candidate (say, a report it
+   * cannot read) is that candidate's `infra` rejection, not the end of the run.
+   */
   async validate(
+    spec: BugTypeSpec,
+    injector: Injector,
+    witness: string,
+    changes: readonly FileChange[],
+  ): Promise<ValidationOutcome> {
+    const started = performance.now();
+    try {
+      return await this.judge(spec, injector, witness, changes);
+    } catch (error) {
+      const totalMs = Math.round(performance.now() - started);
+      return {
+        accepted: false,
+        stage: 'infra',
+        reason: `harness error: ${errorMessage(error)}`,
+        timings: { staticMs: 0, compileMs: 0, runsMs: 0, mavenMs: 0, collateralMs: 0, totalMs },
+      };
+    }
+  }
+
+  private async judge(
     spec: BugTypeSpec,
     injector: Injector,
     witness: string,

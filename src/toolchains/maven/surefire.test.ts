@@ -78,6 +78,14 @@ describe('report edge cases', () => {
     });
   });
 
+  it('reads a failure message holding thousands of escaped characters', () => {
+    const message = '&lt;a&gt;&amp;'.repeat(2000);
+    const xml = `<testsuite name="a.BTest" tests="1" failures="1" errors="0" skipped="0" time="0">
+      <testcase name="one" classname="a.BTest"><failure message="${message}" type="java.lang.AssertionError">${message}</failure></testcase></testsuite>`;
+    const [suite] = parseSurefireXml(xml);
+    expect(suite!.cases[0]!.detail?.message).toBe('<a>&'.repeat(2000));
+  });
+
   it('reads localised times written by old Surefire versions', () => {
     const xml = `<testsuite name="a.BTest" tests="1" failures="0" errors="0" skipped="0" time="1,234.5">
       <testcase name="one" classname="a.BTest" time="1,234.5"/></testsuite>`;

@@ -1,0 +1,91 @@
+/**
+ * Independent re-validation of accepted injections: for every record in the given inject output
+ * directories, a fresh copy of the pristine project gets the recorded patch (`git apply`), and
+ * the CLI's Maven replay (`witnessgym replay <copy> --recipe <name> --test <witness>`, a separate
+ * process) must report TestFailed or TestErrored. Prints counts per bug type and every mismatch.
+ *
+ *   npm run bench:inject-revalidate -- --dirs out1,out2 [--out results.jsonl]
+ */
+import { appendFile, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
+import { copyProjectTree, makeTempDir, removeTree } from '../src/core/fs.js';
+import { packageRoot } from '../src/core/package-root.js';
+import { runProcess } from '../src/core/process.js';
+import { resolveProject } from '../src/replay/project.js';
+import type { InjectionRecord } from '../src/stages/2-inject/inject.js';
+import { formatTable } from './lib/candidates.js';
+
+const { values } = parseArgs({
+  options: { dirs: { type: 'string' }, out: { type: 'string' } },
+});
+if (!values.dirs) {
+  process.stderr.write(
+    'inject-revalidate: --dirs <inject output dirs, comma-separated> is required\n',
+  );
+  process.exit(2);
+}
+const cache = cacheLayout(resolveCacheDir());
+const cliPath = path.join(packageRoot(), 'dist', 'src', 'cli', 'main.js');
+const byType = new Map<string, { accepted: number; confirmed: number }>();
+const mismatches: string[] = [];
+for (const dir of values.dirs.split(',')) {
+  const text = await readFile(path.join(dir, 'injections.jsonl'), 'utf8');
+  for (const line of text.split('\n').filter(Boolean)) {
+    const record = JSON.parse(line) as InjectionRecord;
+    const name = record.project.slice(0, record.project.lastIndexOf('@'));
+    const project = await resolveProject(name, cache);
+    const work = await makeTempDir('revalidate');
+    const copy = path.join(work, 'project');
+    let kind = 'not replayed';
+    try {
+      await copyProjectTree(project.root, copy);
+      const applied = await runProcess('git', ['apply', path.join(dir, record.patchFile)], {
+        cwd: copy,
+      });
+      if (applied.exitCode !== 0) {
+        kind = `patch does not apply: ${applied.stderr.trim()}`;
+      } else {
+        const replay = await runProcess(process.execPath, [
+          cliPath,
+          'replay',
+          copy,
+          '--recipe',
+          name,
+          '--test',
+          record.witness.testClass,
+          '--json',
+        ]);
+        kind = (JSON.parse(replay.stdout) as { verdict: { kind: string } }).verdict.kind;
+      }
+    } finally {
+      await removeTree(work);
+    }
+    const exposed = kind === 'TestFailed' || kind === 'TestErrored';
+    const tally = byType.get(record.typeId) ?? { accepted: 0, confirmed: 0 };
+    tally.accepted++;
+    if (exposed) tally.confirmed++;
+    byType.set(record.typeId, tally);
+    if (!exposed) mismatches.push(`${record.project} ${record.id} ${record.typeId}: ${kind}`);
+    process.stderr.write(`${record.project} ${record.id} ${record.typeId}: ${kind}\n`);
+    if (values.out) {
+      await appendFile(
+        values.out,
+        `${JSON.stringify({ id: record.id, project: record.project, typeId: record.typeId, kind })}\n`,
+      );
+    }
+  }
+}
+const rows = [...byType]
+  .sort(([a], [b]) => a.localeCompare(b))
+  .map(([typeId, t]) => [typeId, String(t.accepted), String(t.confirmed)]);
+const total = [...byType.values()].reduce(
+  (sum, t) => ({ accepted: sum.accepted + t.accepted, confirmed: sum.confirmed + t.confirmed }),
+  { accepted: 0, confirmed: 0 },
+);
+process.stdout.write(
+  `${formatTable(['type', 'accepted', 'Maven replay fails'], rows)}\n` +
+    `re-validated: ${total.confirmed}/${total.accepted} accepted injections fail their witness under witnessgym replay (Maven)\n` +
+    mismatches.map((m) => `  mismatch: ${m}\n`).join(''),
+);
