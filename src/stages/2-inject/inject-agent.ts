@@ -20,7 +20,7 @@ import {
   type TypeSummary,
 } from './inject.js';
 import { injectorFor } from './rules/index.js';
-import type { ValidationOutcome } from './validate.js';
+import { noTimings, type ValidationOutcome } from './validate.js';
 import { shuffled } from '../../core/random.js';
 
 export interface AgentEngineOptions {
@@ -83,15 +83,6 @@ function testFileOf(options: InjectOptions, testClass: string): string {
   const relative = `src/test/java/${testClass.split('$')[0]!.replace(/\./g, '/')}.java`;
   return module ? `${module}/${relative}` : relative;
 }
-
-const NO_TIMINGS = {
-  staticMs: 0,
-  compileMs: 0,
-  runsMs: 0,
-  mavenMs: 0,
-  collateralMs: 0,
-  totalMs: 0,
-};
 
 function lastReason(result: AgentInjectionResult): string {
   const judgement = result.attempts.at(-1)?.judgement;
@@ -185,7 +176,7 @@ export async function injectWithAgent(
                   // The harness accepted the last change, but the attempt failed on its report.
                   stage: result.stop === 'agentFailedToStart' ? 'agent' : 'report',
                   reason: lastReason(result),
-                  timings: last?.outcome.timings ?? NO_TIMINGS,
+                  timings: last?.outcome.timings ?? noTimings(),
                 };
           await recordOutcome(
             {
@@ -208,15 +199,13 @@ export async function injectWithAgent(
     } finally {
       await removeTree(workspace);
     }
-    const summary: InjectSummary = {
+    return session.output.writeSummary({
       project: options.project.label,
       engine: 'agent',
       seed: options.seed,
       out: options.out,
       types,
       durationMs: Math.round(performance.now() - started),
-    };
-    await session.output.writeSummary(summary);
-    return summary;
+    });
   });
 }

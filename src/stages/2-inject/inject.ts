@@ -191,8 +191,9 @@ export class InjectionOutput {
     return { accepted, tried: accepted + rejections.length, rejectedBy };
   }
 
-  async writeSummary(summary: InjectSummary): Promise<void> {
+  async writeSummary(summary: InjectSummary): Promise<InjectSummary> {
     await writeJsonAtomic(this.file('summary.json'), summary);
+    return summary;
   }
 }
 
@@ -503,15 +504,13 @@ export async function injectWithRules(options: InjectOptions): Promise<InjectSum
         ),
       );
     }
-    const summary: InjectSummary = {
+    return session.output.writeSummary({
       project: options.project.label,
       engine: 'rules',
       seed: options.seed,
       out: options.out,
       types,
       durationMs: Math.round(performance.now() - started),
-    };
-    await session.output.writeSummary(summary);
-    return summary;
+    });
   });
 }

@@ -68,6 +68,10 @@ export interface AcceptedEvidence {
   collateral: { checked: number; reaching: number };
 }
 
+export function noTimings(): ValidationTimings {
+  return { staticMs: 0, compileMs: 0, runsMs: 0, mavenMs: 0, collateralMs: 0, totalMs: 0 };
+}
+
 export type ValidationOutcome =
   | { accepted: true; evidence: AcceptedEvidence; timings: ValidationTimings }
   | {
@@ -234,7 +238,7 @@ export class CandidateValidator {
         accepted: false,
         stage: 'infra',
         reason: `harness error: ${errorMessage(error)}`,
-        timings: { staticMs: 0, compileMs: 0, runsMs: 0, mavenMs: 0, collateralMs: 0, totalMs },
+        timings: { ...noTimings(), totalMs },
       };
     }
   }
@@ -246,14 +250,7 @@ export class CandidateValidator {
     changes: readonly FileChange[],
   ): Promise<ValidationOutcome> {
     const started = performance.now();
-    const timings: ValidationTimings = {
-      staticMs: 0,
-      compileMs: 0,
-      runsMs: 0,
-      mavenMs: 0,
-      collateralMs: 0,
-      totalMs: 0,
-    };
+    const timings = noTimings();
     const done = () => ({ ...timings, totalMs: Math.round(performance.now() - started) });
     const reject = (stage: RejectionStage, reason: string, verdict?: SingleVerdict) => ({
       accepted: false as const,

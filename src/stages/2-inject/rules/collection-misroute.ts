@@ -5,8 +5,6 @@ import {
   descendants,
   field,
   kids,
-  memberKey,
-  membersInOrder,
   ownDescendants,
   sameTokens,
   simpleTypeName,
@@ -15,7 +13,7 @@ import {
   unparenthesized,
   within,
 } from '../../../lang/java/syntax.js';
-import { changedMembers } from './compare.js';
+import { changedInPlace } from './compare.js';
 import type { CandidateEdit, Injector, StructuralCheck } from './types.js';
 
 const LOOPS = ['for_statement', 'enhanced_for_statement', 'while_statement', 'do_statement'];
@@ -363,28 +361,13 @@ function judgeMember(key: string, before: Node, after: Node): StructuralCheck {
   return { ok: false, reason };
 }
 
-/** Methods changed in place: paired by position when possible (see `membersInOrder`), else by key. */
-function changedPairs(before: Node, after: Node): { key: string; before: Node; after: Node }[] {
-  const paired = membersInOrder(before, after);
-  if (paired) {
-    return paired
-      .filter(([a, b]) => !sameTokens(a, b))
-      .map(([a, b]) => ({ key: memberKey(a), before: a, after: b }));
-  }
-  return changedMembers(before, after).flatMap((change) =>
-    change.before && change.after
-      ? [{ key: change.key, before: change.before, after: change.after }]
-      : [],
-  );
-}
-
 export const collectionMisrouteInjector: Injector = {
   kind: 'injector',
   typeId: 'logic_deep_branch_collection_misroute',
   sites,
   check(before, after) {
     let reason = 'no changed method moves a write in a loop to another index or key';
-    for (const change of changedPairs(before, after)) {
+    for (const change of changedInPlace(before, after)) {
       const verdict = judgeMember(change.key, change.before, change.after);
       if (verdict.ok) return verdict;
       reason = verdict.reason;

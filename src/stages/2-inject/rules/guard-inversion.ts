@@ -2,16 +2,13 @@ import type { Node } from 'web-tree-sitter';
 import {
   ancestor,
   field,
-  memberKey,
-  membersInOrder,
   ownDescendants,
-  sameTokens,
   tokenLeaves,
   tokens,
   unparenthesized,
   within,
 } from '../../../lang/java/syntax.js';
-import { changedMembers } from './compare.js';
+import { changedInPlace } from './compare.js';
 import type { CandidateEdit, Injector, StructuralCheck } from './types.js';
 
 /** Statements and expressions whose `condition` decides which code runs. */
@@ -477,28 +474,13 @@ function judgeMember(key: string, before: Node, after: Node): StructuralCheck {
   return { ok: true, evidence: `${key} inverts a guard: ${changed.join('; ')}` };
 }
 
-/** Methods changed in place: paired by position when possible (see `membersInOrder`), else by key. */
-function changedPairs(before: Node, after: Node): { key: string; before: Node; after: Node }[] {
-  const paired = membersInOrder(before, after);
-  if (paired) {
-    return paired
-      .filter(([a, b]) => !sameTokens(a, b))
-      .map(([a, b]) => ({ key: memberKey(a), before: a, after: b }));
-  }
-  return changedMembers(before, after).flatMap((change) =>
-    change.before && change.after
-      ? [{ key: change.key, before: change.before, after: change.after }]
-      : [],
-  );
-}
-
 export const guardInversionInjector: Injector = {
   kind: 'injector',
   typeId: 'logic_predicate_inversion_in_guard',
   sites,
   check(before, after) {
     let reason = 'no changed method alters the condition of an if, loop or ?: guard';
-    for (const change of changedPairs(before, after)) {
+    for (const change of changedInPlace(before, after)) {
       const verdict = judgeMember(change.key, change.before, change.after);
       if (verdict.ok) return verdict;
       reason = verdict.reason;

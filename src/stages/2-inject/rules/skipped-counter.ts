@@ -9,8 +9,6 @@ import {
   fieldNames,
   isLoop,
   kids,
-  memberKey,
-  membersInOrder,
   ownDescendants,
   sameTokens,
   simpleTypeName,
@@ -20,7 +18,7 @@ import {
   unparenthesized,
   within,
 } from '../../../lang/java/syntax.js';
-import { changedMembers } from './compare.js';
+import { changedInPlace } from './compare.js';
 import type { CandidateEdit, Injector, StructuralCheck } from './types.js';
 
 const NUMERIC = /^(int|long|short|byte|float|double|Integer|Long|Short|Byte|Float|Double)$/;
@@ -370,28 +368,13 @@ function judgeMember(key: string, before: Node, after: Node): StructuralCheck {
   return { ok: false, reason };
 }
 
-/** Methods changed in place: paired by position when possible (see `membersInOrder`), else by key. */
-function changedPairs(before: Node, after: Node): { key: string; before: Node; after: Node }[] {
-  const paired = membersInOrder(before, after);
-  if (paired) {
-    return paired
-      .filter(([a, b]) => !sameTokens(a, b))
-      .map(([a, b]) => ({ key: memberKey(a), before: a, after: b }));
-  }
-  return changedMembers(before, after).flatMap((change) =>
-    change.before && change.after
-      ? [{ key: change.key, before: change.before, after: change.after }]
-      : [],
-  );
-}
-
 export const skippedCounterInjector: Injector = {
   kind: 'injector',
   typeId: 'logic_aggregation_counter_skipped_on_branch',
   sites,
   check(before, after) {
     let reason = 'no changed method deletes a counter or total update';
-    for (const change of changedPairs(before, after)) {
+    for (const change of changedInPlace(before, after)) {
       const verdict = judgeMember(change.key, change.before, change.after);
       if (verdict.ok) return verdict;
       reason = verdict.reason;
