@@ -40,7 +40,7 @@ const add = (type: TypeSummary) => {
     tried: total.tried + type.tried,
     accepted: total.accepted + type.accepted,
     ms: total.ms + type.durationMs,
-    sites: total.sites + type.sitesFound,
+    sites: total.sites + (type.sitesFound ?? 0),
   });
 };
 for (const name of values.projects.split(',')) {

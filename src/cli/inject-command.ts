@@ -38,7 +38,7 @@ export function formatInjectSummary(summary: InjectSummary): string {
   const header = `${'type'.padEnd(46)} ${'sites'.padStart(6)} ${'tried'.padStart(6)} ${'accepted'.padStart(8)} ${'rate'.padStart(6)} ${'time'.padStart(8)}`;
   const rows = summary.types.map(
     (type) =>
-      `${type.typeId.padEnd(46)} ${String(type.sitesFound).padStart(6)} ${String(type.tried).padStart(6)} ${String(type.accepted).padStart(8)} ${`${Math.round(type.acceptanceRate * 100)}%`.padStart(6)} ${`${(type.durationMs / 1000).toFixed(1)} s`.padStart(8)}`,
+      `${type.typeId.padEnd(46)} ${String(type.sitesFound ?? '-').padStart(6)} ${String(type.tried).padStart(6)} ${String(type.accepted).padStart(8)} ${`${Math.round(type.acceptanceRate * 100)}%`.padStart(6)} ${`${(type.durationMs / 1000).toFixed(1)} s`.padStart(8)}`,
   );
   return [
     `${summary.project}: ${summary.engine} engine, seed ${summary.seed}, ${(summary.durationMs / 1000).toFixed(1)} s`,

@@ -193,7 +193,7 @@ export async function injectWithAgent(
           );
         }
         types.push(
-          typeSummary(spec, session.output, 0, Math.round(performance.now() - typeStarted)),
+          typeSummary(spec, session.output, null, Math.round(performance.now() - typeStarted)),
         );
       }
     } finally {

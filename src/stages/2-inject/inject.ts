@@ -71,8 +71,8 @@ export interface RejectionRecord {
 export interface TypeSummary {
   typeId: string;
   name: string;
-  /** Candidate sites found in the reached methods of the witnesses. */
-  sitesFound: number;
+  /** Candidate sites found in the reached methods of the witnesses (rules engine; agents pick their own). */
+  sitesFound: number | null;
   tried: number;
   accepted: number;
   acceptanceRate: number;
@@ -426,7 +426,7 @@ export async function recordOutcome(
 export function typeSummary(
   spec: BugTypeSpec,
   output: InjectionOutput,
-  sitesFound: number,
+  sitesFound: number | null,
   durationMs: number,
 ): TypeSummary {
   const tally = output.tally(spec.id);
