@@ -25,6 +25,30 @@ export async function readJsonIfExists<T>(file: string): Promise<T | undefined> 
   }
 }
 
+/**
+ * The records of a JSON-lines file appended record by record: none when it does not exist, and
+ * a line cut short by an interrupted writer is skipped (its record is redone by the caller).
+ */
+export async function readJsonLines<T>(file: string): Promise<T[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const records: T[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      records.push(JSON.parse(line) as T);
+    } catch {
+      // cut short by an interrupted run
+    }
+  }
+  return records;
+}
+
 export async function exists(file: string): Promise<boolean> {
   try {
     await stat(file);

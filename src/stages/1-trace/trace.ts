@@ -1,7 +1,7 @@
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { CacheLayout } from '../../core/cache.js';
-import { copyProjectTree, makeTempDir, removeTree } from '../../core/fs.js';
+import { copyProjectTree, makeTempDir, readJsonLines, removeTree } from '../../core/fs.js';
 import { describeVerdict, type SingleVerdictKind } from '../../core/verdict.js';
 import type { HelperTestResult } from '../../toolchains/jvm/helper.js';
 import { JvmRunner, type RawTrace } from '../../toolchains/jvm/runner.js';
@@ -109,24 +109,17 @@ export interface TraceSummary {
   durationMs: number;
 }
 
-/** Test classes already in the map: an interrupted run resumes after them. */
-async function alreadyTraced(out: string): Promise<Map<string, ExecutionContextRecord>> {
-  const done = new Map<string, ExecutionContextRecord>();
-  let text: string;
-  try {
-    text = await readFile(out, 'utf8');
-  } catch {
-    return done;
-  }
-  for (const line of text.split('\n')) {
-    try {
-      const record = JSON.parse(line) as ExecutionContextRecord;
-      if (record.testMethod === null) done.set(record.testClass, record);
-    } catch {
-      // the last line of an interrupted run may be cut short; that class is traced again
-    }
-  }
-  return done;
+/**
+ * The class records of an execution-context map by test class; an interrupted run's cut last
+ * line is left out, so that class is traced again.
+ */
+export async function readContextMap(file: string): Promise<Map<string, ExecutionContextRecord>> {
+  const records = await readJsonLines<ExecutionContextRecord>(file);
+  return new Map(
+    records
+      .filter((record) => record.testMethod === null)
+      .map((record) => [record.testClass, record]),
+  );
 }
 
 const TEST_STATUS: Record<HelperTestResult['outcome'], SingleVerdictKind> = {
@@ -151,7 +144,7 @@ export async function traceProject(
   options: TraceOptions,
 ): Promise<TraceSummary> {
   const started = performance.now();
-  const done = await alreadyTraced(options.out);
+  const done = await readContextMap(options.out);
   const pending = options.classes.filter((entry) => !done.has(entry.testClass));
   await mkdir(path.dirname(options.out), { recursive: true });
   const workDir = await makeTempDir('trace');

@@ -1,27 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import type { CacheLayout } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
 import type { ProjectRef } from '../../replay/project.js';
-import { traceProject, type ExecutionContextRecord } from '../1-trace/trace.js';
-
-async function classRecords(mapFile: string): Promise<Map<string, ExecutionContextRecord>> {
-  const records = new Map<string, ExecutionContextRecord>();
-  let text: string;
-  try {
-    text = await readFile(mapFile, 'utf8');
-  } catch {
-    return records;
-  }
-  for (const line of text.split('\n')) {
-    try {
-      const record = JSON.parse(line) as ExecutionContextRecord;
-      if (record.testMethod === null) records.set(record.testClass, record);
-    } catch {
-      // a cut last line: that class is traced again below
-    }
-  }
-  return records;
-}
+import { readContextMap, traceProject, type ExecutionContextRecord } from '../1-trace/trace.js';
 
 /**
  * Execution contexts of the candidate witnesses, from the project's map; classes the map lacks
@@ -53,7 +33,7 @@ export async function witnessContexts(
       );
     }
   }
-  let records = await classRecords(mapFile);
+  let records = await readContextMap(mapFile);
   const missing = wanted.filter((testClass) => !records.has(testClass));
   if (missing.length > 0) {
     log(`inject: tracing ${missing.length} test classes missing from ${mapFile}`);
@@ -68,7 +48,7 @@ export async function witnessContexts(
       perTest: false,
       log,
     });
-    records = await classRecords(mapFile);
+    records = await readContextMap(mapFile);
   }
   const selected = wanted.flatMap((testClass) => records.get(testClass) ?? []);
   const failing = selected.find((record) => record.status !== 'Passed');

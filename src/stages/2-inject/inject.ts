@@ -9,6 +9,7 @@ import {
   sha256Text,
   writeFileAtomic,
   writeJsonAtomic,
+  readJsonLines,
 } from '../../core/fs.js';
 import { seededRandom, shuffled } from '../../core/random.js';
 import {
@@ -116,25 +117,6 @@ interface RuleCandidate {
   description: string;
   edits: TextEdit[];
   witnesses: string[];
-}
-
-async function readJsonLines<T>(file: string): Promise<T[]> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch {
-    return [];
-  }
-  const records: T[] = [];
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      records.push(JSON.parse(line) as T);
-    } catch {
-      // a line cut short by an interrupted run: that candidate is simply tried again
-    }
-  }
-  return records;
 }
 
 /**
