@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, rmSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -68,8 +68,29 @@ export function sha256Text(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
+/** Temporary directories not yet removed: a run stopped by a signal removes them on its way out. */
+const liveTempDirs = new Set<string>();
+let signalHandlersInstalled = false;
+
+function removeTempDirsAndReraise(signal: NodeJS.Signals): void {
+  for (const dir of liveTempDirs) rmSync(dir, { recursive: true, force: true });
+  liveTempDirs.clear();
+  process.removeListener('SIGINT', removeTempDirsAndReraise);
+  process.removeListener('SIGTERM', removeTempDirsAndReraise);
+  signalHandlersInstalled = false;
+  // The default action (ending the process) applies once this handler is gone.
+  process.kill(process.pid, signal);
+}
+
 export async function makeTempDir(prefix: string): Promise<string> {
-  return mkdtemp(path.join(os.tmpdir(), `witnessgym-${prefix}-`));
+  const dir = await mkdtemp(path.join(os.tmpdir(), `witnessgym-${prefix}-`));
+  if (!signalHandlersInstalled) {
+    process.once('SIGINT', removeTempDirsAndReraise);
+    process.once('SIGTERM', removeTempDirsAndReraise);
+    signalHandlersInstalled = true;
+  }
+  liveTempDirs.add(dir);
+  return dir;
 }
 
 /**
@@ -91,4 +112,5 @@ export async function copyProjectTree(
 
 export async function removeTree(target: string): Promise<void> {
   await rm(target, { recursive: true, force: true });
+  liveTempDirs.delete(target);
 }
