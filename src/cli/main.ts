@@ -408,7 +408,13 @@ function buildProgram(): Command {
       '--base-url <url>',
       'openai: the OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else api.openai.com); key from $WITNESSGYM_OPENAI_API_KEY or $OPENAI_API_KEY',
     )
-    .option('--temperature <t>', 'openai: sampling temperature', Number)
+    .option('--temperature <t>', 'openai: sampling temperature (0 to 2)', (value: string) => {
+      const parsed = Number(value);
+      if (value.trim() === '' || !Number.isFinite(parsed) || parsed < 0 || parsed > 2) {
+        throw new InvalidArgumentError('--temperature must be a number from 0 to 2');
+      }
+      return parsed;
+    })
     .option('--max-turns <n>', 'openai: model turns per attempt', positiveInteger('--max-turns'))
     .option('--sandbox <mode>', 'codex: read-only, workspace-write or danger-full-access')
     .option(
