@@ -180,7 +180,6 @@ describe('validation rejects candidates with the reason', () => {
       collateralLimit: 5,
       fastRuns: 3,
       mavenCheck: true,
-      log: () => {},
     });
     specs = await loadBugTypeSpecs();
     source = await readFile(path.join(project.root, JSONER), 'utf8');

@@ -316,7 +316,6 @@ export async function withValidationSession<T>(
       collateralLimit: options.collateralLimit,
       fastRuns: 3,
       mavenCheck: options.mavenCheck,
-      log: options.log,
     });
     const witnessOrder = shuffled(
       options.contexts.map((record) => record.testClass).sort(),

@@ -1,4 +1,4 @@
-import { readFile, utimes, writeFile } from 'node:fs/promises';
+import { utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CacheLayout } from '../../core/cache.js';
 import { errorMessage } from '../../core/errors.js';
@@ -97,7 +97,6 @@ export interface ValidatorOptions {
   fastRuns: number;
   /** Confirm with one Maven replay (the ground truth); off only in unit-level experiments. */
   mavenCheck: boolean;
-  log: (line: string) => void;
 }
 
 function verdictStage(verdict: SingleVerdict): RejectionStage {
@@ -412,9 +411,4 @@ export class CandidateValidator {
       await utimes(file, old, old);
     }
   }
-}
-
-/** The clean text of a production file in the working copy. */
-export async function readClean(workCopy: string, file: string): Promise<string> {
-  return readFile(path.join(workCopy, file), 'utf8');
 }

@@ -134,6 +134,17 @@ export async function runAgentInjection(
   }
   const systemPrompt = injectionSystemPrompt();
   const attempts: AttemptRecord[] = [];
+  const result = (
+    acceptedAttempt: number | null,
+    stop: AgentInjectionResult['stop'],
+  ): AgentInjectionResult => ({
+    runId: task.runId,
+    adapter: adapter.name,
+    systemPrompt,
+    attempts,
+    acceptedAttempt,
+    stop,
+  });
   let previous: PreviousAttempt | undefined;
 
   for (let number = 1; number <= options.attempts; number++) {
@@ -176,14 +187,7 @@ export async function runAgentInjection(
         judgement: { accepted: false, reason, feedback: reason },
       });
       log(`attempt ${number}: stopping: ${reason}`);
-      return {
-        runId: task.runId,
-        adapter: adapter.name,
-        systemPrompt,
-        attempts,
-        acceptedAttempt: null,
-        stop: 'agentFailedToStart',
-      };
+      return result(null, 'agentFailedToStart');
     }
 
     const harness = await options.judge(unjudged);
@@ -192,24 +196,10 @@ export async function runAgentInjection(
     attempts.push(record);
     if (judgement.accepted) {
       log(`attempt ${number}: accepted: ${judgement.summary}`);
-      return {
-        runId: task.runId,
-        adapter: adapter.name,
-        systemPrompt,
-        attempts,
-        acceptedAttempt: number,
-        stop: 'accepted',
-      };
+      return result(number, 'accepted');
     }
     log(`attempt ${number}: rejected: ${judgement.reason}`);
     previous = { attempt: number, feedback: judgement.feedback };
   }
-  return {
-    runId: task.runId,
-    adapter: adapter.name,
-    systemPrompt,
-    attempts,
-    acceptedAttempt: null,
-    stop: 'attemptsExhausted',
-  };
+  return result(null, 'attemptsExhausted');
 }
