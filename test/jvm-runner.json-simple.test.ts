@@ -177,6 +177,47 @@ describe('jvm runner verdicts', () => {
   });
 });
 
+describe('jvm runner warm-up', () => {
+  const warmed = new JvmRunner(cacheLayout(resolveCacheDir()), { warmUpMs: 400 });
+  afterAll(async () => {
+    await warmed.close();
+  });
+
+  /** Runs the copy's edits, or with `pristine` its compiled classes alone. */
+  async function runWarmed(copy: string, pristineClasses = false) {
+    const sources = pristineClasses ? [] : await staleSources(copy, recipe.build);
+    return warmed.run({
+      projectDir: copy,
+      build: recipe.build,
+      testClass: TEST,
+      sources,
+      timeoutMs: 30_000,
+    });
+  }
+
+  it('warms each runner JVM once, before its first candidate, and again after a restart', async () => {
+    const copy = await editedCopy(pristine, [
+      { file: JSON_ARRAY, from: ADD_LINE, to: 'destination.add(null);' },
+    ]);
+    const first = await runWarmed(copy);
+    expect(first).toMatchObject({ started: true, verdict: { kind: 'TestFailed' } });
+    expect(first.timings.warmUpMs).toBeGreaterThanOrEqual(400);
+    expect(first.timings.wallMs).toBeGreaterThanOrEqual(first.timings.warmUpMs);
+
+    const second = await runWarmed(copy, true);
+    expect(second).toMatchObject({ started: false, verdict: { kind: 'Passed' } });
+    expect(second.timings.warmUpMs).toBe(0);
+
+    const exiting = await editedCopy(pristine, [
+      { file: JSON_ARRAY, from: ADD_LINE, to: 'System.exit(3);' },
+    ]);
+    expect((await runWarmed(exiting)).verdict.kind).toBe('Crashed');
+    const restarted = await runWarmed(exiting, true);
+    expect(restarted).toMatchObject({ started: true, verdict: { kind: 'Passed' } });
+    expect(restarted.timings.warmUpMs).toBeGreaterThanOrEqual(400);
+  });
+});
+
 describe('replay --runner jvm', () => {
   it('gives the same output shape as the Maven runner', async () => {
     const copy = await editedCopy(pristine, [

@@ -13,7 +13,11 @@ import { seededRandom, shuffled } from '../../src/core/random.js';
 import type { SingleVerdict } from '../../src/core/verdict.js';
 import { fetchCorpusProject, type FetchedProject } from '../../src/stages/0-corpus/fetch.js';
 import { loadRecipes, type Recipe } from '../../src/stages/0-corpus/recipe.js';
-import { JvmRunner, warmRunTimeout } from '../../src/toolchains/jvm/runner.js';
+import {
+  CONSTRUCTION_WARM_UP_MS,
+  JvmRunner,
+  warmRunTimeout,
+} from '../../src/toolchains/jvm/runner.js';
 import { mavenToolchain } from '../../src/toolchains/maven/maven.js';
 
 export interface Candidate {
@@ -299,7 +303,7 @@ export interface SideBySide {
 
 export interface SideBySideRun {
   rows: SideBySide[];
-  /** Starting each project's runner JVM (outside the per-candidate figures), in ms. */
+  /** Starting and warming each project's runner JVM (outside the per-candidate figures), in ms. */
   jvmStartsMs: number[];
 }
 
@@ -364,7 +368,7 @@ export async function sideBySideFromCommandLine(): Promise<SideBySideRun & { see
   const cache = cacheLayout(resolveCacheDir());
   const projects = await corpusProjects(cache, values.projects.split(','));
   const candidates = await sampleCandidates(projects, Number(values['per-project']), seed);
-  const runner = new JvmRunner(cache);
+  const runner = new JvmRunner(cache, { warmUpMs: CONSTRUCTION_WARM_UP_MS });
   try {
     const run = await runSideBySide(projects, candidates, cache, runner, (line) =>
       process.stderr.write(`${line}\n`),

@@ -24,7 +24,7 @@ import {
   type TextEdit,
 } from '../../lang/java/syntax.js';
 import type { ProjectRef } from '../../replay/project.js';
-import { JvmRunner } from '../../toolchains/jvm/runner.js';
+import { CONSTRUCTION_WARM_UP_MS, JvmRunner } from '../../toolchains/jvm/runner.js';
 import type { Toolchain } from '../../toolchains/types.js';
 import type { ExecutionContextRecord } from '../1-trace/trace.js';
 import type { FileChange } from './change.js';
@@ -303,7 +303,7 @@ export async function withValidationSession<T>(
   const output = await InjectionOutput.open(options.out);
   const workDir = await makeTempDir('inject');
   const workCopy = path.join(workDir, 'project');
-  const runner = new JvmRunner(options.cache);
+  const runner = new JvmRunner(options.cache, { warmUpMs: CONSTRUCTION_WARM_UP_MS });
   try {
     await copyProjectTree(options.project.root, workCopy);
     const validator = new CandidateValidator({
