@@ -12,23 +12,14 @@ import {
   readJsonLines,
 } from '../../core/fs.js';
 import { seededRandom, shuffled } from '../../core/random.js';
-import {
-  applyEdits,
-  declarationLine,
-  descendants,
-  loadJavaGrammar,
-  memberKey,
-  METHOD_TYPES,
-  nameOf,
-  withJavaTree,
-  type TextEdit,
-} from '../../lang/java/syntax.js';
+import { applyEdits, loadJavaGrammar, type TextEdit } from '../../lang/java/syntax.js';
 import type { ProjectRef } from '../../replay/project.js';
-import { CONSTRUCTION_WARM_UP_MS, JvmRunner } from '../../toolchains/jvm/runner.js';
+import { JvmRunner } from '../../toolchains/jvm/runner.js';
 import type { Toolchain } from '../../toolchains/types.js';
 import type { ExecutionContextRecord } from '../1-trace/trace.js';
 import type { FileChange } from './change.js';
 import { injectorFor } from './rules/index.js';
+import { rewritesIn } from './rules/rewrites.js';
 import type { BugTypeSpec } from './spec.js';
 import {
   CandidateValidator,
@@ -112,6 +103,8 @@ export interface InjectOptions {
 interface RuleCandidate {
   id: string;
   file: string;
+  /** The clean file, as site search read it. */
+  before: string;
   member: string;
   line: number;
   description: string;
@@ -221,23 +214,19 @@ async function ruleCandidates(
   const candidates: RuleCandidate[] = [];
   for (const [file, reached] of reachedMembers(contexts, productionRoot)) {
     const source = await readFile(path.join(project.root, file), 'utf8');
-    withJavaTree(source, (root) => {
-      for (const member of descendants(root, METHOD_TYPES)) {
-        const entry = reached.get(`${nameOf(member)}:${declarationLine(member)}`);
-        if (!entry) continue;
-        for (const site of injector.sites(member, source)) {
-          candidates.push({
-            id: candidateId(project.label, spec.id, file, applyEdits(source, site.edits)),
-            file,
-            member: memberKey(member),
-            line: entry.line,
-            description: site.description,
-            edits: site.edits,
-            witnesses: entry.witnesses,
-          });
-        }
-      }
-    });
+    const rewrites = rewritesIn(injector, source, (name, line) => reached.get(`${name}:${line}`));
+    for (const rewrite of rewrites) {
+      candidates.push({
+        id: candidateId(project.label, spec.id, file, rewrite.after),
+        file,
+        before: source,
+        member: rewrite.member,
+        line: rewrite.mark.line,
+        description: rewrite.description,
+        edits: rewrite.edits,
+        witnesses: rewrite.mark.witnesses,
+      });
+    }
   }
   return candidates;
 }
@@ -303,7 +292,7 @@ export async function withValidationSession<T>(
   const output = await InjectionOutput.open(options.out);
   const workDir = await makeTempDir('inject');
   const workCopy = path.join(workDir, 'project');
-  const runner = new JvmRunner(options.cache, { warmUpMs: CONSTRUCTION_WARM_UP_MS });
+  const runner = new JvmRunner(options.cache);
   try {
     await copyProjectTree(options.project.root, workCopy);
     const validator = new CandidateValidator({
@@ -452,9 +441,12 @@ export async function injectWithRules(options: InjectOptions): Promise<InjectSum
         const witness = session.witnessOrder.find((testClass) =>
           candidate.witnesses.includes(testClass),
         )!;
-        const before = await readFile(path.join(options.project.root, candidate.file), 'utf8');
         const changes = [
-          { file: candidate.file, before, after: applyEdits(before, candidate.edits) },
+          {
+            file: candidate.file,
+            before: candidate.before,
+            after: applyEdits(candidate.before, candidate.edits),
+          },
         ];
         const outcome = await session.validator.validate(spec, injector, witness, changes);
         await recordOutcome(

@@ -92,7 +92,6 @@ public final class Main {
       pong.put("java", System.getProperty("java.version"));
       return pong;
     }
-    if ("warm".equals(op)) return warm(request);
     if ("compile".equals(op)) return compile(request);
     if ("run".equals(op)) return run(request);
     throw new IllegalArgumentException("unknown op " + op);
@@ -128,35 +127,6 @@ public final class Main {
       if (generatorError != null) response.put("generatorError", generatorError);
     }
     response.put("compileMs", millisSince(compileStart));
-    return response;
-  }
-
-  /**
-   * Compiles the project's own sources one file per task, as candidates are compiled, until the
-   * budget is spent. A fresh JVM interprets javac for its first few hundred compiles; warming it
-   * here keeps that cost out of the first candidates of a construction loop.
-   */
-  @SuppressWarnings("unchecked")
-  private static Map<String, Object> warm(Map<String, Object> request) throws Exception {
-    ProjectSpace space = space(request);
-    List<Object> sources = (List<Object>) request.get("sources");
-    long budgetMs = ((Number) request.get("budgetMs")).longValue();
-    File scratch = Files.createTempDirectory("witnessgym-warm").toFile();
-    long start = System.nanoTime();
-    int compiles = 0;
-    try {
-      while (!sources.isEmpty() && millisSince(start) < budgetMs) {
-        Map<String, Object> source = new HashMap<>();
-        source.put("path", sources.get(compiles % sources.size()));
-        source.put("scope", "main");
-        space.compile(List.of(source), scratch);
-        compiles++;
-      }
-    } finally {
-      deleteTree(scratch);
-    }
-    Map<String, Object> response = new LinkedHashMap<>();
-    response.put("warmMs", millisSince(start));
     return response;
   }
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadJavaGrammar } from '../../../lang/java/syntax.js';
-import { checkChange, mutationsAt } from './apply.js';
+import { checkChange, mutationsAt } from './test-support.js';
 import { collectionElementNullInjector as injector } from './collection-element-null.js';
 
 const SOURCE = `package p;

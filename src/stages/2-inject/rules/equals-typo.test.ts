@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadJavaGrammar } from '../../../lang/java/syntax.js';
-import { checkChange, mutationsAt } from './apply.js';
+import { checkChange, mutationsAt } from './test-support.js';
 import { equalsTypoInjector as injector } from './equals-typo.js';
 
 const SOURCE = `package p;

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadJavaGrammar } from '../../../lang/java/syntax.js';
-import { checkChange, mutationsAt } from './apply.js';
+import { checkChange, mutationsAt } from './test-support.js';
 import { identicalComparisonInjector as injector } from './identical-comparison.js';
 
 const SOURCE = `package p;

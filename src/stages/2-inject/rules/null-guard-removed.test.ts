@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadJavaGrammar, withJavaTree } from '../../../lang/java/syntax.js';
-import { checkChange, mutationsAt } from './apply.js';
+import { checkChange, mutationsAt } from './test-support.js';
 import { nullGuardRemovedInjector as injector } from './null-guard-removed.js';
 
 const SOURCE = `package p;

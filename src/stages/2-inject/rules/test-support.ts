@@ -1,0 +1,49 @@
+/**
+ * What the per-type unit tests ask of an injector: its rewrites in one member, each applied and
+ * judged by the type's own structural check, as the validator would judge it.
+ */
+import { withJavaTree, withJavaTrees, type TextEdit } from '../../../lang/java/syntax.js';
+import { rewritesIn } from './rewrites.js';
+import type { Injector, StructuralCheck } from './types.js';
+
+export interface Mutation {
+  methodKey: string;
+  description: string;
+  edits: TextEdit[];
+  source: string;
+  check: StructuralCheck;
+  /** The rewritten file parses without errors. */
+  parses: boolean;
+}
+
+/** Whether a change matches the type's structural signature, judged on both files' syntax trees. */
+export function checkChange(injector: Injector, before: string, after: string): StructuralCheck {
+  return withJavaTrees(before, after, (a, b) => {
+    if (b.hasError) return { ok: false, reason: 'the changed file does not parse' };
+    return injector.check(a, b);
+  });
+}
+
+/** Every rewrite the injector offers in the member named `name` declared on `line`. */
+export function mutationsAt(
+  injector: Injector,
+  source: string,
+  name: string,
+  line: number,
+): Mutation[] {
+  const at = (memberName: string, declarationLine: number) =>
+    memberName === name && declarationLine === line ? true : undefined;
+  return rewritesIn(injector, source, at).map((rewrite) => {
+    const parses = withJavaTree(rewrite.after, (root) => !root.hasError);
+    return {
+      methodKey: rewrite.member,
+      description: rewrite.description,
+      edits: rewrite.edits,
+      source: rewrite.after,
+      parses,
+      check: parses
+        ? checkChange(injector, source, rewrite.after)
+        : { ok: false, reason: 'does not parse' },
+    };
+  });
+}
