@@ -1,3 +1,5 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
 import type { ReplayResult } from '../src/replay/replay.js';
@@ -129,6 +131,26 @@ describe('jvm runner verdicts', () => {
     expect(results.slice(1).every((r) => !r.started)).toBe(true);
   });
 
+  it('runs the build of identical sources again and rebuilds when their text changes', async () => {
+    const copy = await editedCopy(pristine, [
+      { file: JSON_ARRAY, from: ADD_LINE, to: 'destination.add(null);' },
+    ]);
+    const first = await runIn(copy, TEST);
+    expect(first).toMatchObject({ buildReused: false, verdict: { kind: 'TestFailed' } });
+    expect(first.timings.compileMs).toBeGreaterThan(0);
+    const again = await runIn(copy, TEST);
+    expect(again).toMatchObject({ buildReused: true, verdict: { kind: 'TestFailed' } });
+    expect(again.timings.compileMs).toBe(0);
+
+    const file = path.join(copy, JSON_ARRAY);
+    await writeFile(
+      file,
+      (await readFile(file, 'utf8')).replace('destination.add(null);', ADD_LINE),
+    );
+    const fixed = await runIn(copy, TEST);
+    expect(fixed).toMatchObject({ buildReused: false, verdict: { kind: 'Passed' } });
+  });
+
   it('gives Timeout for an infinite loop, kills the JVM and starts a fresh one', async () => {
     const hang = await runEdited(
       [{ file: JSON_ARRAY, from: ADD_LINE, to: 'while (destination.size() >= 0) { }' }],
@@ -174,47 +196,6 @@ describe('jvm runner verdicts', () => {
       verdict: { kind: 'Passed' },
       started: true,
     });
-  });
-});
-
-describe('jvm runner warm-up', () => {
-  const warmed = new JvmRunner(cacheLayout(resolveCacheDir()), { warmUpMs: 400 });
-  afterAll(async () => {
-    await warmed.close();
-  });
-
-  /** Runs the copy's edits, or with `pristine` its compiled classes alone. */
-  async function runWarmed(copy: string, pristineClasses = false) {
-    const sources = pristineClasses ? [] : await staleSources(copy, recipe.build);
-    return warmed.run({
-      projectDir: copy,
-      build: recipe.build,
-      testClass: TEST,
-      sources,
-      timeoutMs: 30_000,
-    });
-  }
-
-  it('warms each runner JVM once, before its first candidate, and again after a restart', async () => {
-    const copy = await editedCopy(pristine, [
-      { file: JSON_ARRAY, from: ADD_LINE, to: 'destination.add(null);' },
-    ]);
-    const first = await runWarmed(copy);
-    expect(first).toMatchObject({ started: true, verdict: { kind: 'TestFailed' } });
-    expect(first.timings.warmUpMs).toBeGreaterThanOrEqual(400);
-    expect(first.timings.wallMs).toBeGreaterThanOrEqual(first.timings.warmUpMs);
-
-    const second = await runWarmed(copy, true);
-    expect(second).toMatchObject({ started: false, verdict: { kind: 'Passed' } });
-    expect(second.timings.warmUpMs).toBe(0);
-
-    const exiting = await editedCopy(pristine, [
-      { file: JSON_ARRAY, from: ADD_LINE, to: 'System.exit(3);' },
-    ]);
-    expect((await runWarmed(exiting)).verdict.kind).toBe('Crashed');
-    const restarted = await runWarmed(exiting, true);
-    expect(restarted).toMatchObject({ started: true, verdict: { kind: 'Passed' } });
-    expect(restarted.timings.warmUpMs).toBeGreaterThanOrEqual(400);
   });
 });
 

@@ -13,11 +13,7 @@ import { seededRandom, shuffled } from '../../src/core/random.js';
 import type { SingleVerdict } from '../../src/core/verdict.js';
 import { fetchCorpusProject, type FetchedProject } from '../../src/stages/0-corpus/fetch.js';
 import { loadRecipes, type Recipe } from '../../src/stages/0-corpus/recipe.js';
-import {
-  CONSTRUCTION_WARM_UP_MS,
-  JvmRunner,
-  warmRunTimeout,
-} from '../../src/toolchains/jvm/runner.js';
+import { JvmRunner, warmRunTimeout } from '../../src/toolchains/jvm/runner.js';
 import { mavenToolchain } from '../../src/toolchains/maven/maven.js';
 
 export interface Candidate {
@@ -133,14 +129,27 @@ export async function corpusProjects(
   return projects;
 }
 
-/** Up to `perProject` candidates per project, drawn with a seed so the sample can be redrawn. */
+export interface CandidateSample {
+  /** The candidates both runners validate. */
+  sample: Candidate[];
+  /** Other candidates of the same projects, for warming the runner JVMs before timing. */
+  warmUp: Candidate[];
+}
+
+const WARM_UP_POOL = 200;
+
+/**
+ * Up to `perProject` candidates per project, drawn with a seed so the sample can be redrawn, and
+ * up to 200 more per project for warm-up.
+ */
 export async function sampleCandidates(
   projects: CorpusProject[],
   perProject: number,
   seed: number,
-): Promise<Candidate[]> {
+): Promise<CandidateSample> {
   const random = seededRandom(seed);
   const sample: Candidate[] = [];
+  const warmUp: Candidate[] = [];
   for (const { recipe, fetched } of projects) {
     const all: Candidate[] = [];
     for (const entry of fetched.baseline.classes.filter((c) => c.usable)) {
@@ -168,9 +177,11 @@ export async function sampleCandidates(
         }
       });
     }
-    sample.push(...shuffled(all, random).slice(0, perProject));
+    const drawn = shuffled(all, random);
+    sample.push(...drawn.slice(0, perProject));
+    warmUp.push(...drawn.slice(perProject, perProject + WARM_UP_POOL));
   }
-  return sample;
+  return { sample, warmUp };
 }
 
 async function mutatedText(projectRoot: string, candidate: Candidate): Promise<string> {
@@ -303,57 +314,87 @@ export interface SideBySide {
 
 export interface SideBySideRun {
   rows: SideBySide[];
-  /** Starting and warming each project's runner JVM (outside the per-candidate figures), in ms. */
-  jvmStartsMs: number[];
+  /** Per project, the runner JVM's start and warm-up, outside the per-candidate figures. */
+  warmUps: WarmUp[];
+}
+
+export interface WarmUp {
+  project: string;
+  candidates: number;
+  ms: number;
+}
+
+/**
+ * Validates warm-up candidates in the project's runner JVM, and discards the results, until
+ * `budgetMs` has passed: a fresh JVM interprets javac and the test platform for its first few
+ * hundred compiles, and a construction loop validates thousands of candidates, so the timed
+ * figures should be those of a warm JVM (as JMH's warm-up iterations are for a benchmark).
+ */
+async function warmUp(
+  runner: JvmRunner,
+  project: CorpusProject,
+  copy: string,
+  pool: Candidate[],
+  budgetMs: number,
+): Promise<WarmUp> {
+  const started = performance.now();
+  let candidates = 0;
+  for (const candidate of pool) {
+    if (candidates > 0 && performance.now() - started >= budgetMs) break;
+    await validateInJvm(runner, project, copy, candidate);
+    candidates++;
+  }
+  return {
+    project: project.recipe.name,
+    candidates,
+    ms: Math.round(performance.now() - started),
+  };
 }
 
 /**
  * Every candidate through the warm JVM and through Maven, in one run, in the same order. Each
- * project's runner JVM is started first, as a construction loop starts it once for thousands of
- * candidates; that start is reported on its own.
+ * project's runner JVM is started and warmed first, as a construction loop starts it once for
+ * thousands of candidates; that is reported on its own.
  */
 export async function runSideBySide(
   projects: CorpusProject[],
-  candidates: Candidate[],
+  { sample, warmUp: warmUpPool }: CandidateSample,
+  warmUpMs: number,
   cache: CacheLayout,
   runner: JvmRunner,
   log: (line: string) => void,
 ): Promise<SideBySideRun> {
   const rows: SideBySide[] = [];
-  const jvmStartsMs: number[] = [];
+  const warmUps: WarmUp[] = [];
   for (const project of projects) {
-    const mine = candidates.filter((c) => c.project === project.recipe.name);
+    const mine = sample.filter((c) => c.project === project.recipe.name);
     if (mine.length === 0) continue;
     const copy = await workingCopy(project);
     try {
-      const start = await runner.run({
-        projectDir: copy,
-        build: project.recipe.build,
-        testClass: mine[0]!.testClass,
-        sources: [],
-        timeoutMs: 60_000 + 3 * mine[0]!.baselineMs,
-      });
-      jvmStartsMs.push(start.timings.wallMs);
+      const pool = warmUpPool.filter((c) => c.project === project.recipe.name);
+      const warmed = await warmUp(runner, project, copy, pool, warmUpMs);
+      warmUps.push(warmed);
+      log(`${project.recipe.name}: warm-up ${warmed.candidates} candidates in ${warmed.ms} ms`);
       for (const candidate of mine) {
         const jvm = await validateInJvm(runner, project, copy, candidate);
         const maven = await validateWithMaven(project, candidate, cache);
         rows.push({ candidate, jvm, maven });
         log(
-          `${rows.length}/${candidates.length} ${candidate.project} ${candidate.id} ${candidate.operator}: jvm ${jvm.verdict.kind} (${jvm.wallMs} ms), maven ${maven.verdict.kind} (${maven.wallMs} ms)`,
+          `${rows.length}/${sample.length} ${candidate.project} ${candidate.id} ${candidate.operator}: jvm ${jvm.verdict.kind} (${jvm.wallMs} ms), maven ${maven.verdict.kind} (${maven.wallMs} ms)`,
         );
       }
     } finally {
       await removeTree(path.dirname(copy));
     }
   }
-  return { rows, jvmStartsMs };
+  return { rows, warmUps };
 }
 
 const DEFAULT_BENCH_PROJECTS = 'json-simple,commons-codec,commons-csv,joda-time';
 
 /**
  * The shared command line of the runner benchmarks (`--projects a,b --per-project N --seed S
- * --out rows.jsonl`): draws the candidates and runs them side by side.
+ * --warm-up-ms MS --out rows.jsonl`): draws the candidates and runs them side by side.
  */
 export async function sideBySideFromCommandLine(): Promise<SideBySideRun & { seed: number }> {
   const { values } = parseArgs({
@@ -361,6 +402,7 @@ export async function sideBySideFromCommandLine(): Promise<SideBySideRun & { see
       projects: { type: 'string', default: DEFAULT_BENCH_PROJECTS },
       'per-project': { type: 'string', default: '30' },
       seed: { type: 'string', default: '1' },
+      'warm-up-ms': { type: 'string', default: '10000' },
       out: { type: 'string' },
     },
   });
@@ -368,10 +410,15 @@ export async function sideBySideFromCommandLine(): Promise<SideBySideRun & { see
   const cache = cacheLayout(resolveCacheDir());
   const projects = await corpusProjects(cache, values.projects.split(','));
   const candidates = await sampleCandidates(projects, Number(values['per-project']), seed);
-  const runner = new JvmRunner(cache, { warmUpMs: CONSTRUCTION_WARM_UP_MS });
+  const runner = new JvmRunner(cache);
   try {
-    const run = await runSideBySide(projects, candidates, cache, runner, (line) =>
-      process.stderr.write(`${line}\n`),
+    const run = await runSideBySide(
+      projects,
+      candidates,
+      Number(values['warm-up-ms']),
+      cache,
+      runner,
+      (line) => process.stderr.write(`${line}\n`),
     );
     if (values.out) {
       await writeFile(values.out, run.rows.map((row) => JSON.stringify(row)).join('\n') + '\n');

@@ -25,8 +25,6 @@ export interface HelperResponse {
   generatorError?: string;
   restart?: boolean;
   trace?: RawTrace;
-  /** Answer to a warm-up: the time it took. */
-  warmMs?: number;
 }
 
 export interface HelperTestResult {

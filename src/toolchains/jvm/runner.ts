@@ -1,7 +1,7 @@
-import { readdir, stat } from 'node:fs/promises';
+import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { CacheLayout } from '../../core/cache.js';
-import { makeTempDir, removeTree } from '../../core/fs.js';
+import { makeTempDir, removeTree, sha256Text } from '../../core/fs.js';
 import { verdictFromReports, type CaseReport, type SuiteReport } from '../../core/test-reports.js';
 import type { SingleVerdict } from '../../core/verdict.js';
 import { testJvmArgs, type BuildSettings } from '../../stages/0-corpus/recipe.js';
@@ -64,33 +64,20 @@ export interface TracedMethod {
 
 export interface JvmRunResult {
   verdict: SingleVerdict;
-  /** `warmUpMs` is the runner JVM's warm-up when this request started one (part of `wallMs`). */
-  timings: { compileMs: number; loadMs: number; testMs: number; wallMs: number; warmUpMs: number };
+  timings: { compileMs: number; loadMs: number; testMs: number; wallMs: number };
   /** The runner JVM was (re)started for this request. */
   started: boolean;
+  /** The same sources were compiled for an earlier request; that build was run again. */
+  buildReused: boolean;
   trace?: RawTrace;
   /** Each test's outcome as the runner reported it, with its index in the trace log. */
   tests?: HelperTestResult[];
 }
 
 const DEFAULT_MAX_JVMS = 2;
+/** Builds kept for requests that repeat the same sources (a witness run three times, say). */
+const KEPT_BUILDS = 4;
 const DEFAULT_COMPILE_TIMEOUT_MS = 120_000;
-
-/**
- * Warm-up budget for loops that validate many candidates: measured on joda-time, a candidate's
- * compile takes 2-4× longer in a fresh runner JVM than after 3 s of warm-up compiles.
- */
-export const CONSTRUCTION_WARM_UP_MS = 3000;
-
-export interface JvmRunnerOptions {
-  /** Runner JVMs alive at once (one per project directory and JVM flags). */
-  maxJvms?: number;
-  /**
-   * Before its first candidate, each runner JVM compiles the project's own sources for this long
-   * (0: no warm-up). Worth it only when many candidates follow.
-   */
-  warmUpMs?: number;
-}
 
 /** PIT's limit for a run in a warm JVM: 1.25 × the class's normal time + 4 s. */
 export function warmRunTimeout(baselineMs: number): number {
@@ -173,6 +160,15 @@ function verdictFromResponse(response: HelperResponse): SingleVerdict {
   return verdictFromReports(toReports(response.results ?? []));
 }
 
+/** Changed sources compiled (and generators rerun) into an overlay, kept for identical requests. */
+interface Build {
+  key: string;
+  overlay: string;
+  /** The compile answer: a compile error is kept too, as it would recur (a harness fault is not). */
+  response: HelperResponse;
+  users: number;
+}
+
 /**
  * Validates candidates in warm JVMs, one per project directory and set of JVM flags (at most
  * `maxJvms`, the least recently used one stopped first).
@@ -182,20 +178,13 @@ export class JvmRunner {
   /** Project runtimes by directory and build settings: computed once, off the hot path. */
   private readonly runtimes = new Map<string, Promise<ProjectRuntime>>();
   private runner: Promise<RunnerClasspath> | undefined;
-  /** The helper start each helper was last warmed in. */
-  private readonly warmedStart = new WeakMap<JvmHelper, number>();
-  /** Production sources per module directory, for warm-ups. */
-  private readonly warmUpSources = new Map<string, Promise<string[]>>();
-  private readonly maxJvms: number;
-  private readonly warmUpMs: number;
+  /** Most recently used last. */
+  private readonly builds: Build[] = [];
 
   constructor(
     private readonly cache: CacheLayout,
-    options: JvmRunnerOptions = {},
-  ) {
-    this.maxJvms = options.maxJvms ?? DEFAULT_MAX_JVMS;
-    this.warmUpMs = options.warmUpMs ?? 0;
-  }
+    private readonly maxJvms = DEFAULT_MAX_JVMS,
+  ) {}
 
   /**
    * Tests resolve relative paths against the working directory, which a JVM cannot change: like
@@ -233,51 +222,53 @@ export class JvmRunner {
     const moduleDir = path.resolve(request.projectDir, request.build.module ?? '');
     const helper = await this.helperFor(request.build, moduleDir);
     const startsBefore = helper.starts;
-    const overlay = await makeTempDir('overlay');
-    const timings = { compileMs: 0, loadMs: 0, testMs: 0, wallMs: 0, warmUpMs: 0 };
+    const timings = { compileMs: 0, loadMs: 0, testMs: 0, wallMs: 0 };
+    let buildReused = false;
     const finish = (verdict: SingleVerdict, extra: Partial<JvmRunResult> = {}): JvmRunResult => ({
       verdict,
       started: helper.starts !== startsBefore,
+      buildReused,
       timings: { ...timings, wallMs: Math.round(performance.now() - started) },
       ...extra,
     });
-    try {
-      const warmed = await this.warmUp(helper, project, moduleDir);
-      if (warmed.kind !== 'answered') return finish(await this.warmUpFault(helper, warmed));
-      timings.warmUpMs = warmed.response.warmMs ?? 0;
+    const generators = generatorsFor(request.build, moduleDir);
+    const buildKey = await buildKeyOf(project.key, generators, request.sources);
+    let build = this.takeBuild(buildKey);
+    buildReused = build !== undefined;
+    if (!build) {
+      const overlay = await makeTempDir('overlay');
+      const compileLimitMs = request.compileTimeoutMs ?? DEFAULT_COMPILE_TIMEOUT_MS;
       // Compile and run are separate requests, so the run gets the baseline-derived limit alone.
       const compiled = await helper.request(
-        {
-          op: 'compile',
-          project,
-          overlay,
-          sources: request.sources,
-          generators: generatorsFor(request.build, moduleDir),
-        },
-        request.compileTimeoutMs ?? DEFAULT_COMPILE_TIMEOUT_MS,
+        { op: 'compile', project, overlay, sources: request.sources, generators },
+        compileLimitMs,
       );
-      if (compiled.kind !== 'answered')
+      if (compiled.kind !== 'answered' || compiled.response.error) {
+        await removeTree(overlay);
         return finish(
-          await this.fault(
-            helper,
-            compiled,
-            'compile',
-            request.compileTimeoutMs ?? DEFAULT_COMPILE_TIMEOUT_MS,
-          ),
+          compiled.kind === 'answered'
+            ? verdictFromResponse(compiled.response)
+            : await this.fault(helper, compiled, 'compile', compileLimitMs),
         );
+      }
       timings.compileMs = compiled.response.compileMs ?? 0;
-      if (
-        compiled.response.error ||
-        compiled.response.generatorError ||
-        !compiled.response.compile?.ok
-      ) {
-        return finish(verdictFromResponse(compiled.response));
+      build = await this.keepBuild({
+        key: buildKey,
+        overlay,
+        response: compiled.response,
+        users: 1,
+      });
+    }
+    try {
+      const compiled = build.response;
+      if (compiled.generatorError || !compiled.compile?.ok) {
+        return finish(verdictFromResponse(compiled));
       }
       const ran = await helper.request(
         {
           op: 'run',
           project,
-          overlay,
+          overlay: build.overlay,
           testClass: request.testClass,
           ...(request.methods ? { methods: request.methods } : {}),
           ...(request.trace ? { trace: true, perTest: request.perTest ?? false } : {}),
@@ -297,46 +288,30 @@ export class JvmRunner {
         ...(response.results ? { tests: response.results } : {}),
       });
     } finally {
-      await removeTree(overlay);
+      build.users--;
     }
   }
 
-  /** Warms a runner JVM that has not been warmed since it (re)started; answers with 0 ms if so. */
-  private async warmUp(
-    helper: JvmHelper,
-    project: ProjectRuntime,
-    moduleDir: string,
-  ): Promise<HelperOutcome> {
-    const thisStart = helper.running ? helper.starts : helper.starts + 1;
-    if (this.warmUpMs <= 0 || this.warmedStart.get(helper) === thisStart) {
-      return { kind: 'answered', response: { warmMs: 0 } };
-    }
-    let sources = this.warmUpSources.get(moduleDir);
-    if (!sources) {
-      sources = productionSources(moduleDir);
-      this.warmUpSources.set(moduleDir, sources);
-    }
-    const outcome = await helper.request(
-      { op: 'warm', project, sources: await sources, budgetMs: this.warmUpMs },
-      // One compile may overrun the budget; a JVM that hangs past this is a fault.
-      this.warmUpMs + DEFAULT_COMPILE_TIMEOUT_MS,
-    );
-    if (outcome.kind === 'answered') this.warmedStart.set(helper, helper.starts);
-    return outcome;
+  /** The kept build for `key`, marked in use and most recently used; undefined if none. */
+  private takeBuild(key: string): Build | undefined {
+    const index = this.builds.findIndex((build) => build.key === key);
+    if (index < 0) return undefined;
+    const [build] = this.builds.splice(index, 1);
+    this.builds.push(build!);
+    build!.users++;
+    return build;
   }
 
-  /** A warm-up that did not answer says nothing about the candidate: the harness is at fault. */
-  private async warmUpFault(
-    helper: JvmHelper,
-    outcome: Exclude<HelperOutcome, { kind: 'answered' }>,
-  ): Promise<SingleVerdict> {
-    if (outcome.startup) return this.fault(helper, outcome, 'compile', this.warmUpMs);
-    await helper.stop();
-    return {
-      kind: 'InfraError',
-      cause: 'build-tool',
-      reason: `runner JVM warm-up ${outcome.kind === 'timeout' ? 'hung' : 'died'}`,
-    };
+  /** Keeps a new build, dropping the least recently used ones no request is using. */
+  private async keepBuild(build: Build): Promise<Build> {
+    this.builds.push(build);
+    while (this.builds.length > KEPT_BUILDS) {
+      const index = this.builds.findIndex((kept) => kept.users === 0);
+      if (index < 0) break;
+      const [dropped] = this.builds.splice(index, 1);
+      await removeTree(dropped!.overlay);
+    }
+    return build;
   }
 
   /** The verdict when the runner JVM did not answer: it did not start, hung, or died. */
@@ -363,17 +338,20 @@ export class JvmRunner {
   async close(): Promise<void> {
     for (const helper of this.helpers.values()) await helper.stop();
     this.helpers.clear();
+    for (const build of this.builds.splice(0)) await removeTree(build.overlay);
   }
 }
 
-/** The module's production .java files in path order (what the warm-up compiles). */
-async function productionSources(moduleDir: string): Promise<string[]> {
-  const root = path.join(moduleDir, 'src', 'main', 'java');
-  const entries = await readdir(root, { withFileTypes: true, recursive: true }).catch(() => []);
-  return entries
-    .filter((entry) => entry.isFile() && isCompiledSource(entry.name))
-    .map((entry) => path.join(entry.parentPath, entry.name))
-    .sort();
+/** What a build depends on: the project's classes and class path, the generators, the sources' text. */
+async function buildKeyOf(
+  projectKey: string,
+  generators: unknown,
+  sources: readonly ChangedSource[],
+): Promise<string> {
+  const texts = await Promise.all(
+    sources.map(async (source) => [source.path, source.scope, await readFile(source.path, 'utf8')]),
+  );
+  return sha256Text(JSON.stringify([projectKey, generators, texts]));
 }
 
 /** module-info and package-info compile to nothing (or to nothing by that name) without annotations. */
