@@ -1,6 +1,5 @@
 import type { Node } from 'web-tree-sitter';
 import {
-  applyEdits,
   descendants,
   field,
   indentationOf,
@@ -11,7 +10,7 @@ import {
   nameOf,
   tokens,
   unparenthesized,
-  withJavaTree,
+  withEditedJavaTree,
   type TextEdit,
 } from '../../../lang/java/syntax.js';
 import { changedMembers } from './compare.js';
@@ -785,7 +784,7 @@ export function guardRemovalSites(
       const id = JSON.stringify(candidate.edits);
       if (seen.has(id)) continue;
       seen.add(id);
-      const confirmed = withJavaTree(applyEdits(source, candidate.edits), (root) => {
+      const confirmed = withEditedJavaTree(member.tree, source, candidate.edits, (root) => {
         const after = root.hasError ? null : memberStartingAt(root, member.startIndex);
         return (
           !!after &&
