@@ -1,13 +1,20 @@
+import { chmod, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../../../../core/errors.js';
 import { makeTempDir, removeTree } from '../../../../core/fs.js';
-import type { AgentRunInput } from '../types.js';
+import type { AgentAdapter, AgentRunInput } from '../types.js';
+import { createClaudeCodeAdapter } from './cli.js';
 import { createAgentAdapter } from './index.js';
 
 async function runIn(
   options: Parameters<typeof createAgentAdapter>[0],
   env: NodeJS.ProcessEnv = {},
 ) {
+  return runAdapter(createAgentAdapter(options, env));
+}
+
+async function runAdapter(adapter: AgentAdapter) {
   const workspace = await makeTempDir('adapter-test');
   try {
     const input: AgentRunInput = {
@@ -18,7 +25,7 @@ async function runIn(
       timeoutMs: 10_000,
       log: () => {},
     };
-    return await createAgentAdapter(options, env).run(input);
+    return await adapter.run(input);
   } finally {
     await removeTree(workspace);
   }
@@ -76,6 +83,23 @@ describe('createAgentAdapter', () => {
     expect(result.outcome.kind === 'failedToStart' && result.outcome.reason).toMatch(
       /^exit code 127: .*\/nonexistent\/claude: not found/,
     );
+  });
+
+  it('declares IS_SANDBOX=1 to Claude Code run as root, unless the variable is set already', async () => {
+    const dir = await makeTempDir('fake-claude');
+    try {
+      const claude = path.join(dir, 'claude');
+      await writeFile(claude, '#!/bin/sh\ncat >/dev/null\necho "IS_SANDBOX=${IS_SANDBOX-unset}"\n');
+      await chmod(claude, 0o755);
+      const sandboxSeen = async (uid: number, env: Record<string, string> = {}) =>
+        (await runAdapter(createClaudeCodeAdapter({ bin: claude, env }, {}, uid))).finalText.trim();
+      expect(await sandboxSeen(0)).toBe('IS_SANDBOX=1');
+      // Not root: left as inherited.
+      expect(await sandboxSeen(1000)).toBe(`IS_SANDBOX=${process.env.IS_SANDBOX ?? 'unset'}`);
+      expect(await sandboxSeen(0, { IS_SANDBOX: '0' })).toBe('IS_SANDBOX=0');
+    } finally {
+      await removeTree(dir);
+    }
   });
 
   it('reports a command line whose program is missing as failing to start', async () => {

@@ -193,12 +193,21 @@ function vendorBin(
  * reading the prompt from stdin when no prompt argument is given; `--append-system-prompt` adds
  * ours to Claude Code's own (which carries its tool instructions); `--dangerously-skip-permissions`
  * (= `--permission-mode bypassPermissions`) lets it edit files and run commands without asking.
+ * Run as root, Claude Code refuses that flag unless IS_SANDBOX=1 declares a disposable machine
+ * (anthropics/claude-code#3490, #9184); this adapter sets it then, as the codex adapter grants full
+ * access, unless IS_SANDBOX is already set either way.
  */
 export function createClaudeCodeAdapter(
   options: VendorCliOptions = {},
   env: NodeJS.ProcessEnv = process.env,
+  uid: number | undefined = process.getuid?.(),
 ): AgentAdapter {
   const bin = vendorBin(options, 'WITNESSGYM_CLAUDE_BIN', 'claude', env);
+  const sandboxDeclared = env.IS_SANDBOX !== undefined || options.env?.IS_SANDBOX !== undefined;
+  const runOptions =
+    uid === 0 && !sandboxDeclared
+      ? { ...options, env: { ...options.env, IS_SANDBOX: '1' } }
+      : options;
   return {
     kind: 'agent',
     name: 'claude-code',
@@ -220,7 +229,7 @@ export function createClaudeCodeAdapter(
           stdin: input.userPrompt,
         }),
         input,
-        options,
+        runOptions,
       ),
   };
 }
