@@ -354,15 +354,6 @@ async function buildKeyOf(
   return sha256Text(JSON.stringify([projectKey, generators, texts]));
 }
 
-/** module-info and package-info compile to nothing (or to nothing by that name) without annotations. */
-function isCompiledSource(fileName: string): boolean {
-  return (
-    fileName.endsWith('.java') &&
-    fileName !== 'module-info.java' &&
-    fileName !== 'package-info.java'
-  );
-}
-
 /**
  * What an edited copy of a compiled project changed: sources newer than their compiled class, and
  * sources without a class that appeared after the build (not ones the build leaves out).
@@ -394,7 +385,9 @@ export async function staleSources(
     }
     const builtAt = (await stat(root.classes).catch(() => undefined))?.mtimeMs ?? 0;
     for (const entry of entries) {
-      if (!entry.isFile() || !isCompiledSource(entry.name)) continue;
+      if (!entry.isFile() || !entry.name.endsWith('.java')) continue;
+      // These compile to nothing (or to nothing by that name) when they carry no annotations.
+      if (entry.name === 'module-info.java' || entry.name === 'package-info.java') continue;
       const source = path.join(entry.parentPath, entry.name);
       const relative = path.relative(root.dir, source).replace(/\.java$/, '.class');
       const compiled = await stat(path.join(root.classes, relative)).catch(() => undefined);
