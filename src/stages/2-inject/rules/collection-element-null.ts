@@ -199,8 +199,16 @@ function fitsKey(argument: Node, keyType: string | undefined, types: Map<string,
   return have === wanted || BOXES[have] === wanted;
 }
 
-/** `map.remove(k)` → `map.put(k, null)`: the entry stays, holding null. */
-function mapRemovals(method: Node, types: Map<string, string>): CandidateEdit[] {
+/**
+ * `map.remove(k)` → `map.put(k, null)` and `list.remove(i)` → `list.set(i, null)`: the entry or
+ * slot stays, holding null. `replacement` names the method for a call `remove(arg)` on a receiver
+ * of `type` that it accepts, or is undefined for calls it leaves alone.
+ */
+function removalsNulled(
+  method: Node,
+  types: Map<string, string>,
+  replacement: (type: string, arg: Node) => 'put' | 'set' | undefined,
+): CandidateEdit[] {
   const candidates: CandidateEdit[] = [];
   for (const call of descendants(method, 'method_invocation')) {
     const name = field(call, 'name');
@@ -208,9 +216,9 @@ function mapRemovals(method: Node, types: Map<string, string>): CandidateEdit[] 
     const list = field(call, 'arguments');
     if (name?.text !== 'remove' || args.length !== 1 || !list) continue;
     const type = receiverType(call, types);
-    if (!type || !NULL_VALUE_MAPS.has(simpleTypeName(type))) continue;
-    if (!fitsKey(args[0]!, typeArguments(type)[0], types)) continue;
-    const text = `put(${args[0]!.text}, null)`;
+    const by = type ? replacement(type, args[0]!) : undefined;
+    if (!by) continue;
+    const text = `${by}(${args[0]!.text}, null)`;
     candidates.push({
       description: `${oneLine(call.text)} → ${field(call, 'object')!.text}.${text}`,
       edits: [{ start: name.startIndex, end: list.endIndex, text }],
@@ -219,23 +227,20 @@ function mapRemovals(method: Node, types: Map<string, string>): CandidateEdit[] 
   return candidates;
 }
 
-/** `list.remove(i)` → `list.set(i, null)`: the slot stays, holding null. */
+/** Map removals whose key fits the map's key type. */
+function mapRemovals(method: Node, types: Map<string, string>): CandidateEdit[] {
+  return removalsNulled(method, types, (type, key) =>
+    NULL_VALUE_MAPS.has(simpleTypeName(type)) && fitsKey(key, typeArguments(type)[0], types)
+      ? 'put'
+      : undefined,
+  );
+}
+
+/** List removals by index (not by element). */
 function listRemovals(method: Node, types: Map<string, string>): CandidateEdit[] {
-  const candidates: CandidateEdit[] = [];
-  for (const call of descendants(method, 'method_invocation')) {
-    const name = field(call, 'name');
-    const args = argumentsOf(call);
-    const list = field(call, 'arguments');
-    if (name?.text !== 'remove' || args.length !== 1 || !list) continue;
-    const type = receiverType(call, types);
-    if (!type || !LISTS.has(simpleTypeName(type)) || !isIntExpression(args[0]!, types)) continue;
-    const text = `set(${args[0]!.text}, null)`;
-    candidates.push({
-      description: `${oneLine(call.text)} → ${field(call, 'object')!.text}.${text}`,
-      edits: [{ start: name.startIndex, end: list.endIndex, text }],
-    });
-  }
-  return candidates;
+  return removalsNulled(method, types, (type, index) =>
+    LISTS.has(simpleTypeName(type)) && isIntExpression(index, types) ? 'set' : undefined,
+  );
 }
 
 /** The element type of an array type as written (`Object[]` → `Object`), or null. */
