@@ -97,6 +97,24 @@ function scriptedJudge(verdicts: AttemptJudgement[], events: string[]) {
   };
 }
 
+/** The engine on `task` with no-op resets, quiet logs, 3 attempts and a 1 s limit, unless overridden. */
+function inject(
+  agent: ReturnType<typeof fakeAdapter>,
+  judge: (attempt: AttemptRecordWithoutJudgement) => Promise<AttemptJudgement>,
+  overrides: Partial<Parameters<typeof runAgentInjection>[0]> = {},
+) {
+  return runAgentInjection({
+    task,
+    adapter: agent.adapter,
+    attempts: 3,
+    reset: async () => {},
+    judge,
+    timeoutMs: 1000,
+    log: () => {},
+    ...overrides,
+  });
+}
+
 const rejected: AttemptJudgement = {
   accepted: false,
   reason: 'witness passes',
@@ -112,14 +130,8 @@ describe('runAgentInjection', () => {
       { finalText: 'never used' },
     ]);
     const { judge, seen } = scriptedJudge([rejected, accepted], agent.events);
-    const result = await runAgentInjection({
-      task,
-      adapter: agent.adapter,
-      attempts: 3,
+    const result = await inject(agent, judge, {
       reset: async () => void agent.events.push('reset'),
-      judge,
-      timeoutMs: 1000,
-      log: () => {},
     });
     expect(agent.events).toEqual(['reset', 'run 1', 'judge 1', 'reset', 'run 2', 'judge 2']);
     expect(result.acceptedAttempt).toBe(2);
@@ -145,15 +157,7 @@ describe('runAgentInjection', () => {
       { finalText: reportLine({ repro_cmd: 'mvn test' }) },
     ]);
     const { judge, seen } = scriptedJudge([accepted, accepted, accepted], agent.events);
-    const result = await runAgentInjection({
-      task,
-      adapter: agent.adapter,
-      attempts: 3,
-      reset: async () => {},
-      judge,
-      timeoutMs: 1000,
-      log: () => {},
-    });
+    const result = await inject(agent, judge);
     expect(seen).toHaveLength(3);
     expect(result.acceptedAttempt).toBeNull();
     expect(result.stop).toBe('attemptsExhausted');
@@ -172,15 +176,7 @@ describe('runAgentInjection', () => {
   it('never accepts on the agent word alone', async () => {
     const agent = fakeAdapter([{ finalText: reportLine({ ok: true }) }]);
     const { judge } = scriptedJudge([rejected], agent.events);
-    const result = await runAgentInjection({
-      task,
-      adapter: agent.adapter,
-      attempts: 1,
-      reset: async () => {},
-      judge,
-      timeoutMs: 1000,
-      log: () => {},
-    });
+    const result = await inject(agent, judge, { attempts: 1 });
     expect(result.acceptedAttempt).toBeNull();
     expect(result.attempts[0]!.judgement).toMatchObject({
       accepted: false,
@@ -193,15 +189,7 @@ describe('runAgentInjection', () => {
       { outcome: { kind: 'failedToStart', reason: 'spawn claude ENOENT' }, finalText: '' },
     ]);
     const { judge, seen } = scriptedJudge([], agent.events);
-    const result = await runAgentInjection({
-      task,
-      adapter: agent.adapter,
-      attempts: 3,
-      reset: async () => {},
-      judge,
-      timeoutMs: 1000,
-      log: () => {},
-    });
+    const result = await inject(agent, judge);
     expect(seen).toHaveLength(0);
     expect(result.stop).toBe('agentFailedToStart');
     expect(result.attempts).toHaveLength(1);
@@ -218,15 +206,7 @@ describe('runAgentInjection', () => {
       { finalText: reportLine() },
     ]);
     const { judge } = scriptedJudge([rejected, accepted], agent.events);
-    const result = await runAgentInjection({
-      task,
-      adapter: agent.adapter,
-      attempts: 3,
-      reset: async () => {},
-      judge,
-      timeoutMs: 90_000,
-      log: () => {},
-    });
+    const result = await inject(agent, judge, { timeoutMs: 90_000 });
     expect(result.acceptedAttempt).toBe(2);
     expect(result.attempts[0]!.judgement.accepted).toBe(false);
     expect(agent.inputs[1]!.userPrompt).toContain('the agent hit the time limit of 90 s');
@@ -234,16 +214,8 @@ describe('runAgentInjection', () => {
 
   it('refuses a non-positive attempt budget', async () => {
     const agent = fakeAdapter([]);
-    await expect(
-      runAgentInjection({
-        task,
-        adapter: agent.adapter,
-        attempts: 0,
-        reset: async () => {},
-        judge: async () => accepted,
-        timeoutMs: 1000,
-        log: () => {},
-      }),
-    ).rejects.toThrow('attempts must be a positive integer, not 0');
+    await expect(inject(agent, async () => accepted, { attempts: 0 })).rejects.toThrow(
+      'attempts must be a positive integer, not 0',
+    );
   });
 });
