@@ -68,3 +68,15 @@ export async function processesMentioning(needle: string): Promise<number[]> {
   }
   return found;
 }
+
+/**
+ * The records of a JSON-lines file the tool wrote ([] if it is missing). Strict, unlike the
+ * tool's own reader: a line that does not parse fails the test.
+ */
+export async function readLines<T>(file: string): Promise<T[]> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as T);
+}

@@ -6,7 +6,7 @@ import { packageRoot } from '../src/core/package-root.js';
 import { shellJoin } from '../src/core/process.js';
 import type { InjectionRecord, InjectSummary } from '../src/stages/2-inject/inject.js';
 import { startFakeOpenAI, type FakeOpenAI } from './fixtures/agents/fake-openai-server.js';
-import { cli, fetchCorpus } from './helpers.js';
+import { cli, fetchCorpus, readLines } from './helpers.js';
 
 /* The agent engine on a real corpus project: agents edit a workspace, the harness judges it. */
 
@@ -18,14 +18,6 @@ const AGENT = path.join(packageRoot(), 'test', 'fixtures', 'agents', 'scripted-a
 interface AgentRun {
   attempts: { judgement: { accepted: boolean; reason?: string }; report: { status: string } }[];
   acceptedAttempt: number | null;
-}
-
-async function readLines<T>(file: string): Promise<T[]> {
-  const text = await readFile(file, 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as T);
 }
 
 async function agentRun(out: string, id: string): Promise<AgentRun> {

@@ -14,7 +14,7 @@ import { loadBugTypeSpecs, type BugTypeSpec } from '../src/stages/2-inject/spec.
 import { CandidateValidator } from '../src/stages/2-inject/validate.js';
 import { JvmRunner } from '../src/toolchains/jvm/runner.js';
 import { mavenToolchain } from '../src/toolchains/maven/maven.js';
-import { cli, fetchCorpus } from './helpers.js';
+import { cli, fetchCorpus, readLines } from './helpers.js';
 
 /* Real injections on json-simple, validated end to end (fast runner and Maven). */
 
@@ -22,23 +22,14 @@ const TYPES = 'api_identical_value_comparison,logic_predicate_inversion_in_guard
 const JSONER = 'src/main/java/org/json/simple/Jsoner.java';
 const WITNESS = 'org.json.simple.JsonerTest';
 
-async function readLines<T>(file: string): Promise<T[]> {
-  const text = await readFile(file, 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as T);
-}
-
 let pristine: string;
 let out: string;
 let summary: InjectSummary;
 let accepted: InjectionRecord[];
 
-beforeAll(async () => {
-  pristine = await fetchCorpus('json-simple');
-  out = path.join(await makeTempDir('inject-test'), 'out');
-  const result = await cli([
+/** The run the tests look at; run again, it must resume. */
+function injectIntoOut() {
+  return cli([
     'inject',
     'json-simple',
     '--types',
@@ -51,6 +42,12 @@ beforeAll(async () => {
     out,
     '--json',
   ]);
+}
+
+beforeAll(async () => {
+  pristine = await fetchCorpus('json-simple');
+  out = path.join(await makeTempDir('inject-test'), 'out');
+  const result = await injectIntoOut();
   expect(result.exitCode, result.stderr).toBe(0);
   summary = result.json as InjectSummary;
   accepted = await readLines<InjectionRecord>(path.join(out, 'injections.jsonl'));
@@ -103,19 +100,7 @@ describe('inject json-simple (rules engine)', () => {
   });
 
   it('gives the same ids for the same seed and resumes instead of redoing work', async () => {
-    const again = await cli([
-      'inject',
-      'json-simple',
-      '--types',
-      TYPES,
-      '--count',
-      '2',
-      '--seed',
-      '7',
-      '--out',
-      out,
-      '--json',
-    ]);
+    const again = await injectIntoOut();
     expect(again.exitCode, again.stderr).toBe(0);
     const resumed = again.json as InjectSummary;
     expect(resumed.types.map((t) => [t.accepted, t.tried])).toEqual(
