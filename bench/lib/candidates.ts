@@ -192,7 +192,10 @@ async function mutatedText(projectRoot: string, candidate: Candidate): Promise<s
 
 export interface Validation {
   verdict: SingleVerdict;
+  /** Includes `buildStepMs`. */
   compileMs: number;
+  /** Build steps (generators) rerun or learnt for this candidate; the jvm runner reports it apart. */
+  buildStepMs: number;
   loadMs: number;
   testMs: number;
   wallMs: number;
@@ -222,6 +225,7 @@ export async function validateWithMaven(
       return {
         verdict: compiled.verdict,
         compileMs: compiled.durationMs,
+        buildStepMs: 0,
         loadMs: 0,
         testMs: 0,
         wallMs: Math.round(performance.now() - started),
@@ -234,6 +238,7 @@ export async function validateWithMaven(
     return {
       verdict: run.verdict,
       compileMs: compiled.durationMs,
+      buildStepMs: 0,
       loadMs: 0,
       testMs: run.durationMs,
       wallMs: Math.round(performance.now() - started),
@@ -270,6 +275,7 @@ export async function validateInJvm(
     return {
       verdict: result.verdict,
       ...result.timings,
+      buildStepMs: result.buildSteps.rerunMs + result.buildSteps.learningMs,
       wallMs: Math.round(performance.now() - started),
     };
   } finally {

@@ -23,8 +23,20 @@ export interface HelperResponse {
   /** The test run threw a VirtualMachineError (out of memory, say) past the platform. */
   crashed?: string;
   generatorError?: string;
+  buildSteps?: BuildStepsResponse;
   restart?: boolean;
   trace?: RawTrace;
+}
+
+/** What the recipe's build steps (generators) cost a compile request. */
+export interface BuildStepsResponse {
+  /** Steps rerun with the candidate's classes, and their time. */
+  rerun: number;
+  rerunMs: number;
+  /** Time spent learning which methods a step executes (once per step and project). */
+  learningMs: number;
+  /** What was learnt, by the JVM's key for each step: the methods the step executes. */
+  learnt: Record<string, string[]>;
 }
 
 export interface HelperTestResult {

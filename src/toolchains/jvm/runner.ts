@@ -69,6 +69,11 @@ export interface JvmRunResult {
   started: boolean;
   /** The same sources were compiled for an earlier request; that build was run again. */
   buildReused: boolean;
+  /**
+   * The recipe's build steps rerun for this request's classes (their time is part of compileMs),
+   * and the time spent learning which methods a step executes.
+   */
+  buildSteps: { rerun: number; rerunMs: number; learningMs: number };
   trace?: RawTrace;
   /** Each test's outcome as the runner reported it, with its index in the trace log. */
   tests?: HelperTestResult[];
@@ -180,6 +185,13 @@ export class JvmRunner {
   private runner: Promise<RunnerClasspath> | undefined;
   /** Most recently used last. */
   private readonly builds: Build[] = [];
+  /**
+   * Per project runtime, the methods each build step executes, as a runner JVM learnt them; given
+   * to every JVM that starts later, so a restart (after a timeout, say) does not learn them again.
+   */
+  private readonly learntBuildSteps = new Map<string, Record<string, string[]>>();
+  /** The JVM start (helper and start count) each runtime's learnt steps were last given to. */
+  private readonly learntGivenTo = new Map<string, { helper: JvmHelper; starts: number }>();
 
   constructor(
     private readonly cache: CacheLayout,
@@ -224,10 +236,12 @@ export class JvmRunner {
     const startsBefore = helper.starts;
     const timings = { compileMs: 0, loadMs: 0, testMs: 0, wallMs: 0 };
     let buildReused = false;
+    const buildSteps = { rerun: 0, rerunMs: 0, learningMs: 0 };
     const finish = (verdict: SingleVerdict, extra: Partial<JvmRunResult> = {}): JvmRunResult => ({
       verdict,
       started: helper.starts !== startsBefore,
       buildReused,
+      buildSteps,
       timings: { ...timings, wallMs: Math.round(performance.now() - started) },
       ...extra,
     });
@@ -240,9 +254,28 @@ export class JvmRunner {
       const compileLimitMs = request.compileTimeoutMs ?? DEFAULT_COMPILE_TIMEOUT_MS;
       // Compile and run are separate requests, so the run gets the baseline-derived limit alone.
       const compiled = await helper.request(
-        { op: 'compile', project, overlay, sources: request.sources, generators },
+        {
+          op: 'compile',
+          project,
+          overlay,
+          sources: request.sources,
+          generators,
+          learnt: this.learntFor(runtimeKey, helper),
+        },
         compileLimitMs,
       );
+      const steps = compiled.kind === 'answered' ? compiled.response.buildSteps : undefined;
+      if (steps) {
+        this.learntBuildSteps.set(runtimeKey, {
+          ...this.learntBuildSteps.get(runtimeKey),
+          ...steps.learnt,
+        });
+        Object.assign(buildSteps, {
+          rerun: steps.rerun,
+          rerunMs: steps.rerunMs,
+          learningMs: steps.learningMs,
+        });
+      }
       if (compiled.kind !== 'answered' || compiled.response.error) {
         await removeTree(overlay);
         return finish(
@@ -290,6 +323,21 @@ export class JvmRunner {
     } finally {
       build.users--;
     }
+  }
+
+  /**
+   * The learnt build steps to send with a compile request: all of them to a JVM that has not had
+   * them (a new or restarted one), nothing to one that has, as it keeps what it learns.
+   */
+  private learntFor(runtimeKey: string, helper: JvmHelper): Record<string, string[]> {
+    const learnt = this.learntBuildSteps.get(runtimeKey);
+    if (!learnt) return {};
+    // A JVM that is not running is started by this very request, as start number starts + 1.
+    const starts = helper.running ? helper.starts : helper.starts + 1;
+    const given = this.learntGivenTo.get(runtimeKey);
+    if (given?.helper === helper && given.starts === starts) return {};
+    this.learntGivenTo.set(runtimeKey, { helper, starts });
+    return learnt;
   }
 
   /** The kept build for `key`, marked in use and most recently used; undefined if none. */

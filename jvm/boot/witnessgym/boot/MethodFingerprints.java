@@ -13,7 +13,8 @@ import org.objectweb.asm.Opcodes;
 /**
  * A digest of each method's code, line numbers left out (an edit elsewhere in the file moves
  * them), so two compilations of a class can be compared method by method. The key "#class"
- * stands for everything outside method code (fields, supertypes, annotations' presence).
+ * stands for everything outside method code (fields, supertypes, the set of methods javac was
+ * asked for).
  */
 public final class MethodFingerprints {
   public static final String CLASS_SHAPE = "#class";
@@ -47,13 +48,23 @@ public final class MethodFingerprints {
                   int access, String name, String descriptor, String signature, String[] ex) {
                 StringBuilder code = new StringBuilder().append(access).append(';');
                 String key = name + descriptor;
-                shape.append("|m").append(key);
+                if (!compilerHelper(access)) shape.append("|m").append(key);
                 return new Recorder(code, () -> result.put(key, code.toString()));
               }
             },
             ClassReader.SKIP_DEBUG);
     result.put(CLASS_SHAPE, shape.toString());
     return result;
+  }
+
+  /**
+   * Accessors (access$200) and lambda bodies that javac adds and renumbers as the source changes.
+   * Being static or private, they override nothing, so only code that calls them can run them; that
+   * code's own fingerprint changes with the call, so they need not count as a change of shape.
+   */
+  private static boolean compilerHelper(int access) {
+    return (access & Opcodes.ACC_SYNTHETIC) != 0
+        && (access & (Opcodes.ACC_STATIC | Opcodes.ACC_PRIVATE)) != 0;
   }
 
   /** Writes every instruction and its operands; labels become their order of appearance. */

@@ -122,9 +122,11 @@ public final class Main {
         space.compile((List<Map<String, Object>>) request.get("sources"), overlay);
     response.put("compile", compile);
     if (Boolean.TRUE.equals(compile.get("ok"))) {
-      String generatorError =
-          runGenerators((List<Map<String, Object>>) request.get("generators"), overlay, space);
-      if (generatorError != null) response.put("generatorError", generatorError);
+      space.learnt((Map<String, Object>) request.get("learnt"));
+      BuildSteps steps = new BuildSteps();
+      runGenerators((List<Map<String, Object>>) request.get("generators"), overlay, space, steps);
+      if (steps.error != null) response.put("generatorError", steps.error);
+      response.put("buildSteps", steps.summary());
     }
     response.put("compileMs", millisSince(compileStart));
     return response;
@@ -189,37 +191,69 @@ public final class Main {
     return response;
   }
 
+  /** What the build steps did for one compile request, for the harness to report and keep. */
+  private static final class BuildSteps {
+    String error;
+    int rerun;
+    long rerunMs;
+    long learningMs;
+    /** Generators whose executed methods were learnt by this request, by key. */
+    final Map<String, Object> learnt = new LinkedHashMap<>();
+
+    Map<String, Object> summary() {
+      Map<String, Object> summary = new LinkedHashMap<>();
+      summary.put("rerun", rerun);
+      summary.put("rerunMs", rerunMs);
+      summary.put("learningMs", learningMs);
+      summary.put("learnt", learnt);
+      return summary;
+    }
+  }
+
   /**
    * Reruns the build steps that execute project code (the recipe's generators) with the
-   * candidate's classes, writing their output into the overlay; returns an error or null. A step
-   * that executes none of the changed methods cannot produce different output and is skipped:
-   * which methods it executes is learnt once, by tracing a run on the unchanged classes.
+   * candidate's classes, writing their output into the overlay. A step that executes none of the
+   * changed methods cannot produce different output and is skipped: which methods it executes is
+   * learnt once, by tracing a run on the unchanged classes, and handed back to the harness so that
+   * a restarted JVM need not learn it again.
    */
   @SuppressWarnings("unchecked")
-  private static String runGenerators(
-      List<Map<String, Object>> generators, File overlay, ProjectSpace space) throws Exception {
-    if (generators == null || generators.isEmpty()) return null;
+  private static void runGenerators(
+      List<Map<String, Object>> generators, File overlay, ProjectSpace space, BuildSteps steps)
+      throws Exception {
+    if (generators == null || generators.isEmpty()) return;
     Set<String> changed = changedMethods(overlay, space.classes);
-    if (changed.isEmpty()) return null;
+    if (changed.isEmpty()) return;
     for (Map<String, Object> generator : generators) {
       String key = Json.write(generator);
       Set<String> executed = space.generatorMethods.get(key);
       if (executed == null) {
+        long started = System.nanoTime();
         File scratch = Files.createTempDirectory("witnessgym-generator").toFile();
         try {
           GeneratorRun learning = runGenerator(generator, null, scratch, space);
-          if (learning.error != null) return learning.error;
+          if (learning.error != null) {
+            steps.error = learning.error;
+            return;
+          }
           executed = learning.executed;
           space.generatorMethods.put(key, executed);
+          steps.learnt.put(key, new ArrayList<>(executed));
         } finally {
           deleteTree(scratch);
+          steps.learningMs += millisSince(started);
         }
       }
       if (!touches(changed, executed)) continue;
+      long started = System.nanoTime();
       String error = runGenerator(generator, overlay, overlay, space).error;
-      if (error != null) return error;
+      steps.rerun++;
+      steps.rerunMs += millisSince(started);
+      if (error != null) {
+        steps.error = error;
+        return;
+      }
     }
-    return null;
   }
 
   /** Whether a changed method (or a changed class shape, "owner.#class") was executed. */
@@ -430,6 +464,16 @@ public final class Main {
       release = (String) spec.get("release");
       encoding = spec.get("encoding") == null ? "UTF-8" : (String) spec.get("encoding");
       fileManager = COMPILER.getStandardFileManager(null, Locale.ROOT, StandardCharsets.UTF_8);
+    }
+
+    /** Takes in what an earlier JVM learnt about the generators, keyed as here. */
+    @SuppressWarnings("unchecked")
+    void learnt(Map<String, Object> learnt) {
+      if (learnt == null) return;
+      for (Map.Entry<String, Object> entry : learnt.entrySet()) {
+        generatorMethods.computeIfAbsent(
+            entry.getKey(), key -> new HashSet<>((List<String>) entry.getValue()));
+      }
     }
 
     int[] drainTrace() throws ReflectiveOperationException {
