@@ -7,6 +7,8 @@
  *
  *   npm run bench:validation-throughput [-- --projects a,b,c] [--per-project 30] [--seed 1]
  *     [--warm-up-ms 10000] [--out f.jsonl]
+ *
+ * Without --projects, every corpus project takes part.
  */
 import {
   formatTable,
@@ -63,25 +65,62 @@ console.log(
   'overhead = wall time minus the test run itself (compile + class loading + test plan + harness)',
 );
 const mavenMs = sum(maven, (v) => v.wallMs);
-const timedOut = jvm.filter((v) => v.verdict.kind === 'Timeout');
-const finished = jvm.filter((v) => v.verdict.kind !== 'Timeout');
-// Where the jvm runner's time went. The first three are set by the candidates, not the runner:
-// the tests' own run, the time limits of hanging candidates (PIT's rule on the baseline), and the
-// build steps a candidate's change makes rerun (Maven reruns them too).
-const parts = {
-  tests: sum(jvm, (v) => v.testMs),
-  timeouts: sum(timedOut, (v) => v.wallMs - v.compileMs - v.loadMs),
-  buildSteps: sum(jvm, (v) => v.buildStepMs),
-  compile: sum(jvm, (v) => v.compileMs - v.buildStepMs),
-  load: sum(jvm, (v) => v.loadMs),
-  harness: sum(finished, (v) => v.wallMs - v.compileMs - v.loadMs - v.testMs),
-};
+
+/**
+ * Where the jvm runner's time went. The first three parts are set by the candidates, not by the
+ * runner: the tests' own run, the time limits of hanging candidates (PIT's rule on the baseline),
+ * and the build steps a candidate's change makes rerun (Maven reruns them too).
+ */
+function partsOf(vs: Validation[]) {
+  const timedOut = vs.filter((v) => v.verdict.kind === 'Timeout');
+  const finished = vs.filter((v) => v.verdict.kind !== 'Timeout');
+  const parts = {
+    tests: sum(vs, (v) => v.testMs),
+    timeouts: sum(timedOut, (v) => v.wallMs - v.compileMs - v.loadMs),
+    buildSteps: sum(vs, (v) => v.buildStepMs),
+    compile: sum(vs, (v) => v.compileMs - v.buildStepMs),
+    load: sum(vs, (v) => v.loadMs),
+    harness: sum(finished, (v) => v.wallMs - v.compileMs - v.loadMs - v.testMs),
+  };
+  return {
+    ...parts,
+    timedOut: timedOut.length,
+    floorMs: parts.tests + parts.timeouts + parts.buildSteps,
+  };
+}
+
+const projectNames = [...new Set(rows.map((r) => r.candidate.project))];
 console.log(
-  `jvm time by part (ms): tests' own run ${parts.tests}, time limits of ${timedOut.length} hanging candidate(s) ${parts.timeouts}, build-step reruns ${parts.buildSteps}, compile ${parts.compile}, class loading and test plan ${parts.load}, harness ${parts.harness}`,
+  formatTable(
+    ['project', 'n', 'jvm ms', 'maven ms', 'maven p50 ms', 'ratio', 'bound'],
+    projectNames.map((project) => {
+      const mine = rows.filter((r) => r.candidate.project === project);
+      const mavenOf = mine.map((r) => r.maven);
+      const jvmOf = mine.map((r) => r.jvm);
+      const mavenTotal = sum(mavenOf, (v) => v.wallMs);
+      return [
+        project,
+        String(mine.length),
+        String(sum(jvmOf, (v) => v.wallMs)),
+        String(mavenTotal),
+        String(
+          percentile(
+            mavenOf.map((v) => v.wallMs),
+            50,
+          ),
+        ),
+        `${(rate(jvmOf) / rate(mavenOf)).toFixed(1)}×`,
+        `${(mavenTotal / Math.max(1, partsOf(jvmOf).floorMs)).toFixed(1)}×`,
+      ];
+    }),
+  ),
 );
-const floorMs = parts.tests + parts.timeouts + parts.buildSteps;
+const parts = partsOf(jvm);
 console.log(
-  `bound: were compile, loading and harness free (only the tests' own run, time limits and build-step reruns, ${floorMs} ms), the ratio could reach ${(mavenMs / Math.max(1, floorMs)).toFixed(1)}×`,
+  `jvm time by part (ms): tests' own run ${parts.tests}, time limits of ${parts.timedOut} hanging candidate(s) ${parts.timeouts}, build-step reruns ${parts.buildSteps}, compile ${parts.compile}, class loading and test plan ${parts.load}, harness ${parts.harness}`,
+);
+console.log(
+  `bound: were compile, loading and harness free (only the tests' own run, time limits and build-step reruns, ${parts.floorMs} ms), the ratio could reach ${(mavenMs / Math.max(1, parts.floorMs)).toFixed(1)}×`,
 );
 console.log(
   `warm-up before timing (runner JVM start, then candidates not in the sample, results discarded): ${warmUps.map((w) => `${w.project} ${w.candidates} in ${w.ms} ms`).join(', ')}`,

@@ -113,11 +113,12 @@ export interface CorpusProject {
   fetched: FetchedProject;
 }
 
+/** The named corpus projects (all of them when `names` is undefined), fetched and built. */
 export async function corpusProjects(
   cache: CacheLayout,
-  names: string[],
+  names: string[] | undefined,
 ): Promise<CorpusProject[]> {
-  const recipes = (await loadRecipes()).filter((recipe) => names.includes(recipe.name));
+  const recipes = (await loadRecipes()).filter((recipe) => !names || names.includes(recipe.name));
   const projects: CorpusProject[] = [];
   for (const recipe of recipes) {
     const fetched = await fetchCorpusProject(recipe, cache, {
@@ -140,14 +141,14 @@ const WARM_UP_POOL = 200;
 
 /**
  * Up to `perProject` candidates per project, drawn with a seed so the sample can be redrawn, and
- * up to 200 more per project for warm-up.
+ * up to 200 more per project for warm-up. Each project draws from its own stream (seed and name),
+ * so its candidates do not depend on which other projects are in the run.
  */
 export async function sampleCandidates(
   projects: CorpusProject[],
   perProject: number,
   seed: number,
 ): Promise<CandidateSample> {
-  const random = seededRandom(seed);
   const sample: Candidate[] = [];
   const warmUp: Candidate[] = [];
   for (const { recipe, fetched } of projects) {
@@ -177,6 +178,7 @@ export async function sampleCandidates(
         }
       });
     }
+    const random = seededRandom(parseInt(sha256Text(`${seed}:${recipe.name}`).slice(0, 8), 16));
     const drawn = shuffled(all, random);
     sample.push(...drawn.slice(0, perProject));
     warmUp.push(...drawn.slice(perProject, perProject + WARM_UP_POOL));
@@ -396,16 +398,15 @@ export async function runSideBySide(
   return { rows, warmUps };
 }
 
-const DEFAULT_BENCH_PROJECTS = 'json-simple,commons-codec,commons-csv,joda-time';
-
 /**
  * The shared command line of the runner benchmarks (`--projects a,b --per-project N --seed S
- * --warm-up-ms MS --out rows.jsonl`): draws the candidates and runs them side by side.
+ * --warm-up-ms MS --out rows.jsonl`): draws the candidates and runs them side by side. Without
+ * `--projects`, every corpus project takes part.
  */
 export async function sideBySideFromCommandLine(): Promise<SideBySideRun & { seed: number }> {
   const { values } = parseArgs({
     options: {
-      projects: { type: 'string', default: DEFAULT_BENCH_PROJECTS },
+      projects: { type: 'string' },
       'per-project': { type: 'string', default: '30' },
       seed: { type: 'string', default: '1' },
       'warm-up-ms': { type: 'string', default: '10000' },
@@ -414,7 +415,7 @@ export async function sideBySideFromCommandLine(): Promise<SideBySideRun & { see
   });
   const seed = Number(values.seed);
   const cache = cacheLayout(resolveCacheDir());
-  const projects = await corpusProjects(cache, values.projects.split(','));
+  const projects = await corpusProjects(cache, values.projects?.split(','));
   const candidates = await sampleCandidates(projects, Number(values['per-project']), seed);
   const runner = new JvmRunner(cache);
   try {
