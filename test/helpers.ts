@@ -1,8 +1,11 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { CacheLayout } from '../src/core/cache.js';
 import { copyProjectTree, makeTempDir } from '../src/core/fs.js';
 import { packageRoot } from '../src/core/package-root.js';
 import { runProcess, type RunResult } from '../src/core/process.js';
+import { DEFAULT_BUILD } from '../src/stages/0-corpus/recipe.js';
+import { mavenToolchain } from '../src/toolchains/maven/maven.js';
 
 const CLI = path.join(packageRoot(), 'dist', 'src', 'cli', 'main.js');
 
@@ -22,6 +25,22 @@ export async function cli(args: string[], timeoutMs = 1_800_000): Promise<CliRes
     }
   }
   return { ...result, json };
+}
+
+/** A copy of the fixture project test/fixtures/<name>, compiled by Maven; returns its path. */
+export async function builtFixture(name: string, cache: CacheLayout): Promise<string> {
+  const project = path.join(await makeTempDir(name), 'project');
+  await copyProjectTree(path.join(packageRoot(), 'test', 'fixtures', name), project);
+  const compiled = await mavenToolchain.compile(
+    project,
+    DEFAULT_BUILD,
+    { repository: cache.mavenRepo, offline: false },
+    600_000,
+  );
+  if (compiled.kind !== 'Compiled') {
+    throw new Error(`fixture ${name} did not compile: ${JSON.stringify(compiled.verdict)}`);
+  }
+  return project;
 }
 
 /** Fetches a corpus project (a no-op when cached) and returns its pristine path. */

@@ -2,12 +2,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
-import { copyProjectTree, makeTempDir } from '../src/core/fs.js';
-import { packageRoot } from '../src/core/package-root.js';
 import type { SingleVerdict } from '../src/core/verdict.js';
 import { DEFAULT_BUILD, type BuildSettings } from '../src/stages/0-corpus/recipe.js';
 import { JvmRunner } from '../src/toolchains/jvm/runner.js';
-import { mavenToolchain } from '../src/toolchains/maven/maven.js';
+import { builtFixture } from './helpers.js';
 
 /*
  * Build steps in the warm JVM, on a fixture whose step (steps.Generate) writes a table from the
@@ -26,15 +24,7 @@ let project: string;
 let pristine: string;
 
 beforeAll(async () => {
-  project = path.join(await makeTempDir('build-steps'), 'project');
-  await copyProjectTree(path.join(packageRoot(), 'test', 'fixtures', 'build-steps'), project);
-  const compiled = await mavenToolchain.compile(
-    project,
-    DEFAULT_BUILD,
-    { repository: cache.mavenRepo, offline: false },
-    600_000,
-  );
-  expect(compiled.kind).toBe('Compiled');
+  project = await builtFixture('build-steps', cache);
   pristine = await readFile(path.join(project, SQUARES), 'utf8');
 });
 

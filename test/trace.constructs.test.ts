@@ -2,12 +2,10 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
-import { copyProjectTree, makeTempDir } from '../src/core/fs.js';
-import { packageRoot } from '../src/core/package-root.js';
 import { DEFAULT_BUILD } from '../src/stages/0-corpus/recipe.js';
 import { traceProject, type ExecutionContextRecord } from '../src/stages/1-trace/trace.js';
 import { JvmRunner } from '../src/toolchains/jvm/runner.js';
-import { mavenToolchain } from '../src/toolchains/maven/maven.js';
+import { builtFixture } from './helpers.js';
 
 /*
  * The tracer on a fixture whose production code uses every construct that trips up a line-based
@@ -21,16 +19,8 @@ const runner = new JvmRunner(cache);
 let records: ExecutionContextRecord[];
 
 beforeAll(async () => {
-  const work = await makeTempDir('constructs');
-  const project = path.join(work, 'project');
-  await copyProjectTree(path.join(packageRoot(), 'test', 'fixtures', 'trace-constructs'), project);
-  const compiled = await mavenToolchain.compile(
-    project,
-    DEFAULT_BUILD,
-    { repository: cache.mavenRepo, offline: false },
-    600_000,
-  );
-  expect(compiled.kind).toBe('Compiled');
+  const project = await builtFixture('trace-constructs', cache);
+  const work = path.dirname(project);
   const summary = await traceProject(project, {
     cache,
     build: DEFAULT_BUILD,
