@@ -190,7 +190,7 @@ export class JvmRunner {
    * to every JVM that starts later, so a restart (after a timeout, say) does not learn them again.
    */
   private readonly learntBuildSteps = new Map<string, Record<string, string[]>>();
-  /** The JVM start (helper and start count) each runtime's learnt steps were last given to. */
+  /** Per project runtime, the JVM (helper and start count) known to hold all its learnt steps. */
   private readonly learntGivenTo = new Map<string, { helper: JvmHelper; starts: number }>();
 
   constructor(
@@ -270,6 +270,8 @@ export class JvmRunner {
           ...this.learntBuildSteps.get(runtimeKey),
           ...steps.learnt,
         });
+        // The JVM that answered now holds all of it: what it was given and what it learnt.
+        this.learntGivenTo.set(runtimeKey, { helper, starts: helper.starts });
         Object.assign(buildSteps, {
           rerun: steps.rerun,
           rerunMs: steps.rerunMs,
@@ -326,18 +328,13 @@ export class JvmRunner {
   }
 
   /**
-   * The learnt build steps to send with a compile request: all of them to a JVM that has not had
-   * them (a new or restarted one), nothing to one that has, as it keeps what it learns.
+   * The learnt build steps to send with a compile request: all of them to a JVM that may not have
+   * them (a new or restarted one), nothing to one that answered a compile request with them.
    */
   private learntFor(runtimeKey: string, helper: JvmHelper): Record<string, string[]> {
-    const learnt = this.learntBuildSteps.get(runtimeKey);
-    if (!learnt) return {};
-    // A JVM that is not running is started by this very request, as start number starts + 1.
-    const starts = helper.running ? helper.starts : helper.starts + 1;
     const given = this.learntGivenTo.get(runtimeKey);
-    if (given?.helper === helper && given.starts === starts) return {};
-    this.learntGivenTo.set(runtimeKey, { helper, starts });
-    return learnt;
+    const holds = helper.running && given?.helper === helper && given.starts === helper.starts;
+    return holds ? {} : (this.learntBuildSteps.get(runtimeKey) ?? {});
   }
 
   /** The kept build for `key`, marked in use and most recently used; undefined if none. */
