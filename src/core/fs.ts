@@ -16,13 +16,19 @@ export async function writeJsonAtomic(file: string, value: unknown): Promise<voi
   await writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
 }
 
-export async function readJsonIfExists<T>(file: string): Promise<T | undefined> {
+/** A file's text, or undefined when it does not exist (any other read error is thrown). */
+async function readTextIfExists(file: string): Promise<string | undefined> {
   try {
-    return JSON.parse(await readFile(file, 'utf8')) as T;
+    return await readFile(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
+}
+
+export async function readJsonIfExists<T>(file: string): Promise<T | undefined> {
+  const text = await readTextIfExists(file);
+  return text === undefined ? undefined : (JSON.parse(text) as T);
 }
 
 /**
@@ -30,13 +36,8 @@ export async function readJsonIfExists<T>(file: string): Promise<T | undefined> 
  * a line cut short by an interrupted writer is skipped (its record is redone by the caller).
  */
 export async function readJsonLines<T>(file: string): Promise<T[]> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
+  const text = await readTextIfExists(file);
+  if (text === undefined) return [];
   const records: T[] = [];
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
