@@ -266,17 +266,14 @@ export class JvmRunner {
       );
       const steps = compiled.kind === 'answered' ? compiled.response.buildSteps : undefined;
       if (steps) {
+        const { learnt, ...spent } = steps;
         this.learntBuildSteps.set(runtimeKey, {
           ...this.learntBuildSteps.get(runtimeKey),
-          ...steps.learnt,
+          ...learnt,
         });
         // The JVM that answered now holds all of it: what it was given and what it learnt.
         this.learntGivenTo.set(runtimeKey, { helper, starts: helper.starts });
-        Object.assign(buildSteps, {
-          rerun: steps.rerun,
-          rerunMs: steps.rerunMs,
-          learningMs: steps.learningMs,
-        });
+        Object.assign(buildSteps, spent);
       }
       if (compiled.kind !== 'answered' || compiled.response.error) {
         await removeTree(overlay);
