@@ -14,16 +14,14 @@ import { corpusProjects, formatTable, workingCopy } from './lib/candidates.js';
 
 const { values } = parseArgs({
   options: {
-    projects: {
-      type: 'string',
-      default: 'json-simple,commons-codec,commons-csv,joda-time,jackson-core,commons-lang3',
-    },
+    // Without it, every corpus project.
+    projects: { type: 'string' },
   },
 });
 const cache = cacheLayout(resolveCacheDir());
 const rows: string[][] = [];
 let withinTarget = 0;
-for (const project of await corpusProjects(cache, values.projects.split(','))) {
+for (const project of await corpusProjects(cache, values.projects?.split(','))) {
   const copy = await workingCopy(project);
   const runner = new JvmRunner(cache);
   try {
