@@ -1,19 +1,20 @@
 /**
  * Independent re-validation of accepted injections: for every record in the given inject output
- * directories, a fresh copy of the pristine project gets the recorded patch (`git apply`), and
+ * directories, a fresh copy of the pristine project gets the buggy state's patches (`git apply`,
+ * independent of the tool's own patch code), and
  * the CLI's Maven replay (`witnessgym replay <copy> --recipe <name> --test <witness>`, a separate
  * process) must report TestFailed or TestErrored. Prints counts per bug type and every mismatch.
  *
  *   npm run bench:inject-revalidate -- --dirs out1,out2 [--out results.jsonl]
  */
-import { appendFile, readFile } from 'node:fs/promises';
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
 import { copyProjectTree, makeTempDir, removeTree } from '../src/core/fs.js';
 import { packageRoot } from '../src/core/package-root.js';
 import { runProcess } from '../src/core/process.js';
-import { resolveProject } from '../src/replay/project.js';
+import { resolveProject } from '../src/project/project.js';
 import type { InjectionRecord } from '../src/stages/2-inject/inject.js';
 import { formatTable } from './lib/candidates.js';
 
@@ -34,17 +35,24 @@ for (const dir of values.dirs.split(',')) {
   const text = await readFile(path.join(dir, 'injections.jsonl'), 'utf8');
   for (const line of text.split('\n').filter(Boolean)) {
     const record = JSON.parse(line) as InjectionRecord;
-    const name = record.project.slice(0, record.project.lastIndexOf('@'));
+    const name = record.state.base.name;
+    const label = `${name}@${record.state.base.version}`;
     const project = await resolveProject(name, cache);
     const work = await makeTempDir('revalidate');
     const copy = path.join(work, 'project');
     let kind = 'not replayed';
     try {
       await copyProjectTree(project.root, copy);
-      const applied = await runProcess('git', ['apply', path.join(dir, record.patchFile)], {
-        cwd: copy,
-      });
-      if (applied.exitCode !== 0) {
+      let applied: { exitCode: number | null; stderr: string } = { exitCode: 0, stderr: '' };
+      for (const [index, patch] of record.state.patches.entries()) {
+        if (applied.exitCode !== 0) break;
+        const patchFile = path.join(work, `${index}.patch`);
+        await writeFile(patchFile, patch.diff);
+        applied = await runProcess('git', ['apply', patchFile], { cwd: copy });
+      }
+      if (project.base.commit !== record.state.base.commit) {
+        kind = `the cached ${label} is not the base the bug was made on`;
+      } else if (applied.exitCode !== 0) {
         kind = `patch does not apply: ${applied.stderr.trim()}`;
       } else {
         const replay = await runProcess(process.execPath, [
@@ -63,16 +71,16 @@ for (const dir of values.dirs.split(',')) {
       await removeTree(work);
     }
     const exposed = kind === 'TestFailed' || kind === 'TestErrored';
-    const tally = byType.get(record.typeId) ?? { accepted: 0, confirmed: 0 };
+    const tally = byType.get(record.bugType.id) ?? { accepted: 0, confirmed: 0 };
     tally.accepted++;
     if (exposed) tally.confirmed++;
-    byType.set(record.typeId, tally);
-    if (!exposed) mismatches.push(`${record.project} ${record.id} ${record.typeId}: ${kind}`);
-    process.stderr.write(`${record.project} ${record.id} ${record.typeId}: ${kind}\n`);
+    byType.set(record.bugType.id, tally);
+    if (!exposed) mismatches.push(`${label} ${record.id} ${record.bugType.id}: ${kind}`);
+    process.stderr.write(`${label} ${record.id} ${record.bugType.id}: ${kind}\n`);
     if (values.out) {
       await appendFile(
         values.out,
-        `${JSON.stringify({ id: record.id, project: record.project, typeId: record.typeId, kind })}\n`,
+        `${JSON.stringify({ id: record.id, project: label, typeId: record.bugType.id, kind })}\n`,
       );
     }
   }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
 import { makeTempDir, removeTree } from '../src/core/fs.js';
-import { resolveProject } from '../src/replay/project.js';
+import { resolveProject } from '../src/project/project.js';
 import { projectPaths } from '../src/stages/0-corpus/fetch.js';
 import { witnessContexts } from '../src/stages/2-inject/contexts.js';
 import { injectWithRules, type TypeSummary } from '../src/stages/2-inject/inject.js';

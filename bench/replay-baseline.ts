@@ -7,8 +7,8 @@
 import { parseArgs } from 'node:util';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
 import { describeVerdict } from '../src/core/verdict.js';
-import { resolveProject } from '../src/replay/project.js';
-import { replayTestClass } from '../src/replay/replay.js';
+import { resolveProject } from '../src/project/project.js';
+import { replayTestClass } from '../src/runners/replay.js';
 import { fetchCorpusProject } from '../src/stages/0-corpus/fetch.js';
 import { loadRecipes } from '../src/stages/0-corpus/recipe.js';
 import { mavenToolchain } from '../src/toolchains/maven/maven.js';

@@ -4,7 +4,7 @@ import type { CacheLayout } from '../src/core/cache.js';
 import { copyProjectTree, makeTempDir } from '../src/core/fs.js';
 import { packageRoot } from '../src/core/package-root.js';
 import { runProcess, type RunResult } from '../src/core/process.js';
-import { DEFAULT_BUILD } from '../src/stages/0-corpus/recipe.js';
+import { DEFAULT_BUILD } from '../src/toolchains/build.js';
 import { mavenToolchain } from '../src/toolchains/maven/maven.js';
 
 const CLI = path.join(packageRoot(), 'dist', 'src', 'cli', 'main.js');

@@ -88,7 +88,7 @@ describe('inject --engine agent --agent command (scripted agent)', () => {
       typeId: TYPE,
       witness: { testClass: WITNESS },
     });
-    expect(accepted!.patch).toContain('+\t\tfor(int i = 0; i < i; i++){');
+    expect(accepted!.state.patches[0]!.diff).toContain('+\t\tfor(int i = 0; i < i; i++){');
     expect(accepted!.evidence.maven).toBe('TestFailed');
     expect(accepted!.evidence.reachedAs).toContain('Jsoner.escape');
 

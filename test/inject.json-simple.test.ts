@@ -1,17 +1,19 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
 import { copyProjectTree, makeTempDir, removeTree } from '../src/core/fs.js';
 import { runProcess } from '../src/core/process.js';
 import { loadJavaGrammar } from '../src/lang/java/syntax.js';
-import { resolveProject, type ProjectRef } from '../src/replay/project.js';
+import { pristineState, resolveProject, type ProjectRef } from '../src/project/project.js';
+import { materialise } from '../src/project/state.js';
+import { WorkingCopy } from '../src/project/working-copy.js';
 import { projectPaths } from '../src/stages/0-corpus/fetch.js';
 import { witnessContexts } from '../src/stages/2-inject/contexts.js';
 import type { InjectionRecord, InjectSummary } from '../src/stages/2-inject/inject.js';
 import { injectorFor } from '../src/stages/2-inject/rules/index.js';
 import { loadBugTypeSpecs, type BugTypeSpec } from '../src/stages/2-inject/spec.js';
-import { CandidateValidator } from '../src/stages/2-inject/validate.js';
+import { INJECTION_CHECKS, InjectionValidator } from '../src/stages/2-inject/validate.js';
 import { JvmRunner } from '../src/toolchains/jvm/runner.js';
 import { mavenToolchain } from '../src/toolchains/maven/maven.js';
 import { cli, fetchCorpus, readLines } from './helpers.js';
@@ -68,20 +70,32 @@ describe('inject json-simple (rules engine)', () => {
       expect(['TestFailed', 'TestErrored']).toContain(record.evidence.maven);
       expect(record.evidence.reachedAs).toContain(record.evidence.touched[0]!.name);
       expect(record.site.file.startsWith('src/main/java/')).toBe(true);
-      expect(record.patch).toContain(`--- a/${record.site.file}`);
+      expect(record.state.patches).toHaveLength(1);
+      expect(record.state.patches[0]!.diff).toContain(`--- a/${record.site.file}`);
+      expect(record.state.base.commit).toMatch(/^[0-9a-f]{40}$/);
+      expect(record.checks.map((check) => [check.check, check.kind])).toEqual(
+        INJECTION_CHECKS.map((check) => [check, 'Passed']),
+      );
     }
     const rate = summary.types[0]!.accepted / summary.types[0]!.tried;
     expect(summary.types[0]!.acceptanceRate).toBeCloseTo(rate);
   });
 
-  it('writes patches that apply to the pristine tree and fail their witness under witnessgym replay', async () => {
+  it('records buggy states that git applies to the pristine tree, the tool materialises alike, and fail their witness under witnessgym replay', async () => {
     for (const record of accepted.slice(0, 2)) {
-      const copy = path.join(await makeTempDir('buggy'), 'project');
+      const work = await makeTempDir('buggy');
+      const copy = path.join(work, 'project');
       await copyProjectTree(pristine, copy, []);
-      const applied = await runProcess('git', ['apply', path.join(out, record.patchFile)], {
+      await writeFile(path.join(work, 'bug.patch'), record.state.patches[0]!.diff);
+      const applied = await runProcess('git', ['apply', path.join(work, 'bug.patch')], {
         cwd: copy,
       });
       expect(applied.exitCode, applied.stderr).toBe(0);
+      const materialised = path.join(work, 'materialised');
+      await materialise(record.state, pristine, materialised);
+      expect(await readFile(path.join(materialised, record.site.file), 'utf8')).toBe(
+        await readFile(path.join(copy, record.site.file), 'utf8'),
+      );
       const replay = await cli([
         'replay',
         copy,
@@ -95,7 +109,7 @@ describe('inject json-simple (rules engine)', () => {
       expect(['TestFailed', 'TestErrored']).toContain(
         (replay.json as { verdict: { kind: string } }).verdict.kind,
       );
-      await removeTree(path.dirname(copy));
+      await removeTree(work);
     }
   });
 
@@ -140,9 +154,9 @@ describe('inject json-simple (rules engine)', () => {
 
 describe('validation rejects candidates with the reason', () => {
   let project: ProjectRef;
-  let validator: CandidateValidator;
+  let validator: InjectionValidator;
   let runner: JvmRunner;
-  let workDir: string;
+  let copy: WorkingCopy;
   let specs: BugTypeSpec[];
   let source: string;
 
@@ -152,14 +166,18 @@ describe('validation rejects candidates with the reason', () => {
     project = await resolveProject('json-simple', cache);
     const mapFile = path.join(projectPaths(cache, project.recipe!).dir, 'execution-contexts.jsonl');
     const contexts = await witnessContexts(project, cache, mapFile, undefined, () => {});
-    workDir = await makeTempDir('validate-test');
-    await copyProjectTree(project.root, path.join(workDir, 'project'));
+    copy = await WorkingCopy.create(
+      project.root,
+      pristineState(project),
+      project.layout,
+      'validate-test',
+    );
     runner = new JvmRunner(cache);
-    validator = new CandidateValidator({
+    validator = new InjectionValidator({
       cache,
       project,
-      workCopy: path.join(workDir, 'project'),
-      runner,
+      copy,
+      jvm: runner,
       toolchain: mavenToolchain,
       contexts,
       collateralLimit: 5,
@@ -170,13 +188,14 @@ describe('validation rejects candidates with the reason', () => {
     source = await readFile(path.join(project.root, JSONER), 'utf8');
   });
   afterAll(async () => {
+    await validator.close();
     await runner.close();
-    await removeTree(workDir);
+    await copy.close();
   });
 
   const identical = () => specs.find((s) => s.id === 'api_identical_value_comparison')!;
   const validate = (after: string, file = JSONER) =>
-    validator.validate(identical(), injectorFor(identical().id), WITNESS, [
+    validator.validate(identical(), injectorFor(identical().id), WITNESS, pristineState(project), [
       { file, before: source, after },
     ]);
 
@@ -184,7 +203,7 @@ describe('validation rejects candidates with the reason', () => {
     const outcome = await validate(
       source.replace('final int characters', '/* note */ final int characters'),
     );
-    expect(outcome).toMatchObject({ accepted: false, stage: 'diff' });
+    expect(outcome).toMatchObject({ kind: 'Rejected', stage: 'diff' });
   });
 
   it('a change outside the production sources', async () => {
@@ -192,12 +211,12 @@ describe('validation rejects candidates with the reason', () => {
       source.replace('i < characters', 'i < i'),
       'src/test/java/Jsoner.java',
     );
-    expect(outcome).toMatchObject({ accepted: false, stage: 'diff' });
+    expect(outcome).toMatchObject({ kind: 'Rejected', stage: 'diff' });
   });
 
   it('a change of another type', async () => {
     const outcome = await validate(source.replace('i < characters', 'i <= characters'));
-    expect(outcome).toMatchObject({ accepted: false, stage: 'structure' });
+    expect(outcome).toMatchObject({ kind: 'Rejected', stage: 'structure' });
   });
 
   it('a change that renames a public method', async () => {
@@ -206,28 +225,28 @@ describe('validation rejects candidates with the reason', () => {
         .replace('public static String escape(', 'public static String escaped(')
         .replace('i < characters', 'i < i'),
     );
-    expect(outcome).toMatchObject({ accepted: false, stage: 'signature' });
+    expect(outcome).toMatchObject({ kind: 'Rejected', stage: 'signature' });
   });
 
   it('a change that does not compile', async () => {
     const outcome = await validate(
       source.replace('i < characters', 'i < i && character == character'),
     );
-    expect(outcome).toMatchObject({ accepted: false, stage: 'compile' });
+    expect(outcome).toMatchObject({ kind: 'Rejected', stage: 'compile' });
   });
 
   it('a change the witness does not expose, with the clean file restored afterwards', async () => {
     // Both sides of a comparison already equal in every call: a self-comparison that changes nothing.
     const after = source.replace('i < characters', 'characters < characters || i < characters');
     const outcome = await validate(after);
-    expect(outcome).toMatchObject({ accepted: false, stage: 'not-exposed' });
-    expect(await readFile(path.join(workDir, 'project', JSONER), 'utf8')).toBe(source);
+    expect(outcome).toMatchObject({ kind: 'Rejected', stage: 'not-exposed' });
+    expect(await readFile(path.join(copy.root, JSONER), 'utf8')).toBe(source);
   });
 
   it('accepts a real bug, with its failure signature and the member the witness entered', async () => {
     const outcome = await validate(source.replace('i < characters', 'i < i'));
-    expect(outcome.accepted, JSON.stringify(outcome)).toBe(true);
-    if (!outcome.accepted) return;
+    expect(outcome.kind, JSON.stringify(outcome)).toBe('Accepted');
+    if (outcome.kind !== 'Accepted') return;
     expect(outcome.evidence.failure.kind).toBe('TestFailed');
     expect(outcome.evidence.reachedAs).toContain('Jsoner.escape');
     expect(outcome.evidence.maven).toBe('TestFailed');

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { UserError } from '../core/errors.js';
 import type { CacheLayout } from '../core/cache.js';
-import { resolveProject } from '../replay/project.js';
+import { resolveProject } from '../project/project.js';
 import { projectPaths } from '../stages/0-corpus/fetch.js';
 import { witnessContexts } from '../stages/2-inject/contexts.js';
 import { createAgentAdapter, AGENT_NAMES } from '../stages/2-inject/agent/adapters/index.js';

@@ -22,8 +22,9 @@ import {
   requireMavenProject,
   resolveProject,
   unknownCorpusName,
-} from '../replay/project.js';
-import { replayTestClass, type ReplayResult, type RunnerName } from '../replay/replay.js';
+} from '../project/project.js';
+import { replayTestClass, type ReplayResult } from '../runners/replay.js';
+import type { RunnerName } from '../runners/types.js';
 import { mavenToolchain } from '../toolchains/maven/maven.js';
 import {
   formatInjectSummary,

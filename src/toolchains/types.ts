@@ -1,6 +1,6 @@
 import type { RunResult } from '../core/process.js';
 import type { SingleVerdict } from '../core/verdict.js';
-import type { BuildSettings } from '../stages/0-corpus/recipe.js';
+import type { BuildSettings } from './build.js';
 import type { SuiteReport } from '../core/test-reports.js';
 
 export interface ToolchainContext {

@@ -4,7 +4,9 @@ import { surefireSelects } from '../../core/glob.js';
 import { describeVerdict, type SingleVerdictKind, type TestCounts } from '../../core/verdict.js';
 import { verdictFromReports, type SuiteReport } from '../../core/test-reports.js';
 import type { Toolchain, ToolchainContext } from '../../toolchains/types.js';
-import { surefireTestPattern, type BuildSettings, type TestSelection } from './recipe.js';
+import type { BuildSettings } from '../../toolchains/build.js';
+import { projectLayout } from '../../toolchains/layout.js';
+import { surefireTestPattern, type TestSelection } from './recipe.js';
 
 /** How one test class behaves on clean code; only `usable` classes may serve as witnesses. */
 export interface BaselineClass {
@@ -113,7 +115,7 @@ export async function runBaseline(projectDir: string, options: BaselineOptions):
     log(
       `baseline: suite run ended early (${describeVerdict(suiteRun.verdict)}); running the rest alone`,
     );
-    const testClassesDir = path.join(projectDir, build.module ?? '', 'target', 'test-classes');
+    const testClassesDir = path.resolve(projectDir, projectLayout(build).testClasses);
     const candidates = (await compiledTestClasses(testClassesDir)).filter(
       (name) =>
         !classes.has(name) && surefireSelects(selection ?? SUREFIRE_DEFAULT_SELECTION, name),

@@ -20,7 +20,7 @@ import { downloadDebianSource } from './debian.js';
 import type { Recipe } from './recipe.js';
 
 /** What `fetch.json` records once the pristine tree exists and compiles. */
-interface FetchRecord {
+export interface FetchRecord {
   recipeHash: string;
   commit: string;
   compiledAt: string | null;
@@ -50,6 +50,10 @@ export function projectPaths(cache: CacheLayout, recipe: Recipe): ProjectPaths {
     record: path.join(dir, 'fetch.json'),
     baseline: path.join(dir, 'baseline.json'),
   };
+}
+
+export async function readFetchRecord(file: string): Promise<FetchRecord | undefined> {
+  return readJsonIfExists<FetchRecord>(file);
 }
 
 export function recipeHash(recipe: Recipe): string {

@@ -4,9 +4,12 @@ import type { CacheLayout } from '../../core/cache.js';
 import { copyProjectTree, makeTempDir, readJsonLines, removeTree } from '../../core/fs.js';
 import { describeVerdict, type SingleVerdictKind } from '../../core/verdict.js';
 import type { HelperTestResult } from '../../toolchains/jvm/helper.js';
-import { JvmRunner, type RawTrace } from '../../toolchains/jvm/runner.js';
+import type { JvmRunner, RawTrace } from '../../toolchains/jvm/runner.js';
+import { jvmTestRunner } from '../../runners/jvm.js';
+import { timeLimit } from '../../runners/time-limits.js';
+import { withTimeLimit, withTracing } from '../../runners/wrappers.js';
 import type { BaselineClass } from '../0-corpus/baseline.js';
-import type { BuildSettings } from '../0-corpus/recipe.js';
+import type { BuildSettings } from '../../toolchains/build.js';
 import { locate, SourceIndex, type MethodLocation } from './locations.js';
 
 /** Execution-context length buckets of the paper, plus the two it leaves out. */
@@ -129,11 +132,6 @@ const TEST_STATUS: Record<HelperTestResult['outcome'], SingleVerdictKind> = {
   error: 'TestErrored',
 };
 
-/** Time limit for a traced class: PIT's rule on its baseline time, with room for tracing. */
-function traceTimeout(baseline: BaselineClass | undefined): number {
-  return baseline ? 10_000 + 2 * baseline.durationMs : 600_000;
-}
-
 /**
  * Runs each selected test class once in the warm JVM with production classes instrumented, and
  * appends one record per class (and per test method when asked) to the map. The project is used
@@ -149,19 +147,18 @@ export async function traceProject(
   await mkdir(path.dirname(options.out), { recursive: true });
   const workDir = await makeTempDir('trace');
   const copy = path.join(workDir, 'project');
-  const runner = options.runner ?? new JvmRunner(options.cache);
+  const baselines = new Map(options.classes.map((entry) => [entry.testClass, entry.baseline]));
+  const runner = withTimeLimit(
+    withTracing(jvmTestRunner(options.cache, options.runner), options.perTest),
+    (request) => timeLimit('jvm', 'trace', baselines.get(request.testClass)?.durationMs),
+  );
   try {
     if (pending.length > 0) await copyProjectTree(projectRoot, copy);
     const sources = await SourceIndex.build(path.join(copy, options.build.module ?? ''), copy);
     for (const [index, { testClass, baseline }] of pending.entries()) {
       const result = await runner.run({
-        projectDir: copy,
-        build: options.build,
+        target: { projectDir: copy, build: options.build, changed: [] },
         testClass,
-        sources: [],
-        timeoutMs: traceTimeout(baseline),
-        trace: true,
-        perTest: options.perTest,
       });
       const raw: RawTrace = result.trace ?? { log: [], methods: {} };
       const locations = new Map<number, MethodLocation>();
@@ -173,7 +170,7 @@ export async function traceProject(
         status: result.verdict.kind,
         baselineStatus: baseline?.status ?? null,
         detail: describeVerdict(result.verdict),
-        durationMs: result.timings.wallMs,
+        durationMs: result.durationMs,
       };
       const classRecord: ExecutionContextRecord = {
         ...common,
@@ -204,7 +201,7 @@ export async function traceProject(
       );
     }
   } finally {
-    if (!options.runner) await runner.close();
+    await runner.close();
     await removeTree(workDir);
   }
   return {

@@ -1,6 +1,6 @@
 import type { CacheLayout } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
-import type { ProjectRef } from '../../replay/project.js';
+import type { ProjectRef } from '../../project/project.js';
 import { readContextMap, traceProject, type ExecutionContextRecord } from '../1-trace/trace.js';
 
 /**

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { copyProjectTree, removeTree, sha256Text, writeJsonAtomic } from '../../core/fs.js';
 import { packageRoot } from '../../core/package-root.js';
 import { shellJoin } from '../../core/process.js';
-import type { FileChange } from './change.js';
+import type { FileChange } from '../../core/file-change.js';
+import { testSourceFile } from '../../toolchains/layout.js';
 import {
   runAgentInjection,
   type AgentAdapter,
@@ -20,7 +21,7 @@ import {
   type TypeSummary,
 } from './inject.js';
 import { injectorFor } from './rules/index.js';
-import { noTimings, type ValidationOutcome } from './validate.js';
+import { rejectionWithoutChecks, type ValidationOutcome } from './validate.js';
 import { shuffled } from '../../core/random.js';
 
 export interface AgentEngineOptions {
@@ -78,12 +79,6 @@ function replayCommandFor(options: InjectOptions, witness: string): string {
   ]);
 }
 
-function testFileOf(options: InjectOptions, testClass: string): string {
-  const module = options.project.build.module;
-  const relative = `src/test/java/${testClass.split('$')[0]!.replace(/\./g, '/')}.java`;
-  return module ? `${module}/${relative}` : relative;
-}
-
 function lastReason(result: AgentInjectionResult): string {
   const judgement = result.attempts.at(-1)?.judgement;
   if (judgement && !judgement.accepted) return judgement.reason;
@@ -91,7 +86,7 @@ function lastReason(result: AgentInjectionResult): string {
 }
 
 function judgementOf(outcome: ValidationOutcome): AttemptJudgement {
-  if (outcome.accepted) {
+  if (outcome.kind === 'Accepted') {
     return {
       accepted: true,
       summary: `${outcome.evidence.failure.kind} in ${outcome.evidence.failure.testMethod}: ${outcome.evidence.structure}`,
@@ -143,7 +138,10 @@ export async function injectWithAgent(
               spec,
               projectLabel: options.project.label,
               workspace,
-              witness: { testClass: witness, testFile: testFileOf(options, witness) },
+              witness: {
+                testClass: witness,
+                testFile: testSourceFile(options.project.layout, witness),
+              },
               context: {
                 size: context.size,
                 bucket: context.bucket,
@@ -160,7 +158,13 @@ export async function injectWithAgent(
             reset,
             judge: async () => {
               const changes = await workspaceChanges(options.project.root, workspace);
-              const outcome = await session.validator.validate(spec, injector, witness, changes);
+              const outcome = await session.validator.validate(
+                spec,
+                injector,
+                witness,
+                session.reference,
+                changes,
+              );
               last = { outcome, changes };
               return judgementOf(outcome);
             },
@@ -168,15 +172,18 @@ export async function injectWithAgent(
             log: options.log,
           });
           await writeJsonAtomic(session.output.file(path.join('agent-runs', `${id}.json`)), result);
-          const outcome: ValidationOutcome =
-            last && (result.acceptedAttempt !== null || !last.outcome.accepted)
+          // The harness may have accepted the last change while the attempt failed on its report.
+          const stage = result.stop === 'agentFailedToStart' ? 'agent' : 'report';
+          const outcome: ValidationOutcome = !last
+            ? rejectionWithoutChecks(stage, lastReason(result))
+            : result.acceptedAttempt !== null || last.outcome.kind === 'Rejected'
               ? last.outcome
               : {
-                  accepted: false,
-                  // The harness accepted the last change, but the attempt failed on its report.
-                  stage: result.stop === 'agentFailedToStart' ? 'agent' : 'report',
+                  kind: 'Rejected',
+                  stage,
                   reason: lastReason(result),
-                  timings: last?.outcome.timings ?? noTimings(),
+                  checks: last.outcome.checks,
+                  timings: last.outcome.timings,
                 };
           await recordOutcome(
             {
@@ -185,8 +192,7 @@ export async function injectWithAgent(
               spec,
               engine: 'agent',
               id,
-              witness,
-              changes: last?.changes ?? [],
+              witness: context,
               site: null,
             },
             outcome,

@@ -1,62 +1,72 @@
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createTwoFilesPatch } from 'diff';
 import type { CacheLayout } from '../../core/cache.js';
-import {
-  copyProjectTree,
-  makeTempDir,
-  removeTree,
-  sha256Text,
-  writeFileAtomic,
-  writeJsonAtomic,
-  readJsonLines,
-} from '../../core/fs.js';
+import type { FileChange } from '../../core/file-change.js';
+import { sha256Text, writeJsonAtomic, readJsonLines } from '../../core/fs.js';
 import { seededRandom, shuffled } from '../../core/random.js';
 import { applyEdits, loadJavaGrammar, type TextEdit } from '../../lang/java/syntax.js';
-import type { ProjectRef } from '../../replay/project.js';
+import { pristineState, type ProjectRef } from '../../project/project.js';
+import type { ProjectBase, ProjectState } from '../../project/state.js';
+import { WorkingCopy } from '../../project/working-copy.js';
+import type { CheckRecord } from '../../checks/types.js';
 import { JvmRunner } from '../../toolchains/jvm/runner.js';
 import type { Toolchain } from '../../toolchains/types.js';
 import type { ExecutionContextRecord } from '../1-trace/trace.js';
-import type { FileChange } from './change.js';
 import { injectorFor } from './rules/index.js';
 import { rewritesIn } from './rules/rewrites.js';
-import type { BugTypeSpec } from './spec.js';
+import { specHash, type BugTypeSpec } from './spec.js';
 import {
-  CandidateValidator,
+  InjectionValidator,
   type AcceptedEvidence,
   type RejectionStage,
   type ValidationOutcome,
   type ValidationTimings,
 } from './validate.js';
 
+/** Where a bug is: the member it changes, and the change in one line. */
+export interface Site {
+  file: string;
+  member: string;
+  line: number;
+  description: string;
+}
+
+/** The bug type an injection is of, with the hash of the spec it was made from. */
+export interface BugTypeRef {
+  id: string;
+  name: string;
+  category: BugTypeSpec['category'];
+  specHash: string;
+}
+
 /** An injected bug the witness exposes: everything a case needs, with how it was proven. */
 export interface InjectionRecord {
   id: string;
-  project: string;
-  typeId: string;
-  typeName: string;
-  category: BugTypeSpec['category'];
+  /** The buggy state: the project's base plus the bug's patch (the only copy of the patch). */
+  state: ProjectState;
+  bugType: BugTypeRef;
   engine: 'rules' | 'agent';
   seed: number;
   witness: { testClass: string; contextSize: number; bucket: string };
-  site: { file: string; member: string; line: number; description: string };
-  patch: string;
-  patchFile: string;
+  site: Site;
   evidence: AcceptedEvidence;
+  checks: CheckRecord[];
   timings: ValidationTimings;
   createdAt: string;
 }
 
 export interface RejectionRecord {
   id: string;
-  project: string;
-  typeId: string;
+  base: ProjectBase;
+  bugType: BugTypeRef;
   engine: 'rules' | 'agent';
   witness: string;
-  site: { file: string; member: string; line: number; description: string } | null;
+  /** Null for an agent's change that never reached a site. */
+  site: Site | null;
   stage: RejectionStage;
   reason: string;
   verdict?: string;
+  checks: CheckRecord[];
   timings: ValidationTimings;
 }
 
@@ -114,7 +124,7 @@ interface RuleCandidate {
 
 /**
  * The output directory: accepted injections and rejections as JSONL (appended as each candidate
- * is decided, so an interrupted run resumes), patches, and the summary.
+ * is decided, so an interrupted run resumes), and the summary.
  */
 export class InjectionOutput {
   readonly accepted: InjectionRecord[] = [];
@@ -125,7 +135,7 @@ export class InjectionOutput {
 
   static async open(dir: string): Promise<InjectionOutput> {
     const output = new InjectionOutput(dir);
-    await mkdir(path.join(dir, 'patches'), { recursive: true });
+    await mkdir(dir, { recursive: true });
     output.accepted.push(
       ...(await readJsonLines<InjectionRecord>(output.file('injections.jsonl'))),
     );
@@ -145,7 +155,6 @@ export class InjectionOutput {
   }
 
   async accept(record: InjectionRecord): Promise<void> {
-    await writeFileAtomic(this.file(record.patchFile), record.patch);
     await appendFile(this.file('injections.jsonl'), `${JSON.stringify(record)}\n`);
     this.accepted.push(record);
     this.decided.add(record.id);
@@ -159,8 +168,8 @@ export class InjectionOutput {
 
   /** Accepted, tried and rejections by stage of one type so far (earlier runs included). */
   tally(typeId: string) {
-    const accepted = this.accepted.filter((record) => record.typeId === typeId).length;
-    const rejections = this.rejected.filter((record) => record.typeId === typeId);
+    const accepted = this.accepted.filter((record) => record.bugType.id === typeId).length;
+    const rejections = this.rejected.filter((record) => record.bugType.id === typeId);
     const rejectedBy: Partial<Record<RejectionStage, number>> = {};
     for (const record of rejections) rejectedBy[record.stage] = (rejectedBy[record.stage] ?? 0) + 1;
     return { accepted, tried: accepted + rejections.length, rejectedBy };
@@ -172,9 +181,14 @@ export class InjectionOutput {
   }
 }
 
-/** Content-addressed: the same project, type, file and rewrite always get the same id. */
-export function candidateId(project: string, typeId: string, file: string, after: string): string {
-  return sha256Text([project, typeId, file, sha256Text(after)].join('\0')).slice(0, 16);
+/** Content-addressed: the same state, type, file and rewrite always get the same id. */
+export function candidateId(
+  state: ProjectState,
+  typeId: string,
+  file: string,
+  after: string,
+): string {
+  return sha256Text([state.id, typeId, file, sha256Text(after)].join('\0')).slice(0, 16);
 }
 
 /** The members of each file that witnesses reach, with the witnesses reaching each. */
@@ -217,7 +231,7 @@ async function ruleCandidates(
     const rewrites = rewritesIn(injector, source, (name, line) => reached.get(`${name}:${line}`));
     for (const rewrite of rewrites) {
       candidates.push({
-        id: candidateId(project.label, spec.id, file, rewrite.after),
+        id: candidateId(pristineState(project), spec.id, file, rewrite.after),
         file,
         before: source,
         member: rewrite.member,
@@ -251,32 +265,11 @@ function triesInOrder(candidates: RuleCandidate[], random: () => number): RuleCa
   return order;
 }
 
-export function productionRootOf(project: ProjectRef): string {
-  return project.build.module ? `${project.build.module}/src/main/java` : 'src/main/java';
-}
-
-/** The unified diff of a change, with a/ and b/ prefixes as git writes them. */
-export function unifiedPatch(changes: readonly FileChange[]): string {
-  return changes
-    .map((change) =>
-      createTwoFilesPatch(
-        `a/${change.file}`,
-        `b/${change.file}`,
-        change.before,
-        change.after,
-        '',
-        '',
-        {
-          context: 3,
-        },
-      ).replace(/^=+\n/, ''),
-    )
-    .join('');
-}
-
 /** The harness side of a run: a working copy of the project, a warm runner, a validator. */
 export interface ValidationSession {
-  validator: CandidateValidator;
+  validator: InjectionValidator;
+  /** The state candidates are made from: the pristine tree. */
+  reference: ProjectState;
   output: InjectionOutput;
   /** Witness classes in the run's seeded order. */
   witnessOrder: string[];
@@ -290,31 +283,36 @@ export async function withValidationSession<T>(
 ): Promise<T> {
   await loadJavaGrammar();
   const output = await InjectionOutput.open(options.out);
-  const workDir = await makeTempDir('inject');
-  const workCopy = path.join(workDir, 'project');
-  const runner = new JvmRunner(options.cache);
+  const reference = pristineState(options.project);
+  const copy = await WorkingCopy.create(
+    options.project.root,
+    reference,
+    options.project.layout,
+    'inject',
+  );
+  const jvm = new JvmRunner(options.cache);
+  const validator = new InjectionValidator({
+    cache: options.cache,
+    project: options.project,
+    copy,
+    jvm,
+    toolchain: options.toolchain,
+    contexts: options.contexts,
+    collateralLimit: options.collateralLimit,
+    fastRuns: 3,
+    mavenCheck: options.mavenCheck,
+  });
   try {
-    await copyProjectTree(options.project.root, workCopy);
-    const validator = new CandidateValidator({
-      cache: options.cache,
-      project: options.project,
-      workCopy,
-      runner,
-      toolchain: options.toolchain,
-      contexts: options.contexts,
-      collateralLimit: options.collateralLimit,
-      fastRuns: 3,
-      mavenCheck: options.mavenCheck,
-    });
     const witnessOrder = shuffled(
       options.contexts.map((record) => record.testClass).sort(),
       seededRandom(options.seed),
     );
     const contextOf = new Map(options.contexts.map((record) => [record.testClass, record]));
-    return await use({ validator, output, witnessOrder, contextOf });
+    return await use({ validator, reference, output, witnessOrder, contextOf });
   } finally {
-    await runner.close();
-    await removeTree(workDir);
+    await validator.close();
+    await jvm.close();
+    await copy.close();
   }
 }
 
@@ -329,9 +327,13 @@ export interface Decision {
   spec: BugTypeSpec;
   engine: 'rules' | 'agent';
   id: string;
-  witness: string;
-  changes: FileChange[];
-  site: InjectionRecord['site'] | null;
+  witness: ExecutionContextRecord;
+  /** The rules engine's site; an agent's is found from the members its change touched. */
+  site: Site | null;
+}
+
+export function bugTypeRef(spec: BugTypeSpec): BugTypeRef {
+  return { id: spec.id, name: spec.name, category: spec.category, specHash: specHash(spec) };
 }
 
 /** Records a validation outcome as an accepted injection or a rejection. */
@@ -340,50 +342,44 @@ export async function recordOutcome(
   outcome: ValidationOutcome,
 ): Promise<InjectionRecord | RejectionRecord> {
   const { session, options, spec, id, witness } = decision;
-  if (outcome.accepted) {
+  if (outcome.kind === 'Accepted') {
     const touched = outcome.evidence.touched[0];
-    const context = session.contextOf.get(witness);
+    if (!decision.site && !touched) throw new Error(`accepted ${id} touches no member`);
     const record: InjectionRecord = {
       id,
-      project: options.project.label,
-      typeId: spec.id,
-      typeName: spec.name,
-      category: spec.category,
+      state: outcome.state,
+      bugType: bugTypeRef(spec),
       engine: decision.engine,
       seed: options.seed,
-      witness: {
-        testClass: witness,
-        contextSize: context?.size ?? 0,
-        bucket: context?.bucket ?? 'none',
-      },
+      witness: { testClass: witness.testClass, contextSize: witness.size, bucket: witness.bucket },
       site: decision.site ?? {
-        file: touched?.file ?? decision.changes[0]!.file,
-        member: touched?.key ?? '',
-        line: touched?.cleanLine ?? 0,
+        file: touched!.file,
+        member: touched!.key,
+        line: touched!.cleanLine ?? touched!.buggyLines!.first,
         description: outcome.evidence.structure,
       },
-      patch: unifiedPatch(decision.changes),
-      patchFile: path.join('patches', `${id}.patch`),
       evidence: outcome.evidence,
+      checks: outcome.checks,
       timings: outcome.timings,
       createdAt: new Date().toISOString(),
     };
     await session.output.accept(record);
     options.log(
-      `inject: ${spec.id}: accepted ${id} ${record.site.member}: ${record.site.description} (${outcome.evidence.failure.kind} in ${witness})`,
+      `inject: ${spec.id}: accepted ${id} ${record.site.member}: ${record.site.description} (${outcome.evidence.failure.kind} in ${witness.testClass})`,
     );
     return record;
   }
   const record: RejectionRecord = {
     id,
-    project: options.project.label,
-    typeId: spec.id,
+    base: options.project.base,
+    bugType: bugTypeRef(spec),
     engine: decision.engine,
-    witness,
+    witness: witness.testClass,
     site: decision.site,
     stage: outcome.stage,
     reason: outcome.reason,
     ...(outcome.verdict ? { verdict: outcome.verdict } : {}),
+    checks: outcome.checks,
     timings: outcome.timings,
   };
   await session.output.reject(record);
@@ -419,7 +415,7 @@ export function typeSummary(
  */
 export async function injectWithRules(options: InjectOptions): Promise<InjectSummary> {
   const started = performance.now();
-  const productionRoot = productionRootOf(options.project);
+  const productionRoot = options.project.layout.mainSources;
   return withValidationSession(options, async (session) => {
     const types: TypeSummary[] = [];
     for (const spec of options.specs) {
@@ -438,17 +434,23 @@ export async function injectWithRules(options: InjectOptions): Promise<InjectSum
         if (triedNow >= options.maxTries) break;
         if (session.output.isDecided(candidate.id)) continue;
         triedNow++;
-        const witness = session.witnessOrder.find((testClass) =>
-          candidate.witnesses.includes(testClass),
+        const witness = session.contextOf.get(
+          session.witnessOrder.find((testClass) => candidate.witnesses.includes(testClass))!,
         )!;
-        const changes = [
+        const changes: FileChange[] = [
           {
             file: candidate.file,
             before: candidate.before,
             after: applyEdits(candidate.before, candidate.edits),
           },
         ];
-        const outcome = await session.validator.validate(spec, injector, witness, changes);
+        const outcome = await session.validator.validate(
+          spec,
+          injector,
+          witness.testClass,
+          session.reference,
+          changes,
+        );
         await recordOutcome(
           {
             session,
@@ -457,7 +459,6 @@ export async function injectWithRules(options: InjectOptions): Promise<InjectSum
             engine: 'rules',
             id: candidate.id,
             witness,
-            changes,
             site: {
               file: candidate.file,
               member: candidate.member,

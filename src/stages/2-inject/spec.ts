@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { UserError } from '../../core/errors.js';
+import { sha256Text } from '../../core/fs.js';
 import { packageRoot } from '../../core/package-root.js';
 
 /**
@@ -46,6 +47,11 @@ export const BugTypeSpecSchema = z.strictObject({
   example: z.strictObject({ before: z.string().min(1), after: z.string().min(1) }),
 });
 export type BugTypeSpec = z.infer<typeof BugTypeSpecSchema>;
+
+/** Identifies the spec a bug was made from: any edit to it gives another hash. */
+export function specHash(spec: BugTypeSpec): string {
+  return sha256Text(JSON.stringify(spec)).slice(0, 16);
+}
 
 export function bugTypesDir(): string {
   return path.join(packageRoot(), 'specs', 'bug-types');

@@ -1,66 +1,83 @@
-import { utimes, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { z } from 'zod';
+import {
+  checkCollateral,
+  checkCompiles,
+  checkExposes,
+  checkReached,
+  checkWithMaven,
+  mainAndTest,
+  ReferenceRuns,
+  type FailureSignature,
+} from '../../checks/runs.js';
+import { checkDiff, checkSignature, checkStructure } from '../../checks/static.js';
+import {
+  CheckLog,
+  checkTime,
+  failed,
+  FAILURE_STAGES,
+  type CheckName,
+  type CheckOutcome,
+  type CheckRecord,
+} from '../../checks/types.js';
 import type { CacheLayout } from '../../core/cache.js';
 import { errorMessage } from '../../core/errors.js';
-import {
-  describeVerdict,
-  exposesBug,
-  type SingleVerdict,
-  type SingleVerdictKind,
-} from '../../core/verdict.js';
-import { replayTestClass } from '../../replay/replay.js';
-import type { ProjectRef } from '../../replay/project.js';
-import { JvmRunner, warmRunTimeout, type RawTrace } from '../../toolchains/jvm/runner.js';
+import type { FileChange } from '../../core/file-change.js';
+import type { SingleVerdictKind } from '../../core/verdict.js';
+import type { TouchedMember } from '../../lang/java/change.js';
+import type { ProjectRef } from '../../project/project.js';
+import { patchOf, withPatch, type ProjectState } from '../../project/state.js';
+import type { WorkingCopy } from '../../project/working-copy.js';
+import { jvmTestRunner } from '../../runners/jvm.js';
+import { mavenTestRunner } from '../../runners/maven.js';
+import { timeLimit } from '../../runners/time-limits.js';
+import type { TestRunner } from '../../runners/types.js';
+import type { JvmRunner } from '../../toolchains/jvm/runner.js';
 import type { Toolchain } from '../../toolchains/types.js';
 import type { ExecutionContextRecord } from '../1-trace/trace.js';
-import { staticFindings, type FileChange, type TouchedMember } from './change.js';
 import type { Injector } from './rules/types.js';
 import type { BugTypeSpec } from './spec.js';
 
-/** Where a candidate was turned down; `reason` says why in one line. */
-export type RejectionStage =
-  | 'diff'
-  | 'signature'
-  | 'structure'
-  | 'baseline'
-  | 'compile'
-  | 'not-exposed'
-  | 'timeout'
-  | 'crashed'
-  | 'infra'
-  | 'not-reached'
-  | 'flaky'
-  | 'maven'
+/** Where a candidate was turned down: a failed check's stage, or the agent engine's own two. */
+export const REJECTION_STAGES = [
+  ...FAILURE_STAGES,
   /** Agent engine: the change passed, but the attempt's report line was missing or wrong. */
-  | 'report'
+  'report',
   /** Agent engine: the agent could not be started. */
-  | 'agent';
+  'agent',
+] as const;
+export type RejectionStage = (typeof REJECTION_STAGES)[number];
 
-export interface FailureSignature {
-  kind: 'TestFailed' | 'TestErrored';
-  testMethod: string;
-  exceptionType: string;
-  message: string;
-  /** Top frame of the failure, where the test saw it go wrong. */
-  frame: string | null;
-}
+/** An injection's checks, in the order they run: cheap and static first, Maven near the end. */
+export const INJECTION_CHECKS: readonly CheckName[] = [
+  'diff',
+  'signature',
+  'structure',
+  'reference',
+  'compiles',
+  'exposes',
+  'reached',
+  'maven',
+  'collateral',
+];
 
-export interface ValidationTimings {
-  staticMs: number;
-  compileMs: number;
-  runsMs: number;
-  mavenMs: number;
-  collateralMs: number;
-  totalMs: number;
-}
+export const ValidationTimingsSchema = z.strictObject({
+  staticMs: z.number(),
+  compileMs: z.number(),
+  runsMs: z.number(),
+  mavenMs: z.number(),
+  collateralMs: z.number(),
+  totalMs: z.number(),
+});
+export type ValidationTimings = z.infer<typeof ValidationTimingsSchema>;
 
 export interface AcceptedEvidence {
   structure: string;
   touched: TouchedMember[];
   failure: FailureSignature;
-  /** Verdict kinds of the three fast runs, and of the Maven replay. */
+  /** Verdict kinds of the fast runs. */
   runs: SingleVerdictKind[];
-  maven: SingleVerdictKind;
+  /** The Maven replay's verdict; null when Maven confirmation was off (its check says Skipped). */
+  maven: SingleVerdictKind | null;
   /** The mutated member (or its class) as the failing run entered it. */
   reachedAs: string;
   /** Other test classes that reach the change and now fail; a bug many catch is an easy case. */
@@ -68,26 +85,50 @@ export interface AcceptedEvidence {
   collateral: { checked: number; reaching: number };
 }
 
-export function noTimings(): ValidationTimings {
-  return { staticMs: 0, compileMs: 0, runsMs: 0, mavenMs: 0, collateralMs: 0, totalMs: 0 };
-}
-
 export type ValidationOutcome =
-  | { accepted: true; evidence: AcceptedEvidence; timings: ValidationTimings }
   | {
-      accepted: false;
+      kind: 'Accepted';
+      state: ProjectState;
+      evidence: AcceptedEvidence;
+      checks: CheckRecord[];
+      timings: ValidationTimings;
+    }
+  | {
+      kind: 'Rejected';
       stage: RejectionStage;
       reason: string;
       verdict?: string;
+      checks: CheckRecord[];
       timings: ValidationTimings;
     };
+
+function timingsOf(checks: readonly CheckRecord[], totalMs: number): ValidationTimings {
+  return {
+    staticMs: checkTime(checks, ['diff', 'signature', 'structure']),
+    compileMs: checkTime(checks, ['compiles']),
+    runsMs: checkTime(checks, ['reference', 'exposes', 'reached']),
+    mavenMs: checkTime(checks, ['maven']),
+    collateralMs: checkTime(checks, ['collateral']),
+    totalMs,
+  };
+}
+
+/** A rejection that no check produced: the agent engine's report and start failures. */
+export function rejectionWithoutChecks(
+  stage: RejectionStage,
+  reason: string,
+): Extract<ValidationOutcome, { kind: 'Rejected' }> {
+  const { checks } = new CheckLog(INJECTION_CHECKS).finish(`the candidate was rejected: ${stage}`);
+  return { kind: 'Rejected', stage, reason, checks, timings: timingsOf(checks, 0) };
+}
 
 export interface ValidatorOptions {
   cache: CacheLayout;
   project: ProjectRef;
-  /** The harness-owned working copy (compiled) where candidates are applied one at a time. */
-  workCopy: string;
-  runner: JvmRunner;
+  /** The harness-owned, compiled copy that candidates are checked out into one at a time. */
+  copy: WorkingCopy;
+  /** The pool of warm JVMs, shared with whoever else validates in this run. */
+  jvm: JvmRunner;
   toolchain: Toolchain;
   /** Class records of the execution-context map, for finding other classes that reach a change. */
   contexts: ExecutionContextRecord[];
@@ -97,66 +138,6 @@ export interface ValidatorOptions {
   fastRuns: number;
   /** Confirm with one Maven replay (the ground truth); off only in unit-level experiments. */
   mavenCheck: boolean;
-}
-
-function verdictStage(verdict: SingleVerdict): RejectionStage {
-  switch (verdict.kind) {
-    case 'CompileError':
-      return 'compile';
-    case 'Timeout':
-      return 'timeout';
-    case 'Crashed':
-      return 'crashed';
-    case 'InfraError':
-      return 'infra';
-    default:
-      return 'not-exposed';
-  }
-}
-
-function signatureOf(verdict: SingleVerdict): FailureSignature | null {
-  if (verdict.kind !== 'TestFailed' && verdict.kind !== 'TestErrored') return null;
-  const first = verdict.failures[0];
-  return {
-    kind: verdict.kind,
-    testMethod: first?.testMethod ?? '',
-    exceptionType: first?.exceptionType ?? 'unknown',
-    message: (first?.message ?? '').split('\n')[0]!.slice(0, 300),
-    frame: first?.frames[0] ?? null,
-  };
-}
-
-/** The traced method that shows the witness ran the changed code, or null. */
-function reachedMember(
-  trace: RawTrace | undefined,
-  touched: readonly TouchedMember[],
-  reach: BugTypeSpec['reach'],
-): string | null {
-  const entered = new Set((trace?.log ?? []).filter((id) => id >= 0).map(String));
-  const hit = Object.entries(trace?.methods ?? {})
-    .filter(([id]) => entered.has(id))
-    .map(([, method]) => method);
-  for (const member of touched) {
-    const owner = member.binaryClass.replace(/\./g, '/');
-    for (const method of hit) {
-      if (reach === 'class') {
-        if (method.owner === owner) return `${member.binaryClass}.${method.name} (class reached)`;
-        continue;
-      }
-      const lines = member.buggyLines;
-      if (
-        lines &&
-        method.name === member.name &&
-        method.owner.split('$')[0] === owner.split('$')[0] &&
-        method.line !== null &&
-        method.line >= lines.first &&
-        method.line <= lines.last
-      ) {
-        return `${member.binaryClass}.${member.name} (line ${method.line})`;
-      }
-    }
-  }
-  return null;
 }
 
 /** Test classes whose execution context contains a touched member (or its class). */
@@ -183,232 +164,182 @@ function classesReaching(
 }
 
 /**
- * Judges candidates against their witness: static checks, then the fast runner (compile, the
- * witness must fail in every run and enter the changed code), then one Maven replay. Each
- * candidate is written into the working copy and taken out again before the next.
+ * Judges injection candidates against their witness, composing the shared checks: static ones,
+ * the witness passing on the reference state, then on the candidate state the fast runner
+ * (compiles, fails in every run, enters the changed code), one Maven replay, and collateral.
  */
-export class CandidateValidator {
-  private readonly cleanRuns = new Map<string, Promise<SingleVerdict & { durationMs: number }>>();
+export class InjectionValidator {
+  private readonly fast: TestRunner;
+  private readonly maven: TestRunner;
+  private readonly references: ReferenceRuns;
 
-  constructor(private readonly options: ValidatorOptions) {}
-
-  private moduleRoot(): string {
-    const module = this.options.project.build.module;
-    return module ? `${module}/src/main/java` : 'src/main/java';
+  constructor(private readonly options: ValidatorOptions) {
+    this.fast = jvmTestRunner(options.cache, options.jvm);
+    this.maven = mavenTestRunner(options.toolchain, options.cache);
+    this.references = new ReferenceRuns(
+      this.fast,
+      (testClass) => this.baselineOf(testClass)?.durationMs,
+    );
   }
 
-  /** The witness on clean code, once per class: it must pass, and its time sets the limit. */
-  private cleanRun(testClass: string) {
-    let run = this.cleanRuns.get(testClass);
-    if (!run) {
-      const baseline = this.options.project.baseline?.classes.find(
-        (entry) => entry.testClass === testClass,
-      );
-      run = this.options.runner
-        .run({
-          projectDir: this.options.workCopy,
-          build: this.options.project.build,
-          testClass,
-          sources: [],
-          timeoutMs: baseline ? warmRunTimeout(baseline.durationMs) * 2 : 600_000,
-        })
-        .then((result) => ({ ...result.verdict, durationMs: result.timings.testMs }));
-      this.cleanRuns.set(testClass, run);
-    }
-    return run;
+  private baselineOf(testClass: string) {
+    return this.options.project.baseline?.classes.find((entry) => entry.testClass === testClass);
   }
 
   /**
-   * The outcome for one candidate. A fault of the harness on one candidate (say, a report it
-   * cannot read) is that candidate's `infra` rejection, not the end of the run.
+   * The outcome for one candidate: `changes` turn `reference` (the clean state) into the
+   * candidate. A fault of the harness on one candidate (say, a report it cannot read) is that
+   * candidate's `infra` rejection, not the end of the run.
    */
   async validate(
     spec: BugTypeSpec,
     injector: Injector,
     witness: string,
+    reference: ProjectState,
     changes: readonly FileChange[],
   ): Promise<ValidationOutcome> {
-    const started = performance.now();
+    const log = new CheckLog(INJECTION_CHECKS);
     try {
-      return await this.judge(spec, injector, witness, changes);
+      return await this.judge(log, spec, injector, witness, reference, changes);
     } catch (error) {
-      const totalMs = Math.round(performance.now() - started);
-      return {
-        accepted: false,
-        stage: 'infra',
-        reason: `harness error: ${errorMessage(error)}`,
-        timings: { ...noTimings(), totalMs },
-      };
+      return this.rejected(log, failed('infra', `harness error: ${errorMessage(error)}`));
+    } finally {
+      await this.options.copy.checkout(reference);
     }
+  }
+
+  private rejected(
+    log: CheckLog,
+    failure: Extract<CheckOutcome<unknown>, { kind: 'Failed' }>,
+  ): Extract<ValidationOutcome, { kind: 'Rejected' }> {
+    const { checks, totalMs } = log.finish(`an earlier check failed (${failure.stage})`);
+    return {
+      kind: 'Rejected',
+      stage: failure.stage,
+      reason: failure.reason,
+      ...(failure.verdict ? { verdict: failure.verdict } : {}),
+      checks,
+      timings: timingsOf(checks, totalMs),
+    };
   }
 
   private async judge(
+    log: CheckLog,
     spec: BugTypeSpec,
     injector: Injector,
     witness: string,
+    reference: ProjectState,
     changes: readonly FileChange[],
   ): Promise<ValidationOutcome> {
-    const started = performance.now();
-    const timings = noTimings();
-    const done = () => ({ ...timings, totalMs: Math.round(performance.now() - started) });
-    const reject = (stage: RejectionStage, reason: string, verdict?: SingleVerdict) => ({
-      accepted: false as const,
-      stage,
-      reason,
-      ...(verdict ? { verdict: describeVerdict(verdict) } : {}),
-      timings: done(),
-    });
+    const { project, copy } = this.options;
+    const diff = await log.run('diff', () => checkDiff(changes, project.layout));
+    if (diff.kind !== 'Passed') return this.rejected(log, failure(diff));
+    const { meaningful, touched } = diff.evidence;
 
-    const findings = staticFindings(changes, this.moduleRoot(), spec, injector);
-    timings.staticMs = Math.round(performance.now() - started);
-    if (!findings.ok) return reject(findings.stage, findings.reason);
-
-    const baselineEntry = this.options.project.baseline?.classes.find(
-      (entry) => entry.testClass === witness,
+    const signature = await log.run('signature', () =>
+      spec.changesSignature
+        ? { kind: 'Skipped', reason: `${spec.name} changes signatures by design` }
+        : checkSignature(meaningful),
     );
-    if (baselineEntry && !baselineEntry.usable) {
-      return reject(
-        'baseline',
-        `the witness is unusable in the baseline: ${baselineEntry.reason ?? baselineEntry.status}`,
+    if (signature.kind === 'Failed') return this.rejected(log, signature);
+    const structure = await log.run('structure', () =>
+      checkStructure(meaningful, (before, after) => injector.check(before, after), spec.name),
+    );
+    if (structure.kind !== 'Passed') return this.rejected(log, failure(structure));
+
+    const baselineEntry = this.baselineOf(witness);
+    const clean = await log.run('reference', () =>
+      baselineEntry && !baselineEntry.usable
+        ? failed(
+            'baseline',
+            `the witness is unusable in the baseline: ${baselineEntry.reason ?? baselineEntry.status}`,
+          )
+        : this.references.check(copy, reference, witness, project.build),
+    );
+    if (clean.kind !== 'Passed') return this.rejected(log, failure(clean));
+
+    const candidate = withPatch(reference, patchOf(changes));
+    const target = {
+      projectDir: copy.root,
+      build: project.build,
+      changed: mainAndTest(await copy.checkout(candidate)),
+    };
+    const compiled = await log.run('compiles', () => checkCompiles(this.fast, target));
+    if (compiled.kind !== 'Passed') return this.rejected(log, failure(compiled));
+    const exposed = await log.run('exposes', () =>
+      checkExposes(
+        this.fast,
+        target,
+        witness,
+        this.options.fastRuns,
+        timeLimit('jvm', 'run', clean.evidence.testMs),
+      ),
+    );
+    if (exposed.kind !== 'Passed') return this.rejected(log, failure(exposed));
+    const reached = await log.run('reached', () =>
+      checkReached(exposed.evidence.trace, touched, spec.reach),
+    );
+    if (reached.kind !== 'Passed') return this.rejected(log, failure(reached));
+
+    let mavenKind: SingleVerdictKind | null = null;
+    if (this.options.mavenCheck) {
+      const maven = await log.run('maven', () =>
+        checkWithMaven(this.maven, target, witness, baselineEntry?.durationMs),
       );
+      if (maven.kind !== 'Passed') return this.rejected(log, failure(maven));
+      mavenKind = maven.evidence.verdict;
+    } else {
+      log.skip('maven', 'Maven confirmation is off');
     }
-    const clean = await this.cleanRun(witness);
-    if (clean.kind !== 'Passed') {
-      return reject('baseline', 'the witness does not pass on clean code', clean);
-    }
 
-    const applied = await this.apply(changes);
-    try {
-      const runs: SingleVerdict[] = [];
-      let failure: FailureSignature | null = null;
-      let reachedAs: string | null = null;
-      const runsStarted = performance.now();
-      for (let index = 0; index < this.options.fastRuns; index++) {
-        const result = await this.options.runner.run({
-          projectDir: this.options.workCopy,
-          build: this.options.project.build,
-          testClass: witness,
-          sources: applied,
-          timeoutMs: warmRunTimeout(clean.durationMs),
-          // The first run also records what the witness entered.
-          trace: index === 0,
-        });
-        timings.compileMs += result.timings.compileMs;
-        runs.push(result.verdict);
-        if (!exposesBug(result.verdict)) {
-          timings.runsMs = Math.round(performance.now() - runsStarted);
-          return index === 0
-            ? reject(
-                verdictStage(result.verdict),
-                verdictStage(result.verdict) === 'not-exposed'
-                  ? `the witness does not expose the change (${result.verdict.kind})`
-                  : `the witness run ended without a test failure: ${describeVerdict(result.verdict)}`,
-                result.verdict,
-              )
-            : reject(
-                'flaky',
-                `run ${index + 1} of ${this.options.fastRuns} did not expose the change (${runs.map((run) => run.kind).join(', ')})`,
-                result.verdict,
-              );
-        }
-        if (index === 0) {
-          failure = signatureOf(result.verdict);
-          reachedAs = reachedMember(result.trace, findings.touched, spec.reach);
-          if (!reachedAs) {
-            timings.runsMs = Math.round(performance.now() - runsStarted);
-            return reject(
-              'not-reached',
-              `the failing run never entered the changed ${spec.reach === 'class' ? 'class' : 'method'} (${findings.touched.map((m) => m.key).join(', ')})`,
-              result.verdict,
-            );
-          }
-        }
-      }
-      timings.runsMs = Math.round(performance.now() - runsStarted);
+    const reaching = classesReaching(this.options.contexts, touched, spec.reach).filter(
+      (testClass) => testClass !== witness,
+    );
+    const collateral = await log.run('collateral', () =>
+      checkCollateral(
+        this.fast,
+        this.references,
+        copy,
+        reference,
+        target,
+        reaching,
+        this.options.collateralLimit,
+      ),
+    );
+    if (collateral.kind !== 'Passed') return this.rejected(log, failure(collateral));
 
-      let mavenKind: SingleVerdictKind = runs[0]!.kind as SingleVerdictKind;
-      if (this.options.mavenCheck) {
-        const mavenStarted = performance.now();
-        const replayed = await replayTestClass(
-          { ...this.options.project, root: this.options.workCopy },
-          {
-            runner: 'maven',
-            toolchain: this.options.toolchain,
-            cache: this.options.cache,
-            testClass: witness,
-            runs: 1,
-          },
-        );
-        timings.mavenMs = Math.round(performance.now() - mavenStarted);
-        const verdict = replayed.verdict;
-        if (verdict.kind === 'Flaky' || !exposesBug(verdict)) {
-          return {
-            ...reject('maven', 'the Maven replay does not expose the change'),
-            verdict: describeVerdict(verdict),
-          };
-        }
-        mavenKind = verdict.kind;
-      }
-
-      const collateralStarted = performance.now();
-      const reaching = classesReaching(this.options.contexts, findings.touched, spec.reach).filter(
-        (testClass) => testClass !== witness,
-      );
-      const others: string[] = [];
-      const checked = reaching.slice(0, this.options.collateralLimit);
-      for (const testClass of checked) {
-        const cleanOther = await this.cleanRun(testClass);
-        if (cleanOther.kind !== 'Passed') continue;
-        const result = await this.options.runner.run({
-          projectDir: this.options.workCopy,
-          build: this.options.project.build,
-          testClass,
-          sources: applied,
-          timeoutMs: warmRunTimeout(cleanOther.durationMs),
-        });
-        if (result.verdict.kind !== 'Passed') others.push(testClass);
-      }
-      timings.collateralMs = Math.round(performance.now() - collateralStarted);
-      return {
-        accepted: true,
-        evidence: {
-          structure: findings.structure,
-          touched: findings.touched,
-          failure: failure!,
-          runs: runs.map((run) => run.kind),
-          maven: mavenKind,
-          reachedAs: reachedAs!,
-          otherFailingClasses: others,
-          collateral: { checked: checked.length, reaching: reaching.length },
+    const { checks, totalMs } = log.finish('not reached');
+    return {
+      kind: 'Accepted',
+      state: candidate,
+      evidence: {
+        structure: structure.evidence.structure,
+        touched,
+        failure: exposed.evidence.failure,
+        runs: exposed.evidence.runs,
+        maven: mavenKind,
+        reachedAs: reached.evidence.reachedAs,
+        otherFailingClasses: collateral.evidence.otherFailingClasses,
+        collateral: {
+          checked: collateral.evidence.checked,
+          reaching: collateral.evidence.reaching,
         },
-        timings: done(),
-      };
-    } finally {
-      await this.restore(changes);
-    }
+      },
+      checks,
+      timings: timingsOf(checks, totalMs),
+    };
   }
 
-  /** Writes the buggy versions into the working copy; returns them as changed sources. */
-  private async apply(changes: readonly FileChange[]) {
-    for (const change of changes) {
-      await writeFile(path.join(this.options.workCopy, change.file), change.after);
-    }
-    return changes.map((change) => ({
-      path: path.join(this.options.workCopy, change.file),
-      scope: 'main' as const,
-    }));
+  async close(): Promise<void> {
+    await this.maven.close();
   }
+}
 
-  /**
-   * Puts the clean versions back with a timestamp older than the compiled classes, so neither
-   * Maven nor the stale-source scan sees them as changed.
-   */
-  private async restore(changes: readonly FileChange[]): Promise<void> {
-    const old = new Date('2000-01-01T00:00:00Z');
-    for (const change of changes) {
-      const file = path.join(this.options.workCopy, change.file);
-      await writeFile(file, change.before);
-      await utimes(file, old, old);
-    }
-  }
+/** A check that must run reports Skipped only by mistake. */
+function failure<Evidence>(
+  outcome: Exclude<CheckOutcome<Evidence>, { kind: 'Passed' }>,
+): Extract<CheckOutcome<Evidence>, { kind: 'Failed' }> {
+  if (outcome.kind === 'Skipped')
+    throw new Error(`a required check was skipped: ${outcome.reason}`);
+  return outcome;
 }

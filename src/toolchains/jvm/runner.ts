@@ -4,7 +4,8 @@ import type { CacheLayout } from '../../core/cache.js';
 import { makeTempDir, removeTree, sha256Text } from '../../core/fs.js';
 import { verdictFromReports, type CaseReport, type SuiteReport } from '../../core/test-reports.js';
 import type { SingleVerdict } from '../../core/verdict.js';
-import { testJvmArgs, type BuildSettings } from '../../stages/0-corpus/recipe.js';
+import { testJvmArgs, type BuildSettings } from '../build.js';
+import { projectLayout } from '../layout.js';
 import { jdkTool } from '../maven/maven.js';
 import {
   JvmHelper,
@@ -25,16 +26,19 @@ export interface ChangedSource {
   scope: 'main' | 'test';
 }
 
-export interface JvmRunRequest {
+export interface JvmCompileRequest {
   projectDir: string;
   build: BuildSettings;
-  testClass: string;
   /** Sources that differ from the compiled classes; compiled into a fresh overlay. */
   sources: ChangedSource[];
-  /** Limit for running the test class; the JVM is killed and restarted past it. */
-  timeoutMs: number;
   /** Limit for compiling the changed sources and rerunning generators. */
   compileTimeoutMs?: number;
+}
+
+export interface JvmRunRequest extends JvmCompileRequest {
+  testClass: string;
+  /** Limit for running the test class; the JVM is killed and restarted past it. */
+  timeoutMs: number;
   methods?: string[];
   /** Record which production methods the run enters, in first-hit order. */
   trace?: boolean;
@@ -126,12 +130,11 @@ function toReports(results: HelperTestResult[]): SuiteReport[] {
 }
 
 /** The recipe's build steps with the source directory filled in; the runner sets `{outputDir}`. */
-function generatorsFor(build: BuildSettings, moduleDir: string) {
+function generatorsFor(build: BuildSettings, projectDir: string) {
+  const sourceDir = path.resolve(projectDir, projectLayout(build).mainSources);
   return build.generators.map((generator) => ({
     ...generator,
-    args: generator.args.map((arg) =>
-      arg.replaceAll('{sourceDir}', path.join(moduleDir, 'src', 'main', 'java')),
-    ),
+    args: generator.args.map((arg) => arg.replaceAll('{sourceDir}', sourceDir)),
   }));
 }
 
@@ -221,8 +224,84 @@ export class JvmRunner {
     return helper;
   }
 
+  /**
+   * Compiles a request's changed sources (rerunning build steps as needed) into a kept build, so
+   * a later run of the same sources runs it without compiling; a failed compile is its verdict.
+   */
+  async compile(
+    request: JvmCompileRequest,
+  ): Promise<{ verdict?: SingleVerdict; compileMs: number }> {
+    const prepared = await this.prepare(request);
+    const acquired = await this.acquireBuild(request, prepared);
+    if ('verdict' in acquired) return { verdict: acquired.verdict, compileMs: acquired.compileMs };
+    acquired.build.users--;
+    const compiled = acquired.build.response;
+    const failed = compiled.generatorError || !compiled.compile?.ok;
+    return {
+      ...(failed ? { verdict: verdictFromResponse(compiled) } : {}),
+      compileMs: acquired.compileMs,
+    };
+  }
+
   async run(request: JvmRunRequest): Promise<JvmRunResult> {
     const started = performance.now();
+    const prepared = await this.prepare(request);
+    const { helper } = prepared;
+    const startsBefore = helper.starts;
+    const timings = { compileMs: 0, loadMs: 0, testMs: 0, wallMs: 0 };
+    const finish = (
+      verdict: SingleVerdict,
+      buildReused: boolean,
+      buildSteps: JvmRunResult['buildSteps'],
+      extra: Partial<JvmRunResult> = {},
+    ): JvmRunResult => ({
+      verdict,
+      started: helper.starts !== startsBefore,
+      buildReused,
+      buildSteps,
+      timings: { ...timings, wallMs: Math.round(performance.now() - started) },
+      ...extra,
+    });
+    const acquired = await this.acquireBuild(request, prepared);
+    timings.compileMs = acquired.compileMs;
+    if ('verdict' in acquired) return finish(acquired.verdict, false, acquired.buildSteps);
+    const { build, reused, buildSteps } = acquired;
+    try {
+      const compiled = build.response;
+      if (compiled.generatorError || !compiled.compile?.ok) {
+        return finish(verdictFromResponse(compiled), reused, buildSteps);
+      }
+      const ran = await helper.request(
+        {
+          op: 'run',
+          project: prepared.project,
+          overlay: build.overlay,
+          testClass: request.testClass,
+          ...(request.methods ? { methods: request.methods } : {}),
+          ...(request.trace ? { trace: true, perTest: request.perTest ?? false } : {}),
+        },
+        request.timeoutMs,
+      );
+      if (ran.kind !== 'answered') {
+        return finish(await this.fault(helper, ran, 'test', request.timeoutMs), reused, buildSteps);
+      }
+      const { response } = ran;
+      timings.loadMs = response.loadMs ?? 0;
+      timings.testMs = response.testMs ?? 0;
+      const verdict = verdictFromResponse(response);
+      // Threads left running, or a heap that overflowed, make the JVM unfit for the next request.
+      if (response.restart || verdict.kind === 'Crashed') await helper.stop();
+      return finish(verdict, reused, buildSteps, {
+        ...(response.trace ? { trace: response.trace } : {}),
+        ...(response.results ? { tests: response.results } : {}),
+      });
+    } finally {
+      build.users--;
+    }
+  }
+
+  /** The project's runtime (computed once per directory and settings) and its runner JVM. */
+  private async prepare(request: JvmCompileRequest) {
     const runtimeKey = JSON.stringify([path.resolve(request.projectDir), request.build]);
     let runtime = this.runtimes.get(runtimeKey);
     if (!runtime) {
@@ -233,95 +312,68 @@ export class JvmRunner {
     const project = await runtime;
     const moduleDir = path.resolve(request.projectDir, request.build.module ?? '');
     const helper = await this.helperFor(request.build, moduleDir);
-    const startsBefore = helper.starts;
-    const timings = { compileMs: 0, loadMs: 0, testMs: 0, wallMs: 0 };
-    let buildReused = false;
+    return { runtimeKey, project, helper };
+  }
+
+  /**
+   * The build of the request's sources, marked in use: a kept one, or a new one compiled now. A
+   * harness fault while compiling is returned as the verdict, and nothing is kept.
+   */
+  private async acquireBuild(
+    request: JvmCompileRequest,
+    { runtimeKey, project, helper }: Awaited<ReturnType<JvmRunner['prepare']>>,
+  ): Promise<
+    | { build: Build; reused: boolean; compileMs: number; buildSteps: JvmRunResult['buildSteps'] }
+    | { verdict: SingleVerdict; compileMs: number; buildSteps: JvmRunResult['buildSteps'] }
+  > {
     const buildSteps = { rerun: 0, rerunMs: 0, learningMs: 0 };
-    const finish = (verdict: SingleVerdict, extra: Partial<JvmRunResult> = {}): JvmRunResult => ({
-      verdict,
-      started: helper.starts !== startsBefore,
-      buildReused,
-      buildSteps,
-      timings: { ...timings, wallMs: Math.round(performance.now() - started) },
-      ...extra,
-    });
-    const generators = generatorsFor(request.build, moduleDir);
+    const generators = generatorsFor(request.build, request.projectDir);
     const buildKey = await buildKeyOf(project.key, generators, request.sources);
-    let build = this.takeBuild(buildKey);
-    buildReused = build !== undefined;
-    if (!build) {
-      const overlay = await makeTempDir('overlay');
-      const compileLimitMs = request.compileTimeoutMs ?? DEFAULT_COMPILE_TIMEOUT_MS;
-      // Compile and run are separate requests, so the run gets the baseline-derived limit alone.
-      const compiled = await helper.request(
-        {
-          op: 'compile',
-          project,
-          overlay,
-          sources: request.sources,
-          generators,
-          learnt: this.learntFor(runtimeKey, helper),
-        },
-        compileLimitMs,
-      );
-      const steps = compiled.kind === 'answered' ? compiled.response.buildSteps : undefined;
-      if (steps) {
-        const { learnt, ...spent } = steps;
-        this.learntBuildSteps.set(runtimeKey, {
-          ...this.learntBuildSteps.get(runtimeKey),
-          ...learnt,
-        });
-        // The JVM that answered now holds all of it: what it was given and what it learnt.
-        this.learntGivenTo.set(runtimeKey, { helper, starts: helper.starts });
-        Object.assign(buildSteps, spent);
-      }
-      if (compiled.kind !== 'answered' || compiled.response.error) {
-        await removeTree(overlay);
-        return finish(
+    const kept = this.takeBuild(buildKey);
+    if (kept) return { build: kept, reused: true, compileMs: 0, buildSteps };
+    const overlay = await makeTempDir('overlay');
+    const compileLimitMs = request.compileTimeoutMs ?? DEFAULT_COMPILE_TIMEOUT_MS;
+    // Compile and run are separate requests, so the run gets the baseline-derived limit alone.
+    const compiled = await helper.request(
+      {
+        op: 'compile',
+        project,
+        overlay,
+        sources: request.sources,
+        generators,
+        learnt: this.learntFor(runtimeKey, helper),
+      },
+      compileLimitMs,
+    );
+    const steps = compiled.kind === 'answered' ? compiled.response.buildSteps : undefined;
+    if (steps) {
+      const { learnt, ...spent } = steps;
+      this.learntBuildSteps.set(runtimeKey, {
+        ...this.learntBuildSteps.get(runtimeKey),
+        ...learnt,
+      });
+      // The JVM that answered now holds all of it: what it was given and what it learnt.
+      this.learntGivenTo.set(runtimeKey, { helper, starts: helper.starts });
+      Object.assign(buildSteps, spent);
+    }
+    if (compiled.kind !== 'answered' || compiled.response.error) {
+      await removeTree(overlay);
+      return {
+        verdict:
           compiled.kind === 'answered'
             ? verdictFromResponse(compiled.response)
             : await this.fault(helper, compiled, 'compile', compileLimitMs),
-        );
-      }
-      timings.compileMs = compiled.response.compileMs ?? 0;
-      build = await this.keepBuild({
-        key: buildKey,
-        overlay,
-        response: compiled.response,
-        users: 1,
-      });
+        compileMs: 0,
+        buildSteps,
+      };
     }
-    try {
-      const compiled = build.response;
-      if (compiled.generatorError || !compiled.compile?.ok) {
-        return finish(verdictFromResponse(compiled));
-      }
-      const ran = await helper.request(
-        {
-          op: 'run',
-          project,
-          overlay: build.overlay,
-          testClass: request.testClass,
-          ...(request.methods ? { methods: request.methods } : {}),
-          ...(request.trace ? { trace: true, perTest: request.perTest ?? false } : {}),
-        },
-        request.timeoutMs,
-      );
-      if (ran.kind !== 'answered')
-        return finish(await this.fault(helper, ran, 'test', request.timeoutMs));
-      const { response } = ran;
-      timings.loadMs = response.loadMs ?? 0;
-      timings.testMs = response.testMs ?? 0;
-      const verdict = verdictFromResponse(response);
-      // Threads left running, or a heap that overflowed, make the JVM unfit for the next request.
-      if (response.restart || verdict.kind === 'Crashed') await helper.stop();
-      return finish(verdict, {
-        ...(response.trace ? { trace: response.trace } : {}),
-        ...(response.results ? { tests: response.results } : {}),
-      });
-    } finally {
-      build.users--;
-    }
+    const build = await this.keepBuild({
+      key: buildKey,
+      overlay,
+      response: compiled.response,
+      users: 1,
+    });
+    return { build, reused: false, compileMs: compiled.response.compileMs ?? 0, buildSteps };
   }
 
   /**
@@ -404,16 +456,16 @@ export async function staleSources(
   projectDir: string,
   build: BuildSettings,
 ): Promise<ChangedSource[]> {
-  const moduleDir = path.resolve(projectDir, build.module ?? '');
+  const layout = projectLayout(build);
   const roots = [
     {
-      dir: path.join(moduleDir, 'src', 'main', 'java'),
-      classes: path.join(moduleDir, 'target', 'classes'),
+      dir: path.resolve(projectDir, layout.mainSources),
+      classes: path.resolve(projectDir, layout.mainClasses),
       scope: 'main' as const,
     },
     {
-      dir: path.join(moduleDir, 'src', 'test', 'java'),
-      classes: path.join(moduleDir, 'target', 'test-classes'),
+      dir: path.resolve(projectDir, layout.testSources),
+      classes: path.resolve(projectDir, layout.testClasses),
       scope: 'test' as const,
     },
   ];

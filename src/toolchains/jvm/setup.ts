@@ -4,7 +4,8 @@ import type { CacheLayout } from '../../core/cache.js';
 import { exists, sha256Text, writeFileAtomic } from '../../core/fs.js';
 import { packageRoot } from '../../core/package-root.js';
 import { runProcess } from '../../core/process.js';
-import type { BuildSettings } from '../../stages/0-corpus/recipe.js';
+import type { BuildSettings } from '../build.js';
+import { projectLayout } from '../layout.js';
 import { jdkTool, mavenArgs, mavenEnvironment } from '../maven/maven.js';
 
 /*
@@ -304,11 +305,12 @@ export async function prepareProjectRuntime(
     dependencies.platformJars,
     '8',
   );
-  const classes = path.join(moduleDir, 'target', 'classes');
+  const layout = projectLayout(build);
+  const classes = path.resolve(projectDir, layout.mainClasses);
   return {
     key: sha256Text(JSON.stringify([moduleDir, dependencies.classpath, bridge])).slice(0, 16),
     classes,
-    testClasses: path.join(moduleDir, 'target', 'test-classes'),
+    testClasses: path.resolve(projectDir, layout.testClasses),
     classpath: dependencies.classpath,
     bridge,
     release: await compiledRelease(classes),

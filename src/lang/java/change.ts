@@ -9,19 +9,10 @@ import {
   nameOf,
   sameTokens,
   signatureText,
-  withJavaTree,
   withJavaTrees,
-} from '../../lang/java/syntax.js';
+} from './syntax.js';
 import type { Node } from 'web-tree-sitter';
-import type { Injector, StructuralCheck } from './rules/types.js';
-import type { BugTypeSpec } from './spec.js';
-
-/** One file a candidate changes, by its path relative to the project root. */
-export interface FileChange {
-  file: string;
-  before: string;
-  after: string;
-}
+import type { FileChange } from '../../core/file-change.js';
 
 /**
  * A method or constructor a change touches, located in both versions: the class and line range
@@ -39,11 +30,6 @@ export interface TouchedMember {
   /** 1-based line range in the buggy file, if the member still exists there. */
   buggyLines: { first: number; last: number } | null;
 }
-
-/** Static findings on a change, before anything is compiled. */
-export type StaticFinding =
-  | { ok: true; structure: string; touched: TouchedMember[] }
-  | { ok: false; stage: 'diff' | 'signature' | 'structure'; reason: string };
 
 function packageOf(root: Node): string {
   const declaration = root.namedChildren.find((child) => child?.type === 'package_declaration');
@@ -117,63 +103,4 @@ export function apiSignatureChanges(change: FileChange): string[] {
 /** Whether two versions differ in more than whitespace and comments. */
 export function semanticallyDifferent(change: FileChange): boolean {
   return withJavaTrees(change.before, change.after, (a, b) => !sameTokens(a, b));
-}
-
-/**
- * The checks that need no build: the change touches production Java sources only, means
- * something, keeps the public API (unless the type is about a signature), parses, and has the
- * bug type's structure.
- */
-export function staticFindings(
-  changes: readonly FileChange[],
-  productionRoot: string,
-  spec: BugTypeSpec,
-  injector: Injector,
-): StaticFinding {
-  if (changes.length === 0) return { ok: false, stage: 'diff', reason: 'no file changed' };
-  const outside = changes.find(
-    (change) => !change.file.startsWith(`${productionRoot}/`) || !change.file.endsWith('.java'),
-  );
-  if (outside) {
-    return {
-      ok: false,
-      stage: 'diff',
-      reason: `changes ${outside.file}, outside the production sources (${productionRoot})`,
-    };
-  }
-  const meaningful = changes.filter(semanticallyDifferent);
-  if (meaningful.length === 0) {
-    return { ok: false, stage: 'diff', reason: 'only whitespace or comments changed' };
-  }
-  const broken = meaningful.find((change) => withJavaTree(change.after, (root) => root.hasError));
-  if (broken) return { ok: false, stage: 'structure', reason: `${broken.file} does not parse` };
-  if (!spec.changesSignature) {
-    for (const change of meaningful) {
-      const altered = apiSignatureChanges(change);
-      if (altered.length > 0) {
-        return {
-          ok: false,
-          stage: 'signature',
-          reason: `${change.file}: public or protected signature ${altered[0]}`,
-        };
-      }
-    }
-  }
-  const checks: StructuralCheck[] = meaningful.map((change) =>
-    withJavaTrees(change.before, change.after, (a, b) => injector.check(a, b)),
-  );
-  const matched = checks.find((check) => check.ok);
-  if (!matched) {
-    const reasons = checks.map((check) => (check.ok ? '' : check.reason)).filter(Boolean);
-    return {
-      ok: false,
-      stage: 'structure',
-      reason: `not a ${spec.name} change: ${reasons.join('; ')}`,
-    };
-  }
-  return {
-    ok: true,
-    structure: matched.evidence,
-    touched: meaningful.flatMap(touchedMembers),
-  };
 }

@@ -1,25 +1,31 @@
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CacheLayout } from '../core/cache.js';
 import { UserError } from '../core/errors.js';
-import { exists, readJsonIfExists } from '../core/fs.js';
+import { exists, readJsonIfExists, sha256Text } from '../core/fs.js';
 import type { Baseline } from '../stages/0-corpus/baseline.js';
-import { projectPaths } from '../stages/0-corpus/fetch.js';
+import { projectPaths, recipeHash, readFetchRecord } from '../stages/0-corpus/fetch.js';
 import {
-  DEFAULT_BUILD,
   DEFAULT_TESTS,
   findRecipe,
   loadRecipes,
-  type BuildSettings,
   type Recipe,
   type TestSelection,
 } from '../stages/0-corpus/recipe.js';
+import { DEFAULT_BUILD, type BuildSettings } from '../toolchains/build.js';
+import { projectLayout, type ProjectLayout } from '../toolchains/layout.js';
+import { baseState, type ProjectBase, type ProjectState } from './state.js';
 
 /** A project ready to be copied and run: a fetched corpus project or any local Maven project. */
 export interface ProjectRef {
   /** Corpus name and version, or the directory name for a local project. */
   label: string;
+  /** The tree every state of this project starts from (`root` holds it, compiled). */
+  base: ProjectBase;
   root: string;
   build: BuildSettings;
+  layout: ProjectLayout;
   tests: TestSelection;
   recipe?: Recipe;
   baseline?: Baseline;
@@ -59,11 +65,20 @@ export async function resolveProject(
   }
   if (await isPathArgument(argument)) {
     const root = await requireMavenProject(argument);
+    const build = recipe?.build ?? DEFAULT_BUILD;
+    const tests = recipe?.tests ?? DEFAULT_TESTS;
     return {
       label: path.basename(root),
+      base: {
+        name: path.basename(root),
+        version: 'local',
+        commit: await treeHash(root),
+        recipeHash: sha256Text(JSON.stringify([build, tests])).slice(0, 16),
+      },
       root,
-      build: recipe?.build ?? DEFAULT_BUILD,
-      tests: recipe?.tests ?? DEFAULT_TESTS,
+      build,
+      layout: projectLayout(build),
+      tests,
       ...(recipe ? { recipe } : {}),
     };
   }
@@ -73,15 +88,28 @@ export async function resolveProject(
   }
   const paths = projectPaths(cache, corpusRecipe);
   const baseline = await readJsonIfExists<Baseline>(paths.baseline);
-  if (!baseline) {
+  const fetched = await readFetchRecord(paths.record);
+  if (!baseline || !fetched) {
     throw new UserError(
       `corpus project ${argument} is not fetched yet: run 'witnessgym corpus fetch ${argument}' first`,
     );
   }
+  if (fetched.recipeHash !== recipeHash(corpusRecipe)) {
+    throw new UserError(
+      `corpus project ${argument} was fetched with an older recipe: run 'witnessgym corpus fetch ${argument}' again`,
+    );
+  }
   return {
     label: `${corpusRecipe.name}@${corpusRecipe.version}`,
+    base: {
+      name: corpusRecipe.name,
+      version: corpusRecipe.version,
+      commit: fetched.commit,
+      recipeHash: fetched.recipeHash,
+    },
     root: paths.pristine,
     build: corpusRecipe.build,
+    layout: projectLayout(corpusRecipe.build),
     tests: corpusRecipe.tests,
     recipe: corpusRecipe,
     baseline,
@@ -93,4 +121,35 @@ export async function unknownCorpusName(name: string, what: string): Promise<Use
   return new UserError(
     `unknown ${what} '${name}': not a corpus name (known: ${known}) nor a directory with a pom.xml`,
   );
+}
+
+/** The state a project's root holds: its base, unpatched. */
+export function pristineState(project: ProjectRef): ProjectState {
+  return baseState(project.base);
+}
+
+/** Build output and version control are not part of a tree's identity. */
+const NOT_TREE = new Set(['target', '.git']);
+
+/** A content hash of a local project's files, standing in for a pristine commit. */
+async function treeHash(root: string): Promise<string> {
+  const hash = createHash('sha256');
+  const walk = async (dir: string, relative: string): Promise<void> => {
+    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
+      a.name < b.name ? -1 : 1,
+    );
+    for (const entry of entries) {
+      if (NOT_TREE.has(entry.name)) continue;
+      const rel = relative ? `${relative}/${entry.name}` : entry.name;
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) await walk(full, rel);
+      else if (entry.isFile())
+        hash
+          .update(`${rel}\0`)
+          .update(await readFile(full))
+          .update('\0');
+    }
+  };
+  await walk(root, '');
+  return `tree-${hash.digest('hex').slice(0, 24)}`;
 }

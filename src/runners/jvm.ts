@@ -1,0 +1,67 @@
+import type { CacheLayout } from '../core/cache.js';
+import { JvmRunner, type JvmRunRequest } from '../toolchains/jvm/runner.js';
+import type { RunTarget, TestRequest, TestRunner } from './types.js';
+
+function compileRequest(target: RunTarget, compileTimeoutMs?: number) {
+  return {
+    projectDir: target.projectDir,
+    build: target.build,
+    sources: target.changed,
+    ...(compileTimeoutMs !== undefined ? { compileTimeoutMs } : {}),
+  };
+}
+
+/**
+ * The fast path as a test runner: the directory's compiled classes stay as they are; the changed
+ * sources are compiled into an overlay, and the class runs in a warm JVM, in a fresh class loader.
+ * `shared` lets several runners (and stages) use one pool of warm JVMs; closing this runner then
+ * leaves the pool running.
+ */
+export function jvmTestRunner(cache: CacheLayout, shared?: JvmRunner): TestRunner {
+  const jvm = shared ?? new JvmRunner(cache);
+  return {
+    kind: 'runner',
+    name: 'jvm',
+    traces: true,
+    async compile(target, timeoutMs) {
+      const compiled = await jvm.compile(compileRequest(target, timeoutMs));
+      return compiled.verdict
+        ? {
+            kind: 'CompileFailed',
+            verdict: compiled.verdict,
+            durationMs: compiled.compileMs,
+            copyMs: 0,
+          }
+        : {
+            kind: 'Compiled',
+            durationMs: compiled.compileMs,
+            copyMs: 0,
+            offline: true,
+            workDir: target.projectDir,
+          };
+    },
+    async run(request: TestRequest) {
+      if (request.timeoutMs === undefined) {
+        throw new Error('the jvm runner needs a time limit: wrap it with withTimeLimit');
+      }
+      const jvmRequest: JvmRunRequest = {
+        ...compileRequest(request.target, request.compileTimeoutMs),
+        testClass: request.testClass,
+        timeoutMs: request.timeoutMs,
+        ...(request.trace ? { trace: true, perTest: request.trace.perTest } : {}),
+      };
+      const result = await jvm.run(jvmRequest);
+      return {
+        verdict: result.verdict,
+        testMs: result.timings.testMs,
+        durationMs: result.timings.wallMs - result.timings.compileMs,
+        compileMs: result.timings.compileMs,
+        ...(result.trace ? { trace: result.trace } : {}),
+        ...(result.tests ? { tests: result.tests } : {}),
+      };
+    },
+    async close() {
+      if (!shared) await jvm.close();
+    },
+  };
+}

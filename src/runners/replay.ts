@@ -1,0 +1,156 @@
+import path from 'node:path';
+import type { CacheLayout } from '../core/cache.js';
+import { UserError } from '../core/errors.js';
+import { exists } from '../core/fs.js';
+import { combineRuns, type SingleVerdict, type Verdict } from '../core/verdict.js';
+import type { ProjectRef } from '../project/project.js';
+import type { BaselineClass } from '../stages/0-corpus/baseline.js';
+import { staleSources, type JvmRunner } from '../toolchains/jvm/runner.js';
+import { testSourceFile } from '../toolchains/layout.js';
+import type { Toolchain } from '../toolchains/types.js';
+import { jvmTestRunner } from './jvm.js';
+import { mavenTestRunner } from './maven.js';
+import { timeLimit } from './time-limits.js';
+import type { RunnerName } from './types.js';
+import { withReruns, withTimeLimit } from './wrappers.js';
+
+export interface ReplayOptions {
+  runner: RunnerName;
+  /** A warm runner to reuse across replays; one is started (and stopped) per replay otherwise. */
+  jvmRunner?: JvmRunner;
+  toolchain: Toolchain;
+  cache: CacheLayout;
+  testClass: string;
+  runs: number;
+  /** Limit for each test run; derived from the baseline when not given. */
+  timeoutMs?: number;
+  compileTimeoutMs?: number;
+  /** Keep the disposable copy for inspection instead of deleting it. */
+  keep?: boolean;
+}
+
+export interface ReplayRun {
+  verdict: SingleVerdict;
+  durationMs: number;
+}
+
+export interface ReplayResult {
+  project: string;
+  testClass: string;
+  runner: RunnerName;
+  verdict: Verdict;
+  runs: ReplayRun[];
+  timings: { copyMs: number; compileMs: number; testMs: number[]; totalMs: number };
+  timeoutMs: number;
+  /** The paper's replay form, with the recipe's flags, for people and case files. */
+  replayCommand: string;
+  baseline: Pick<BaselineClass, 'status' | 'usable' | 'durationMs'> | null;
+  tools: Record<string, string>;
+  offline: boolean;
+  workDir: string | null;
+}
+
+const FQCN = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
+
+/**
+ * Replays one test class `runs` times and folds the runs into one verdict. Compilation is always
+ * its own step, so a compile error is never a test failure. With Maven each run is judged from the
+ * exit code and fresh Surefire reports; with the warm JVM from the JUnit Platform's own events.
+ */
+export async function replayTestClass(
+  project: ProjectRef,
+  options: ReplayOptions,
+): Promise<ReplayResult> {
+  const { toolchain, testClass } = options;
+  if (!FQCN.test(testClass)) {
+    throw new UserError(
+      `--test expects a fully qualified class name such as org.example.FooTest, got '${testClass}'`,
+    );
+  }
+  if (!Number.isInteger(options.runs) || options.runs < 1) {
+    throw new UserError(`--runs expects a positive whole number, got ${options.runs}`);
+  }
+  const testSource = testSourceFile(project.layout, testClass);
+  if (!(await exists(path.join(project.root, testSource)))) {
+    throw new UserError(`test class ${testClass} not found in ${project.label}: no ${testSource}`);
+  }
+  const baselineEntry = project.baseline?.classes.find((entry) => entry.testClass === testClass);
+  const timeoutMs =
+    options.timeoutMs ?? timeLimit(options.runner, 'run', baselineEntry?.durationMs);
+  const started = performance.now();
+  const runner =
+    options.runner === 'jvm'
+      ? jvmTestRunner(options.cache, options.jvmRunner)
+      : mavenTestRunner(toolchain, options.cache, { keep: options.keep ?? false });
+  const target = {
+    projectDir: project.root,
+    build: project.build,
+    changed: options.runner === 'jvm' ? await warmTargetSources(project) : [],
+  };
+  let compileFailure: SingleVerdict | undefined;
+  let runs: ReplayRun[] = [];
+  let compiled;
+  try {
+    compiled = await runner.compile(target, options.compileTimeoutMs);
+    if (compiled.kind === 'CompileFailed') {
+      compileFailure = compiled.verdict;
+    } else {
+      const repeated = withReruns(
+        withTimeLimit(runner, () => timeoutMs),
+        options.runs,
+      );
+      const result = await repeated.run({
+        target,
+        testClass,
+        ...(options.compileTimeoutMs ? { compileTimeoutMs: options.compileTimeoutMs } : {}),
+      });
+      runs = result.runs.map((run) => ({ verdict: run.verdict, durationMs: run.durationMs }));
+    }
+  } finally {
+    await runner.close();
+  }
+  return {
+    project: project.label,
+    testClass,
+    runner: options.runner,
+    verdict: compileFailure ?? combineRuns(runs.map((run) => run.verdict)),
+    runs,
+    timings: {
+      copyMs: compiled.copyMs,
+      compileMs: compiled.durationMs,
+      testMs: runs.map((run) => run.durationMs),
+      totalMs: Math.round(performance.now() - started),
+    },
+    timeoutMs,
+    replayCommand: toolchain.replayCommand(project.build, testClass),
+    baseline: baselineEntry
+      ? {
+          status: baselineEntry.status,
+          usable: baselineEntry.usable,
+          durationMs: baselineEntry.durationMs,
+        }
+      : null,
+    tools: await toolchain.versions(),
+    offline: compiled.kind === 'Compiled' ? compiled.offline : options.runner === 'jvm',
+    workDir:
+      options.keep && compiled.kind === 'Compiled' && options.runner === 'maven'
+        ? compiled.workDir
+        : null,
+  };
+}
+
+/**
+ * What the warm JVM compiles for a replay of a directory: sources newer than their compiled
+ * classes, which must exist (the JVM runs the directory's own build).
+ */
+async function warmTargetSources(project: ProjectRef) {
+  for (const dir of [project.layout.mainClasses, project.layout.testClasses]) {
+    const full = path.join(project.root, dir);
+    if (!(await exists(full))) {
+      throw new UserError(
+        `the jvm runner needs compiled classes, and ${full} is missing: run 'mvn test-compile' there or use --runner maven`,
+      );
+    }
+  }
+  return staleSources(project.root, project.build);
+}
