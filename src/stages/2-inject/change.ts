@@ -162,9 +162,11 @@ export function staticFindings(
   const checks: StructuralCheck[] = meaningful.map((change) =>
     withJavaTrees(change.before, change.after, (a, b) => injector.check(a, b)),
   );
-  const matched = checks.find((check) => check.ok);
+  const matched = checks.find((check) => check.kind === 'Matches');
   if (!matched) {
-    const reasons = checks.map((check) => (check.ok ? '' : check.reason)).filter(Boolean);
+    const reasons = checks
+      .map((check) => (check.kind === 'Mismatch' ? check.reason : ''))
+      .filter(Boolean);
     return {
       ok: false,
       stage: 'structure',

@@ -7,13 +7,12 @@ import {
   parameterTypeNames,
 } from '../../../lang/java/syntax.js';
 import {
-  classesByPath,
   declaredMethods,
-  gainedMethods,
   isHashCodeOverride,
   methodSignature,
   namedLike,
   overrideRemoval,
+  tradedOverrideCheck,
 } from './equals-typo.js';
 import type { CandidateEdit, Injector } from './types.js';
 
@@ -52,20 +51,11 @@ export const hashCodeTypoInjector: Injector = {
   kind: 'injector',
   typeId: 'api_hashcode_typo',
   sites,
-  check(before, after) {
-    const now = classesByPath(after);
-    for (const [path, old] of classesByPath(before)) {
-      if (!declaredMethods(old).some(isHashCodeOverride)) continue;
-      const current = now.get(path);
-      if (!current || declaredMethods(current).some(isHashCodeOverride)) continue;
-      const typo = gainedMethods(old, current).find(misnamedHashCode);
-      if (typo) {
-        return {
-          ok: true,
-          evidence: `${path} no longer overrides hashCode(): it declares int ${methodSignature(typo)} instead`,
-        };
-      }
-    }
-    return { ok: false, reason: 'no class trades its hashCode() for a misnamed int method' };
-  },
+  check: tradedOverrideCheck(
+    isHashCodeOverride,
+    misnamedHashCode,
+    (path, typo) =>
+      `${path} no longer overrides hashCode(): it declares int ${methodSignature(typo)} instead`,
+    'no class trades its hashCode() for a misnamed int method',
+  ),
 };

@@ -18,8 +18,13 @@ import {
   unparenthesized,
   within,
 } from '../../../lang/java/syntax.js';
-import { changedInPlace } from './compare.js';
-import type { CandidateEdit, Injector, StructuralCheck } from './types.js';
+import {
+  changedInPlace,
+  firstMatch,
+  type InPlaceChange,
+  type StructuralCheck,
+} from '../../../lang/java/changed-members.js';
+import type { CandidateEdit, Injector } from './types.js';
 
 const NUMERIC = /^(int|long|short|byte|float|double|Integer|Long|Short|Byte|Float|Double)$/;
 const ATOMIC = /^(AtomicInteger|AtomicLong|LongAdder|DoubleAdder)$/;
@@ -334,7 +339,7 @@ function sameList(a: string[], b: string[]): boolean {
 }
 
 /** Whether `after` is `before` with one counter update deleted from a branch that goes on. */
-function judgeMember(key: string, before: Node, after: Node): StructuralCheck {
+function judgeMember({ key, before, after }: InPlaceChange): StructuralCheck {
   const types = declaredTypes(before);
   const leaves = tokenLeaves(before);
   const texts = leaves.map((leaf) => leaf.text);
@@ -361,24 +366,21 @@ function judgeMember(key: string, before: Node, after: Node): StructuralCheck {
       continue;
     }
     return {
-      ok: true,
+      kind: 'Matches',
       evidence: `${key} skips \`${statement.text}\` in ${branch.label} that still runs; ${update.name} is still used`,
     };
   }
-  return { ok: false, reason };
+  return { kind: 'Mismatch', reason };
 }
 
 export const skippedCounterInjector: Injector = {
   kind: 'injector',
   typeId: 'logic_aggregation_counter_skipped_on_branch',
   sites,
-  check(before, after) {
-    let reason = 'no changed method deletes a counter or total update';
-    for (const change of changedInPlace(before, after)) {
-      const verdict = judgeMember(change.key, change.before, change.after);
-      if (verdict.ok) return verdict;
-      reason = verdict.reason;
-    }
-    return { ok: false, reason };
-  },
+  check: (before, after) =>
+    firstMatch(
+      changedInPlace(before, after),
+      judgeMember,
+      'no changed method deletes a counter or total update',
+    ),
 };
