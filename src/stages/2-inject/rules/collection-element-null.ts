@@ -1,4 +1,5 @@
 import type { Node } from 'web-tree-sitter';
+import { changedMembers, firstMatch } from '../../../lang/java/changed-members.js';
 import {
   declaredTypes,
   descendants,
@@ -11,7 +12,6 @@ import {
   unparenthesized,
   type TextEdit,
 } from '../../../lang/java/syntax.js';
-import { changedMembers, firstMatch } from '../../../lang/java/changed-members.js';
 import {
   accessKey,
   argumentsOf,

@@ -1,5 +1,10 @@
 import type { Node } from 'web-tree-sitter';
 import {
+  changedInPlace,
+  firstMatch,
+  type InPlaceChange,
+} from '../../../lang/java/changed-members.js';
+import {
   ancestor,
   declaredTypes,
   descendants,
@@ -13,13 +18,7 @@ import {
   unparenthesized,
   within,
 } from '../../../lang/java/syntax.js';
-import {
-  changedInPlace,
-  firstMatch,
-  type InPlaceChange,
-  type StructuralCheck,
-} from '../../../lang/java/changed-members.js';
-import type { CandidateEdit, Injector } from './types.js';
+import type { CandidateEdit, Injector, StructuralCheck } from './types.js';
 
 const LOOPS = ['for_statement', 'enhanced_for_statement', 'while_statement', 'do_statement'];
 const LIST_TYPES = new Set(['List', 'ArrayList', 'LinkedList', 'Vector', 'CopyOnWriteArrayList']);

@@ -260,6 +260,28 @@ function covariantType(method: Node, owner: Node): string | null {
 }
 
 /**
+ * An override renamed to each of `typos` that its class does not declare already with the same
+ * parameters, each rename dropping its @Override.
+ */
+export function typoRenames(
+  method: Node,
+  owner: Node,
+  source: string,
+  typos: readonly string[],
+): { typo: string; edits: TextEdit[] }[] {
+  const name = field(method, 'name')!;
+  const parameters = parameterTypeNames(method).map(simpleTypeName).join(',');
+  const taken = new Set(declaredMethods(owner).map(methodSignature));
+  const unannotated = overrideRemoval(method, source);
+  return typos
+    .filter((typo) => !taken.has(`${typo}(${parameters})`))
+    .map((typo) => ({
+      typo,
+      edits: [...unannotated, { start: name.startIndex, end: name.endIndex, text: typo }],
+    }));
+}
+
+/**
  * Renames `equals(Object)` to a slip of its name, or narrows its parameter to the class itself,
  * so that it no longer overrides `Object.equals` (and its `@Override` has to go).
  */
@@ -267,24 +289,22 @@ function sites(method: Node, source: string): CandidateEdit[] {
   if (!isEqualsOverride(method)) return [];
   const owner = declaringClass(method);
   if (!owner || owner.type === 'interface_declaration') return [];
-  const name = field(method, 'name')!;
-  const taken = new Set(declaredMethods(owner).map(methodSignature));
-  const unannotated = overrideRemoval(method, source);
-  const candidates: CandidateEdit[] = [];
-  for (const typo of TYPO_NAMES) {
-    if (taken.has(`${typo}(Object)`)) continue;
-    candidates.push({
+  const candidates: CandidateEdit[] = typoRenames(method, owner, source, TYPO_NAMES).map(
+    ({ typo, edits }) => ({
       description: `equals(Object) → ${typo}(Object): no longer overrides Object.equals`,
-      edits: [...unannotated, { start: name.startIndex, end: name.endIndex, text: typo }],
-    });
-  }
+      edits,
+    }),
+  );
   const narrowed = covariantType(method, owner);
   const parameter = kids(field(method, 'parameters')!).find((p) => p.type === 'formal_parameter');
   const type = parameter ? field(parameter, 'type') : null;
   if (narrowed && type) {
     candidates.push({
       description: `equals(Object) → equals(${narrowed}): overloads instead of overriding Object.equals`,
-      edits: [...unannotated, { start: type.startIndex, end: type.endIndex, text: narrowed }],
+      edits: [
+        ...overrideRemoval(method, source),
+        { start: type.startIndex, end: type.endIndex, text: narrowed },
+      ],
     });
   }
   return candidates;

@@ -1,5 +1,10 @@
 import type { Node } from 'web-tree-sitter';
 import {
+  changedInPlace,
+  firstMatch,
+  type InPlaceChange,
+} from '../../../lang/java/changed-members.js';
+import {
   ancestor,
   field,
   ownDescendants,
@@ -8,13 +13,7 @@ import {
   unparenthesized,
   within,
 } from '../../../lang/java/syntax.js';
-import {
-  changedInPlace,
-  firstMatch,
-  type InPlaceChange,
-  type StructuralCheck,
-} from '../../../lang/java/changed-members.js';
-import type { CandidateEdit, Injector } from './types.js';
+import type { CandidateEdit, Injector, StructuralCheck } from './types.js';
 
 /** Statements and expressions whose `condition` decides which code runs. */
 const GUARDS = [

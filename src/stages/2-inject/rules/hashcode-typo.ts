@@ -7,12 +7,11 @@ import {
   parameterTypeNames,
 } from '../../../lang/java/syntax.js';
 import {
-  declaredMethods,
   isHashCodeOverride,
   methodSignature,
   namedLike,
-  overrideRemoval,
   tradedOverrideCheck,
+  typoRenames,
 } from './equals-typo.js';
 import type { CandidateEdit, Injector } from './types.js';
 
@@ -38,12 +37,9 @@ function sites(method: Node, source: string): CandidateEdit[] {
   if (!isHashCodeOverride(method)) return [];
   const owner = declaringClass(method);
   if (!owner || owner.type === 'interface_declaration') return [];
-  const name = field(method, 'name')!;
-  const taken = new Set(declaredMethods(owner).map(methodSignature));
-  const unannotated = overrideRemoval(method, source);
-  return TYPO_NAMES.filter((typo) => !taken.has(`${typo}()`)).map((typo) => ({
+  return typoRenames(method, owner, source, TYPO_NAMES).map(({ typo, edits }) => ({
     description: `hashCode() → ${typo}(): no longer overrides Object.hashCode`,
-    edits: [...unannotated, { start: name.startIndex, end: name.endIndex, text: typo }],
+    edits,
   }));
 }
 

@@ -1,4 +1,5 @@
 import type { Node } from 'web-tree-sitter';
+import { changedMembers, firstMatch } from '../../../lang/java/changed-members.js';
 import {
   declaredTypes,
   descendants,
@@ -8,7 +9,6 @@ import {
   tokens,
   unparenthesized,
 } from '../../../lang/java/syntax.js';
-import { changedMembers, firstMatch } from '../../../lang/java/changed-members.js';
 import type { CandidateEdit, Injector } from './types.js';
 
 const COMPARISON_OPERATORS = new Set(['==', '!=', '<', '<=', '>', '>=']);

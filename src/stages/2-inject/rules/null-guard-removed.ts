@@ -1,4 +1,5 @@
 import type { Node } from 'web-tree-sitter';
+import { changedMembers, firstMatch } from '../../../lang/java/changed-members.js';
 import {
   descendants,
   field,
@@ -13,7 +14,6 @@ import {
   withEditedJavaTree,
   type TextEdit,
 } from '../../../lang/java/syntax.js';
-import { changedMembers, firstMatch } from '../../../lang/java/changed-members.js';
 import type { CandidateEdit, Injector } from './types.js';
 
 /**

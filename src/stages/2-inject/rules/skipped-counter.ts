@@ -1,5 +1,10 @@
 import type { Node } from 'web-tree-sitter';
 import {
+  changedInPlace,
+  firstMatch,
+  type InPlaceChange,
+} from '../../../lang/java/changed-members.js';
+import {
   ancestor,
   classMembers,
   declaredTypes,
@@ -18,13 +23,7 @@ import {
   unparenthesized,
   within,
 } from '../../../lang/java/syntax.js';
-import {
-  changedInPlace,
-  firstMatch,
-  type InPlaceChange,
-  type StructuralCheck,
-} from '../../../lang/java/changed-members.js';
-import type { CandidateEdit, Injector } from './types.js';
+import type { CandidateEdit, Injector, StructuralCheck } from './types.js';
 
 const NUMERIC = /^(int|long|short|byte|float|double|Integer|Long|Short|Byte|Float|Double)$/;
 const ATOMIC = /^(AtomicInteger|AtomicLong|LongAdder|DoubleAdder)$/;
