@@ -11,93 +11,20 @@ import { cacheLayout, resolveCacheDir, type CacheLayout } from '../../src/core/c
 import { copyProjectTree, exists, makeTempDir, removeTree, sha256Text } from '../../src/core/fs.js';
 import { seededRandom, shuffled } from '../../src/core/random.js';
 import type { SingleVerdict } from '../../src/core/verdict.js';
+import { applyLineMutant, lineMutants, type LineMutant } from '../../src/mutants/line-operators.js';
 import { fetchCorpusProject, type FetchedProject } from '../../src/stages/0-corpus/fetch.js';
 import { loadRecipes, type Recipe } from '../../src/stages/0-corpus/recipe.js';
 import { JvmRunner, warmRunTimeout } from '../../src/toolchains/jvm/runner.js';
 import { mavenToolchain } from '../../src/toolchains/maven/maven.js';
 
-export interface Candidate {
+export interface Candidate extends LineMutant {
   id: string;
   project: string;
   testClass: string;
   /** Production source, relative to the project root. */
   file: string;
-  line: number;
-  operator: string;
-  original: string;
-  mutated: string;
   /** The test class's time in the baseline, for the time limits. */
   baselineMs: number;
-}
-
-interface LineOperator {
-  name: string;
-  apply: (line: string) => string | undefined;
-}
-
-function swap(
-  pattern: RegExp,
-  pairs: Record<string, string>,
-): (line: string) => string | undefined {
-  return (line) => {
-    const match = pattern.exec(line);
-    if (!match) return undefined;
-    const replacement = pairs[match[2]!];
-    if (replacement === undefined) return undefined;
-    return (
-      line.slice(0, match.index) +
-      match[1] +
-      replacement +
-      match[3] +
-      line.slice(match.index + match[0].length)
-    );
-  };
-}
-
-/** Classic mutation operators (PIT's defaults and a few more), applied to the first match. */
-const OPERATORS: LineOperator[] = [
-  {
-    name: 'conditional-boundary',
-    apply: swap(/(\s)(<=|>=|<|>)(\s)/, { '<': '<=', '<=': '<', '>': '>=', '>=': '>' }),
-  },
-  { name: 'negate-equality', apply: swap(/(\s)(==|!=)(\s)/, { '==': '!=', '!=': '==' }) },
-  { name: 'swap-connective', apply: swap(/(\s)(&&|\|\|)(\s)/, { '&&': '||', '||': '&&' }) },
-  { name: 'math', apply: swap(/(\s)([+\-*])(\s)/, { '+': '-', '-': '+', '*': '/' }) },
-  {
-    name: 'increment',
-    apply: (line) => (/\w\+\+|\+\+\w/.test(line) ? line.replace('++', '--') : undefined),
-  },
-  {
-    name: 'flip-boolean-return',
-    apply: (line) => {
-      const match = /\breturn (true|false);/.exec(line);
-      return match
-        ? line.replace(match[0], `return ${match[1] === 'true' ? 'false' : 'true'};`)
-        : undefined;
-    },
-  },
-  {
-    name: 'null-return',
-    apply: (line) => {
-      const match = /\breturn ([^;]+);/.exec(line);
-      return match && match[1] !== 'null' ? line.replace(match[0], 'return null;') : undefined;
-    },
-  },
-  {
-    name: 'negate-condition',
-    apply: (line) => {
-      const match = /\bif \((.+)\) \{\s*$/.exec(line);
-      return match ? line.replace(match[0], `if (!(${match[1]})) {`) : undefined;
-    },
-  },
-];
-
-/** Lines that sit inside a method body of a top-level class and hold code, not comments. */
-function isBodyLine(line: string): boolean {
-  const trimmed = line.trim();
-  if (trimmed === '' || /^(\/\/|\/\*|\*|@|import |package )/.test(trimmed)) return false;
-  const indent = /^(\s*)/.exec(line)![1]!.replace(/\t/g, '    ').length;
-  return indent >= 8;
 }
 
 function productionFileFor(testClass: string): string | undefined {
@@ -156,27 +83,19 @@ export async function sampleCandidates(
     for (const entry of fetched.baseline.classes.filter((c) => c.usable)) {
       const file = productionFileFor(entry.testClass);
       if (!file || !(await exists(path.join(fetched.path, file)))) continue;
-      const lines = (await readFile(path.join(fetched.path, file), 'utf8')).split('\n');
-      lines.forEach((original, index) => {
-        if (!isBodyLine(original)) return;
-        for (const operator of OPERATORS) {
-          const mutated = operator.apply(original);
-          if (mutated === undefined || mutated === original) continue;
-          all.push({
-            id: sha256Text(
-              `${recipe.name}@${recipe.version}:${file}:${index + 1}:${operator.name}:${entry.testClass}`,
-            ).slice(0, 12),
-            project: recipe.name,
-            testClass: entry.testClass,
-            file,
-            line: index + 1,
-            operator: operator.name,
-            original,
-            mutated,
-            baselineMs: entry.durationMs,
-          });
-        }
-      });
+      const source = await readFile(path.join(fetched.path, file), 'utf8');
+      for (const mutant of lineMutants(source)) {
+        all.push({
+          id: sha256Text(
+            `${recipe.name}@${recipe.version}:${file}:${mutant.line}:${mutant.operator}:${entry.testClass}`,
+          ).slice(0, 12),
+          project: recipe.name,
+          testClass: entry.testClass,
+          file,
+          ...mutant,
+          baselineMs: entry.durationMs,
+        });
+      }
     }
     const random = seededRandom(parseInt(sha256Text(`${seed}:${recipe.name}`).slice(0, 8), 16));
     const drawn = shuffled(all, random);
@@ -187,9 +106,7 @@ export async function sampleCandidates(
 }
 
 async function mutatedText(projectRoot: string, candidate: Candidate): Promise<string> {
-  const lines = (await readFile(path.join(projectRoot, candidate.file), 'utf8')).split('\n');
-  lines[candidate.line - 1] = candidate.mutated;
-  return lines.join('\n');
+  return applyLineMutant(await readFile(path.join(projectRoot, candidate.file), 'utf8'), candidate);
 }
 
 export interface Validation {

@@ -3,7 +3,8 @@ import type { FileChange } from '../core/file-change.js';
 import { loadJavaGrammar } from '../lang/java/syntax.js';
 import { projectLayout } from '../toolchains/layout.js';
 import { checkReached } from './runs.js';
-import { checkDiff, checkSignature, checkStructure, type StructureMatch } from './static.js';
+import type { StructuralCheck } from '../lang/java/changed-members.js';
+import { checkDiff, checkSignature, checkStructure } from './static.js';
 import { CheckLog, passed } from './types.js';
 
 const FILE = 'src/main/java/p/Box.java';
@@ -58,7 +59,7 @@ describe('static checks', () => {
   });
 
   it('structure: passes when one file matches, else lists every reason', () => {
-    const matcher = (): StructureMatch => ({ kind: 'Mismatch', reason: 'no comparison changed' });
+    const matcher = (): StructuralCheck => ({ kind: 'Mismatch', reason: 'no comparison changed' });
     expect(checkStructure([change(BEFORE.replace('2', '3'))], matcher, 'Demo')).toEqual({
       kind: 'Failed',
       stage: 'structure',

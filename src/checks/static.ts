@@ -7,6 +7,7 @@ import {
   type TouchedMember,
 } from '../lang/java/change.js';
 import type { FileChange } from '../core/file-change.js';
+import type { StructuralCheck } from '../lang/java/changed-members.js';
 import { isProductionSource, type ProjectLayout } from '../toolchains/layout.js';
 import { failed, passed, type CheckOutcome } from './types.js';
 
@@ -51,13 +52,13 @@ export function checkSignature(meaningful: readonly FileChange[]): CheckOutcome<
 }
 
 /** What a structural matcher says of one file's change (a bug type's check, say). */
-export type StructureMatch =
+export type StructuralCheck =
   { kind: 'Matches'; evidence: string } | { kind: 'Mismatch'; reason: string };
 
 /** At least one changed file has the structure `matcher` looks for; `what` names it. */
 export function checkStructure(
   meaningful: readonly FileChange[],
-  matcher: (before: Node, after: Node) => StructureMatch,
+  matcher: (before: Node, after: Node) => StructuralCheck,
   what: string,
 ): CheckOutcome<{ structure: string }> {
   const matches = meaningful.map((change) =>

@@ -74,7 +74,7 @@ describe('Collection Element Null Dereference', () => {
       SOURCE.replace('entries.remove(key);', 'entries.put(key, null);'),
       SOURCE.replace('order.remove(order.indexOf(key));', 'order.set(order.indexOf(key), null);'),
     ]);
-    expect(mutations.every((m) => m.parses && m.check.ok)).toBe(true);
+    expect(mutations.every((m) => m.parses && m.check.kind === 'Matches')).toBe(true);
     expect(mutations[0]!.methodKey).toBe('Registry.evict(String)');
   });
 
@@ -86,7 +86,7 @@ describe('Collection Element Null Dereference', () => {
         'slots[index] = null;',
       ),
     ]);
-    expect(mutations[0]!.check.ok).toBe(true);
+    expect(mutations[0]!.check.kind).toBe('Matches');
   });
 
   it('resets a list by nulling its elements, importing Collections in order', () => {
@@ -97,7 +97,7 @@ describe('Collection Element Null Dereference', () => {
         'import java.util.Collections;\nimport java.util.HashMap;',
       ),
     ]);
-    expect(mutations[0]!.parses && mutations[0]!.check.ok).toBe(true);
+    expect(mutations[0]!.parses && mutations[0]!.check.kind).toBe('Matches');
   });
 
   it('fills a lazily computed cache entry with a null placeholder', () => {
@@ -105,7 +105,7 @@ describe('Collection Element Null Dereference', () => {
     expect(mutations.map((m) => m.source)).toEqual([
       SOURCE.replace('cache.put(key, key.trim());', 'cache.put(key, null);'),
     ]);
-    expect(mutations[0]!.check.ok).toBe(true);
+    expect(mutations[0]!.check.kind).toBe('Matches');
   });
 
   it('drops the null check of an element read in a loop or by a lookup', () => {
@@ -123,7 +123,7 @@ describe('Collection Element Null Dereference', () => {
         'return value.toString();',
       ),
     ]);
-    expect([...loop, ...lookup].every((m) => m.parses && m.check.ok)).toBe(true);
+    expect([...loop, ...lookup].every((m) => m.parses && m.check.kind === 'Matches')).toBe(true);
   });
 
   it('offers nothing for a method without collection elements', () => {
@@ -135,12 +135,12 @@ describe('Collection Element Null Dereference', () => {
       '        size--;\n',
       '        slots[size - 1] = null;\n        size--;\n',
     );
-    expect(checkChange(injector, SOURCE, slot).ok).toBe(true);
+    expect(checkChange(injector, SOURCE, slot).kind).toBe('Matches');
     const placeholder = SOURCE.replace(
       'final Object value = entries.get(key);',
       'final Object value = entries.get(key);\n        entries.putIfAbsent(key, null);',
     );
-    expect(checkChange(injector, SOURCE, placeholder).ok).toBe(true);
+    expect(checkChange(injector, SOURCE, placeholder).kind).toBe('Matches');
   });
 
   it('rejects near misses: a null guard of a plain parameter, an inverted element check, a field nulled', () => {
@@ -148,15 +148,15 @@ describe('Collection Element Null Dereference', () => {
       '        if (key == null) {\n            return 0;\n        }\n',
       '',
     );
-    expect(checkChange(injector, SOURCE, plainGuard).ok).toBe(false);
+    expect(checkChange(injector, SOURCE, plainGuard).kind).toBe('Mismatch');
     const inverted = SOURCE.replace('if (name == null) {', 'if (name != null) {');
-    expect(checkChange(injector, SOURCE, inverted).ok).toBe(false);
+    expect(checkChange(injector, SOURCE, inverted).kind).toBe('Mismatch');
     const fieldNulled = SOURCE.replace(
       '        size--;\n',
       '        slots = null;\n        size--;\n',
     );
-    expect(checkChange(injector, SOURCE, fieldNulled).ok).toBe(false);
+    expect(checkChange(injector, SOURCE, fieldNulled).kind).toBe('Mismatch');
     const commented = SOURCE.replace('order.clear();', 'order.clear(); // keep capacity');
-    expect(checkChange(injector, SOURCE, commented).ok).toBe(false);
+    expect(checkChange(injector, SOURCE, commented).kind).toBe('Mismatch');
   });
 });

@@ -1,4 +1,5 @@
 import type { Node } from 'web-tree-sitter';
+import { changedMembers, firstMatch } from '../../../lang/java/changed-members.js';
 import {
   declaredTypes,
   descendants,
@@ -11,7 +12,6 @@ import {
   unparenthesized,
   type TextEdit,
 } from '../../../lang/java/syntax.js';
-import { changedMembers } from './compare.js';
 import {
   accessKey,
   argumentsOf,
@@ -408,25 +408,24 @@ export const collectionElementNullInjector: Injector = {
   kind: 'injector',
   typeId: 'npe_collection_element_lazily_nullified',
   sites,
-  check(before, after) {
-    for (const change of changedMembers(before, after)) {
-      if (!change.after) continue;
-      const old = change.before ? nullElementWrites(change.before) : [];
-      const added = withoutAll(nullElementWrites(change.after), old);
-      if (added.length > 0) {
-        return {
-          ok: true,
-          evidence: `${change.key} leaves null in a collection element: ${oneLine(added[0]!)}`,
-        };
-      }
-      if (!change.before) continue;
-      const dropped = droppedNullGuard(change.before, change.after, collectionElement);
-      if (dropped) return { ok: true, evidence: describeDroppedGuard(change.key, dropped) };
-    }
-    return {
-      ok: false,
-      reason:
-        'no changed method stores null into a collection element or drops the null check of an element it reads',
-    };
-  },
+  check: (before, after) =>
+    firstMatch(
+      changedMembers(before, after),
+      (change) => {
+        if (!change.after) return undefined;
+        const old = change.before ? nullElementWrites(change.before) : [];
+        const added = withoutAll(nullElementWrites(change.after), old);
+        if (added.length > 0) {
+          return {
+            kind: 'Matches',
+            evidence: `${change.key} leaves null in a collection element: ${oneLine(added[0]!)}`,
+          };
+        }
+        if (!change.before) return undefined;
+        const dropped = droppedNullGuard(change.before, change.after, collectionElement);
+        if (!dropped) return undefined;
+        return { kind: 'Matches', evidence: describeDroppedGuard(change.key, dropped) };
+      },
+      'no changed method stores null into a collection element or drops the null check of an element it reads',
+    ),
 };

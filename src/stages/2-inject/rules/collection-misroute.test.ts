@@ -58,7 +58,7 @@ describe('In-Bounds Collection Misrouting', () => {
     expect(mutations[0]!.source).toBe(
       SOURCE.replace('names.add(header.trim());', 'names.add(0, header.trim());'),
     );
-    expect(mutations[0]!).toMatchObject({ parses: true, check: { ok: true } });
+    expect(mutations[0]!).toMatchObject({ parses: true, check: { kind: 'Matches' } });
     expect(mutations[0]!.methodKey).toBe('Columns.names(String[])');
   });
 
@@ -74,7 +74,7 @@ describe('In-Bounds Collection Misrouting', () => {
     expect(builder!.source).toBe(
       SOURCE.replace('out.append(word.charAt(0));', 'out.insert(0, word.charAt(0));'),
     );
-    expect([array, builder].every((m) => m!.parses && m!.check.ok)).toBe(true);
+    expect([array, builder].every((m) => m!.parses && m!.check.kind === 'Matches')).toBe(true);
   });
 
   it('offers nothing where it cannot prove the new index legal', () => {
@@ -90,7 +90,7 @@ describe('In-Bounds Collection Misrouting', () => {
       ['slots[i + offset] = i;', 'slots[i] = i;'],
     ] as const) {
       const verdict = checkChange(injector, SOURCE, SOURCE.replace(from, to));
-      expect(verdict, `${from} → ${to}`).toMatchObject({ ok: true });
+      expect(verdict, `${from} → ${to}`).toMatchObject({ kind: 'Matches' });
     }
   });
 
@@ -111,7 +111,7 @@ describe('In-Bounds Collection Misrouting', () => {
       [SOURCE, SOURCE.replace('names.add(header.trim());', 'names.add(header.trim()); // front?')],
     ] as const) {
       expect(before).not.toBe(after);
-      expect(checkChange(injector, before, after).ok, after).toBe(false);
+      expect(checkChange(injector, before, after).kind, after).toBe('Mismatch');
     }
   });
 });

@@ -1,5 +1,10 @@
 import type { Node } from 'web-tree-sitter';
 import {
+  changedInPlace,
+  firstMatch,
+  type InPlaceChange,
+} from '../../../lang/java/changed-members.js';
+import {
   ancestor,
   declaredTypes,
   descendants,
@@ -13,7 +18,6 @@ import {
   unparenthesized,
   within,
 } from '../../../lang/java/syntax.js';
-import { changedInPlace } from './compare.js';
 import type { CandidateEdit, Injector, StructuralCheck } from './types.js';
 
 const LOOPS = ['for_statement', 'enhanced_for_statement', 'while_statement', 'do_statement'];
@@ -317,7 +321,7 @@ function leafRange(leaves: Node[], node: Node): [number, number] {
   return [first, first + tokens(node).length];
 }
 
-function judgeMember(key: string, before: Node, after: Node): StructuralCheck {
+function judgeMember({ key, before, after }: InPlaceChange): StructuralCheck {
   const oldLeaves = tokenLeaves(before);
   const newLeaves = tokenLeaves(after);
   const old = oldLeaves.map((leaf) => leaf.text);
@@ -356,22 +360,19 @@ function judgeMember(key: string, before: Node, after: Node): StructuralCheck {
       reason = `${key}: the changed write is not inside a loop`;
       continue;
     }
-    return { ok: true, evidence: `${key} misroutes a write in a loop: ${how}` };
+    return { kind: 'Matches', evidence: `${key} misroutes a write in a loop: ${how}` };
   }
-  return { ok: false, reason };
+  return { kind: 'Mismatch', reason };
 }
 
 export const collectionMisrouteInjector: Injector = {
   kind: 'injector',
   typeId: 'logic_deep_branch_collection_misroute',
   sites,
-  check(before, after) {
-    let reason = 'no changed method moves a write in a loop to another index or key';
-    for (const change of changedInPlace(before, after)) {
-      const verdict = judgeMember(change.key, change.before, change.after);
-      if (verdict.ok) return verdict;
-      reason = verdict.reason;
-    }
-    return { ok: false, reason };
-  },
+  check: (before, after) =>
+    firstMatch(
+      changedInPlace(before, after),
+      judgeMember,
+      'no changed method moves a write in a loop to another index or key',
+    ),
 };

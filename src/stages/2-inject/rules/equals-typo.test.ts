@@ -47,7 +47,7 @@ describe('Typo in equals', () => {
       SOURCE.replace(HEADER, '    public boolean Equals(final Object obj) {'),
       SOURCE.replace(HEADER, '    public boolean equals(final Point<T> obj) {'),
     ]);
-    expect(mutations.every((m) => m.parses && m.check.ok)).toBe(true);
+    expect(mutations.every((m) => m.parses && m.check.kind === 'Matches')).toBe(true);
     expect(mutations[0]!.methodKey).toBe('Point.equals(Object)');
   });
 
@@ -77,14 +77,14 @@ describe('Typo in equals', () => {
 
   it('accepts hand-written variants: another slip of the name, a covariant parameter', () => {
     const renamed = SOURCE.replace(HEADER, '    public boolean isEqual(Object obj) {');
-    expect(checkChange(injector, SOURCE, renamed).ok).toBe(true);
+    expect(checkChange(injector, SOURCE, renamed).kind).toBe('Matches');
     const covariant = SOURCE.replace(HEADER, '    public boolean equals(Point<?> obj) {').replace(
       'final Point<?> other = (Point<?>) obj;',
       'final Point<?> other = obj;',
     );
     const verdict = checkChange(injector, SOURCE, covariant);
     expect(verdict).toEqual({
-      ok: true,
+      kind: 'Matches',
       evidence:
         'Point no longer overrides equals(Object): it declares boolean equals(Point) instead',
     });
@@ -94,10 +94,10 @@ describe('Typo in equals', () => {
     const start = SOURCE.indexOf(HEADER);
     const end = SOURCE.indexOf('    @Override\n    public int hashCode');
     const deleted = SOURCE.slice(0, start) + SOURCE.slice(end);
-    expect(checkChange(injector, SOURCE, deleted).ok).toBe(false);
+    expect(checkChange(injector, SOURCE, deleted).kind).toBe('Mismatch');
     const hashTypo = SOURCE.replace('int hashCode()', 'int hashcode()');
-    expect(checkChange(injector, SOURCE, hashTypo).ok).toBe(false);
+    expect(checkChange(injector, SOURCE, hashTypo).kind).toBe('Mismatch');
     const layout = SOURCE.replace('return x == other.x', '// same\n        return x ==  other.x');
-    expect(checkChange(injector, SOURCE, layout).ok).toBe(false);
+    expect(checkChange(injector, SOURCE, layout).kind).toBe('Mismatch');
   });
 });

@@ -1,9 +1,9 @@
 import type { Node } from 'web-tree-sitter';
+import { changedClasses, firstMatch } from '../../../lang/java/changed-members.js';
 import {
   classMembers,
   declaringClass,
   descendants,
-  enclosingClassPath,
   field,
   kids,
   modifierWords,
@@ -56,20 +56,6 @@ export function declaredMethods(classNode: Node): Node[] {
   return classMembers(classNode).filter((member) => member.type === 'method_declaration');
 }
 
-/** Classes, enums and records of a file by dotted path (`Outer.Inner`); the first one wins. */
-export function classesByPath(root: Node): Map<string, Node> {
-  const byPath = new Map<string, Node>();
-  for (const node of descendants(root, [
-    'class_declaration',
-    'enum_declaration',
-    'record_declaration',
-  ])) {
-    const path = [enclosingClassPath(node), nameOf(node)].filter(Boolean).join('.');
-    if (!byPath.has(path)) byPath.set(path, node);
-  }
-  return byPath;
-}
-
 /** A method's identity within its class, e.g. `equals(Object)`. */
 export function methodSignature(method: Node): string {
   return `${nameOf(method)}(${parameterTypeNames(method).map(simpleTypeName).join(',')})`;
@@ -79,6 +65,29 @@ export function methodSignature(method: Node): string {
 export function gainedMethods(before: Node, after: Node): Node[] {
   const old = new Set(declaredMethods(before).map(methodSignature));
   return declaredMethods(after).filter((method) => !old.has(methodSignature(method)));
+}
+
+/**
+ * The check of a typo type: a class stops overriding one of Object's methods and declares a
+ * misnamed stand-in for it instead.
+ */
+export function tradedOverrideCheck(
+  isOverride: (member: Node) => boolean,
+  misnamed: (method: Node) => boolean,
+  evidence: (classPath: string, standIn: Node) => string,
+  noMatch: string,
+): Injector['check'] {
+  return (before, after) =>
+    firstMatch(
+      changedClasses(before, after),
+      ({ path, before: old, after: current }) => {
+        if (!declaredMethods(old).some(isOverride) || declaredMethods(current).some(isOverride))
+          return undefined;
+        const standIn = gainedMethods(old, current).find(misnamed);
+        return standIn && { kind: 'Matches', evidence: evidence(path, standIn) };
+      },
+      noMatch,
+    );
 }
 
 function editDistance(a: string, b: string): number {
@@ -251,6 +260,28 @@ function covariantType(method: Node, owner: Node): string | null {
 }
 
 /**
+ * An override renamed to each of `typos` that its class does not declare already with the same
+ * parameters, each rename dropping its @Override.
+ */
+export function typoRenames(
+  method: Node,
+  owner: Node,
+  source: string,
+  typos: readonly string[],
+): { typo: string; edits: TextEdit[] }[] {
+  const name = field(method, 'name')!;
+  const parameters = parameterTypeNames(method).map(simpleTypeName).join(',');
+  const taken = new Set(declaredMethods(owner).map(methodSignature));
+  const unannotated = overrideRemoval(method, source);
+  return typos
+    .filter((typo) => !taken.has(`${typo}(${parameters})`))
+    .map((typo) => ({
+      typo,
+      edits: [...unannotated, { start: name.startIndex, end: name.endIndex, text: typo }],
+    }));
+}
+
+/**
  * Renames `equals(Object)` to a slip of its name, or narrows its parameter to the class itself,
  * so that it no longer overrides `Object.equals` (and its `@Override` has to go).
  */
@@ -258,24 +289,22 @@ function sites(method: Node, source: string): CandidateEdit[] {
   if (!isEqualsOverride(method)) return [];
   const owner = declaringClass(method);
   if (!owner || owner.type === 'interface_declaration') return [];
-  const name = field(method, 'name')!;
-  const taken = new Set(declaredMethods(owner).map(methodSignature));
-  const unannotated = overrideRemoval(method, source);
-  const candidates: CandidateEdit[] = [];
-  for (const typo of TYPO_NAMES) {
-    if (taken.has(`${typo}(Object)`)) continue;
-    candidates.push({
+  const candidates: CandidateEdit[] = typoRenames(method, owner, source, TYPO_NAMES).map(
+    ({ typo, edits }) => ({
       description: `equals(Object) → ${typo}(Object): no longer overrides Object.equals`,
-      edits: [...unannotated, { start: name.startIndex, end: name.endIndex, text: typo }],
-    });
-  }
+      edits,
+    }),
+  );
   const narrowed = covariantType(method, owner);
   const parameter = kids(field(method, 'parameters')!).find((p) => p.type === 'formal_parameter');
   const type = parameter ? field(parameter, 'type') : null;
   if (narrowed && type) {
     candidates.push({
       description: `equals(Object) → equals(${narrowed}): overloads instead of overriding Object.equals`,
-      edits: [...unannotated, { start: type.startIndex, end: type.endIndex, text: narrowed }],
+      edits: [
+        ...overrideRemoval(method, source),
+        { start: type.startIndex, end: type.endIndex, text: narrowed },
+      ],
     });
   }
   return candidates;
@@ -285,23 +314,11 @@ export const equalsTypoInjector: Injector = {
   kind: 'injector',
   typeId: 'api_equals_typo',
   sites,
-  check(before, after) {
-    const now = classesByPath(after);
-    for (const [path, old] of classesByPath(before)) {
-      if (!declaredMethods(old).some(isEqualsOverride)) continue;
-      const current = now.get(path);
-      if (!current || declaredMethods(current).some(isEqualsOverride)) continue;
-      const typo = gainedMethods(old, current).find(misnamedEquals);
-      if (typo) {
-        return {
-          ok: true,
-          evidence: `${path} no longer overrides equals(Object): it declares boolean ${methodSignature(typo)} instead`,
-        };
-      }
-    }
-    return {
-      ok: false,
-      reason: 'no class trades its equals(Object) for a misnamed or covariant equals method',
-    };
-  },
+  check: tradedOverrideCheck(
+    isEqualsOverride,
+    misnamedEquals,
+    (path, typo) =>
+      `${path} no longer overrides equals(Object): it declares boolean ${methodSignature(typo)} instead`,
+    'no class trades its equals(Object) for a misnamed or covariant equals method',
+  ),
 };

@@ -79,7 +79,7 @@ describe('Guard Predicate Inversion', () => {
       '        if (values.isEmpty()) { |         if (index <= 0 || index >= values.size()) { |         return value != null ? value.trim() : "";',
       '        if (values.isEmpty()) { |         if (index < 0 || index > values.size()) { |         return value != null ? value.trim() : "";',
     ]);
-    expect(mutations.every((m) => m.parses && m.check.ok)).toBe(true);
+    expect(mutations.every((m) => m.parses && m.check.kind === 'Matches')).toBe(true);
     expect(mutations[0]!.methodKey).toBe('Params.lookup(int)');
   });
 
@@ -91,7 +91,7 @@ describe('Guard Predicate Inversion', () => {
       'if (!strict && values.get(i).startsWith(prefix)) → if (!strict && !values.get(i).startsWith(prefix))',
       'if (!strict && values.get(i).startsWith(prefix)) → if (!strict || values.get(i).startsWith(prefix))',
     ]);
-    expect(mutations.every((m) => m.parses && m.check.ok)).toBe(true);
+    expect(mutations.every((m) => m.parses && m.check.kind === 'Matches')).toBe(true);
   });
 
   it('leaves logging guards alone; a method without guards has no sites', () => {
@@ -108,7 +108,7 @@ describe('Guard Predicate Inversion', () => {
       ['if (list.size() > 1)', 'if (list.size() <= 1)'],
     ] as const) {
       const verdict = checkChange(injector, SOURCE, SOURCE.replace(from, to));
-      expect(verdict, `${from} → ${to}`).toMatchObject({ ok: true });
+      expect(verdict, `${from} → ${to}`).toMatchObject({ kind: 'Matches' });
     }
   });
 
@@ -135,7 +135,7 @@ describe('Guard Predicate Inversion', () => {
     ] as const) {
       const after = SOURCE.replace(from, to);
       expect(after, from).not.toBe(SOURCE);
-      expect(checkChange(injector, SOURCE, after).ok, `${from} → ${to}`).toBe(false);
+      expect(checkChange(injector, SOURCE, after).kind, `${from} → ${to}`).toBe('Mismatch');
     }
   });
 
@@ -148,7 +148,7 @@ describe('Guard Predicate Inversion', () => {
     expect(descriptions.filter((d) => d.includes('!values.isEmpty()'))).toEqual([]);
     const after = before.replace('|| values.isEmpty()) {', '|| !values.isEmpty()) {');
     const verdict = checkChange(injector, before, after);
-    expect(!verdict.ok && verdict.reason).toMatch(
+    expect(verdict.kind === 'Mismatch' && verdict.reason).toMatch(
       /constant: it tests a predicate and its negation/,
     );
   });
@@ -160,7 +160,7 @@ describe('Guard Predicate Inversion', () => {
     );
     const after = before.replace('value != null && !value.isEmpty() ?', '!value.isEmpty() ?');
     const verdict = checkChange(injector, before, after);
-    expect(verdict).toMatchObject({ ok: false });
-    expect(!verdict.ok && verdict.reason).toMatch(/null check/);
+    expect(verdict).toMatchObject({ kind: 'Mismatch' });
+    expect(verdict.kind === 'Mismatch' && verdict.reason).toMatch(/null check/);
   });
 });

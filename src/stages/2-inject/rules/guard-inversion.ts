@@ -1,5 +1,10 @@
 import type { Node } from 'web-tree-sitter';
 import {
+  changedInPlace,
+  firstMatch,
+  type InPlaceChange,
+} from '../../../lang/java/changed-members.js';
+import {
   ancestor,
   field,
   ownDescendants,
@@ -8,7 +13,6 @@ import {
   unparenthesized,
   within,
 } from '../../../lang/java/syntax.js';
-import { changedInPlace } from './compare.js';
 import type { CandidateEdit, Injector, StructuralCheck } from './types.js';
 
 /** Statements and expressions whose `condition` decides which code runs. */
@@ -398,31 +402,35 @@ function multisetMinus(from: string[], take: string[]): string[] | null {
   return rest;
 }
 
-/** Whether one condition is an inversion or weakening of the other, with the reason if not. */
-function judgeCondition(before: Node, after: Node): { ok: true } | { ok: false; reason: string } {
+/** A changed guard condition: an inversion or weakening of the old one, or why it is not. */
+type ConditionVerdict = { kind: 'Inverted' } | { kind: 'NotInverted'; reason: string };
+
+/** Whether one condition is an inversion or weakening of the other. */
+function judgeCondition(before: Node, after: Node): ConditionVerdict {
   const old = formula(before);
   const now = formula(after);
   if (canonical(old) === canonical(now))
-    return { ok: false, reason: 'the guard is rewritten into an equivalent condition' };
+    return { kind: 'NotInverted', reason: 'the guard is rewritten into an equivalent condition' };
   // Reordered operands decide alike except for what the first one guards (a null dereference).
   if (canonical(old, false, true) === canonical(now, false, true))
-    return { ok: false, reason: 'the change only reorders the operands of && or ||' };
+    return { kind: 'NotInverted', reason: 'the change only reorders the operands of && or ||' };
   const constant = constantReason(now, old);
-  if (constant) return { ok: false, reason: `the new guard is constant: it ${constant}` };
+  if (constant) return { kind: 'NotInverted', reason: `the new guard is constant: it ${constant}` };
   const dropped = multisetMinus(atoms(old), atoms(now));
   if (!dropped)
     return {
-      ok: false,
+      kind: 'NotInverted',
       reason:
         'the new guard tests an expression the old one did not: a different predicate, not an inverted one',
     };
-  if (atoms(now).length === 0) return { ok: false, reason: 'the guard no longer tests anything' };
+  if (atoms(now).length === 0)
+    return { kind: 'NotInverted', reason: 'the guard no longer tests anything' };
   if (dropped.some(isNullCheck))
     return {
-      ok: false,
+      kind: 'NotInverted',
       reason: 'the change drops a null check from the guard (a null dereference, not an inversion)',
     };
-  return { ok: true };
+  return { kind: 'Inverted' };
 }
 
 /** The member's tokens with every guard condition replaced by one placeholder. */
@@ -445,7 +453,7 @@ function sameList(a: string[], b: string[]): boolean {
   return a.length === b.length && a.every((item, i) => item === b[i]);
 }
 
-function judgeMember(key: string, before: Node, after: Node): StructuralCheck {
+function judgeMember({ key, before, after }: InPlaceChange): StructuralCheck {
   const old = guardConditions(before);
   const now = guardConditions(after);
   const oldConditions = old.map((g) => g.condition).sort((a, b) => a.startIndex - b.startIndex);
@@ -455,7 +463,7 @@ function judgeMember(key: string, before: Node, after: Node): StructuralCheck {
     !sameList(skeleton(before, oldConditions), skeleton(after, newConditions))
   ) {
     return {
-      ok: false,
+      kind: 'Mismatch',
       reason: `${key} changes more than guard conditions (statements, bodies or other expressions)`,
     };
   }
@@ -465,26 +473,25 @@ function judgeMember(key: string, before: Node, after: Node): StructuralCheck {
     const b = newConditions[i]!;
     if (text(a) === text(b)) continue;
     const verdict = judgeCondition(a, b);
-    if (!verdict.ok) return { ok: false, reason: `${key}: ${verdict.reason} (${oneLine(b.text)})` };
+    if (verdict.kind === 'NotInverted')
+      return { kind: 'Mismatch', reason: `${key}: ${verdict.reason} (${oneLine(b.text)})` };
     const label = GUARD_LABELS[ancestor(a, GUARDS)?.type ?? ''] ?? 'guard';
     const shown = (node: Node) => oneLine(unparenthesized(node).text, 80);
     changed.push(`${label} ${shown(a)} → ${label} ${shown(b)}`);
   }
-  if (changed.length === 0) return { ok: false, reason: `${key}: no guard condition changed` };
-  return { ok: true, evidence: `${key} inverts a guard: ${changed.join('; ')}` };
+  if (changed.length === 0)
+    return { kind: 'Mismatch', reason: `${key}: no guard condition changed` };
+  return { kind: 'Matches', evidence: `${key} inverts a guard: ${changed.join('; ')}` };
 }
 
 export const guardInversionInjector: Injector = {
   kind: 'injector',
   typeId: 'logic_predicate_inversion_in_guard',
   sites,
-  check(before, after) {
-    let reason = 'no changed method alters the condition of an if, loop or ?: guard';
-    for (const change of changedInPlace(before, after)) {
-      const verdict = judgeMember(change.key, change.before, change.after);
-      if (verdict.ok) return verdict;
-      reason = verdict.reason;
-    }
-    return { ok: false, reason };
-  },
+  check: (before, after) =>
+    firstMatch(
+      changedInPlace(before, after),
+      judgeMember,
+      'no changed method alters the condition of an if, loop or ?: guard',
+    ),
 };

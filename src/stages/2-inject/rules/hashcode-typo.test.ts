@@ -47,9 +47,9 @@ describe('Typo in hashCode', () => {
       SOURCE.replace(HEADER, '    public int hashcode() {'),
       SOURCE.replace(HEADER, '    public int hasCode() {'),
     ]);
-    expect(mutations.every((m) => m.parses && m.check.ok)).toBe(true);
+    expect(mutations.every((m) => m.parses && m.check.kind === 'Matches')).toBe(true);
     expect(mutations[0]!.check).toEqual({
-      ok: true,
+      kind: 'Matches',
       evidence: 'Key no longer overrides hashCode(): it declares int hashcode() instead',
     });
   });
@@ -64,18 +64,18 @@ describe('Typo in hashCode', () => {
       'return name.hashCode() * 31',
       'return seed + name.hashCode() * 31',
     );
-    expect(checkChange(injector, SOURCE, overload).ok).toBe(true);
+    expect(checkChange(injector, SOURCE, overload).kind).toBe('Matches');
   });
 
   it('rejects near misses: hashCode deleted, equals renamed, body changed', () => {
     const start = SOURCE.indexOf(HEADER);
     const end = SOURCE.indexOf('    static int hashCode');
-    expect(checkChange(injector, SOURCE, SOURCE.slice(0, start) + SOURCE.slice(end)).ok).toBe(
-      false,
+    expect(checkChange(injector, SOURCE, SOURCE.slice(0, start) + SOURCE.slice(end)).kind).toBe(
+      'Mismatch',
     );
     expect(
-      checkChange(injector, SOURCE, SOURCE.replace('equals(Object o)', 'equal(Object o)')).ok,
-    ).toBe(false);
-    expect(checkChange(injector, SOURCE, SOURCE.replace('* 31', '* 17')).ok).toBe(false);
+      checkChange(injector, SOURCE, SOURCE.replace('equals(Object o)', 'equal(Object o)')).kind,
+    ).toBe('Mismatch');
+    expect(checkChange(injector, SOURCE, SOURCE.replace('* 31', '* 17')).kind).toBe('Mismatch');
   });
 });

@@ -7,13 +7,11 @@ import {
   parameterTypeNames,
 } from '../../../lang/java/syntax.js';
 import {
-  classesByPath,
-  declaredMethods,
-  gainedMethods,
   isHashCodeOverride,
   methodSignature,
   namedLike,
-  overrideRemoval,
+  tradedOverrideCheck,
+  typoRenames,
 } from './equals-typo.js';
 import type { CandidateEdit, Injector } from './types.js';
 
@@ -39,12 +37,9 @@ function sites(method: Node, source: string): CandidateEdit[] {
   if (!isHashCodeOverride(method)) return [];
   const owner = declaringClass(method);
   if (!owner || owner.type === 'interface_declaration') return [];
-  const name = field(method, 'name')!;
-  const taken = new Set(declaredMethods(owner).map(methodSignature));
-  const unannotated = overrideRemoval(method, source);
-  return TYPO_NAMES.filter((typo) => !taken.has(`${typo}()`)).map((typo) => ({
+  return typoRenames(method, owner, source, TYPO_NAMES).map(({ typo, edits }) => ({
     description: `hashCode() → ${typo}(): no longer overrides Object.hashCode`,
-    edits: [...unannotated, { start: name.startIndex, end: name.endIndex, text: typo }],
+    edits,
   }));
 }
 
@@ -52,20 +47,11 @@ export const hashCodeTypoInjector: Injector = {
   kind: 'injector',
   typeId: 'api_hashcode_typo',
   sites,
-  check(before, after) {
-    const now = classesByPath(after);
-    for (const [path, old] of classesByPath(before)) {
-      if (!declaredMethods(old).some(isHashCodeOverride)) continue;
-      const current = now.get(path);
-      if (!current || declaredMethods(current).some(isHashCodeOverride)) continue;
-      const typo = gainedMethods(old, current).find(misnamedHashCode);
-      if (typo) {
-        return {
-          ok: true,
-          evidence: `${path} no longer overrides hashCode(): it declares int ${methodSignature(typo)} instead`,
-        };
-      }
-    }
-    return { ok: false, reason: 'no class trades its hashCode() for a misnamed int method' };
-  },
+  check: tradedOverrideCheck(
+    isHashCodeOverride,
+    misnamedHashCode,
+    (path, typo) =>
+      `${path} no longer overrides hashCode(): it declares int ${methodSignature(typo)} instead`,
+    'no class trades its hashCode() for a misnamed int method',
+  ),
 };

@@ -71,7 +71,7 @@ describe('Hashed Value Without hashCode', () => {
     expect(mutations[0]!.source).toContain('    }\n\n    //----');
     expect(mutations[0]!.parses).toBe(true);
     expect(mutations[0]!.check).toEqual({
-      ok: true,
+      kind: 'Matches',
       evidence: 'Money overrides equals(Object) but no longer hashCode()',
     });
   });
@@ -124,7 +124,7 @@ describe('Hashed Value Without hashCode', () => {
         .map((line) => (line ? `//${line}` : line))
         .join('\n'),
     );
-    expect(checkChange(injector, SOURCE, commented).ok).toBe(true);
+    expect(checkChange(injector, SOURCE, commented).kind).toBe('Matches');
   });
 
   it('rejects near misses: hashCode renamed, equals removed too, layout only', () => {
@@ -132,12 +132,12 @@ describe('Hashed Value Without hashCode', () => {
       'public int hashCode() {\n        return (int)',
       'public int hashcode() {\n        return (int)',
     );
-    expect(checkChange(injector, SOURCE, renamed).ok).toBe(false);
+    expect(checkChange(injector, SOURCE, renamed).kind).toBe('Mismatch');
     const start = SOURCE.indexOf('    @Override\n    public boolean equals');
     const end = SOURCE.indexOf('    //----');
-    expect(checkChange(injector, SOURCE, SOURCE.slice(0, start) + SOURCE.slice(end)).ok).toBe(
-      false,
+    expect(checkChange(injector, SOURCE, SOURCE.slice(0, start) + SOURCE.slice(end)).kind).toBe(
+      'Mismatch',
     );
-    expect(checkChange(injector, SOURCE, SOURCE.replace('* 31 +', '*31+')).ok).toBe(false);
+    expect(checkChange(injector, SOURCE, SOURCE.replace('* 31 +', '*31+')).kind).toBe('Mismatch');
   });
 });

@@ -1,7 +1,7 @@
 import type { Node } from 'web-tree-sitter';
+import { changedClasses, firstMatch } from '../../../lang/java/changed-members.js';
 import { declaringClass, type TextEdit } from '../../../lang/java/syntax.js';
 import {
-  classesByPath,
   declaredMethods,
   gainedMethods,
   isEqualsOverride,
@@ -103,25 +103,21 @@ export const hashedWithoutHashCodeInjector: Injector = {
   kind: 'injector',
   typeId: 'api_hashed_without_hashcode',
   sites,
-  check(before, after) {
-    const now = classesByPath(after);
-    for (const [path, old] of classesByPath(before)) {
-      const methods = declaredMethods(old);
-      if (!methods.some(isEqualsOverride) || !methods.some(isHashCodeOverride)) continue;
-      const current = now.get(path);
-      if (!current) continue;
-      const kept = declaredMethods(current);
-      if (!kept.some(isEqualsOverride) || kept.some(isHashCodeOverride)) continue;
-      // A hashCode renamed rather than removed is the Typo in hashCode type.
-      if (gainedMethods(old, current).some(misnamedHashCode)) continue;
-      return {
-        ok: true,
-        evidence: `${path} overrides equals(Object) but no longer hashCode()`,
-      };
-    }
-    return {
-      ok: false,
-      reason: 'no class that overrides equals(Object) loses its hashCode() outright',
-    };
-  },
+  check: (before, after) =>
+    firstMatch(
+      changedClasses(before, after),
+      ({ path, before: old, after: current }) => {
+        const methods = declaredMethods(old);
+        if (!methods.some(isEqualsOverride) || !methods.some(isHashCodeOverride)) return undefined;
+        const kept = declaredMethods(current);
+        if (!kept.some(isEqualsOverride) || kept.some(isHashCodeOverride)) return undefined;
+        // A hashCode renamed rather than removed is the Typo in hashCode type.
+        if (gainedMethods(old, current).some(misnamedHashCode)) return undefined;
+        return {
+          kind: 'Matches',
+          evidence: `${path} overrides equals(Object) but no longer hashCode()`,
+        };
+      },
+      'no class that overrides equals(Object) loses its hashCode() outright',
+    ),
 };

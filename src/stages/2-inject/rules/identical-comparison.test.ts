@@ -36,7 +36,7 @@ describe('Comparison of Identical Values', () => {
       'return min == other.min && max == max;',
       'return min == other.min && other.max == other.max;',
     ]);
-    expect(mutations.every((m) => m.parses && m.check.ok)).toBe(true);
+    expect(mutations.every((m) => m.parses && m.check.kind === 'Matches')).toBe(true);
     expect(mutations[0]!.methodKey).toBe('Range.equals(Object)');
   });
 
@@ -47,13 +47,13 @@ describe('Comparison of Identical Values', () => {
   it('rejects a near miss: an operand swapped for a different expression', () => {
     const nearMiss = SOURCE.replace('max == other.max', 'max == other.min');
     const verdict = checkChange(injector, SOURCE, nearMiss);
-    expect(verdict.ok).toBe(false);
+    expect(verdict.kind).toBe('Mismatch');
   });
 
   it('does not credit a self-comparison the method already had', () => {
     const before = SOURCE.replace('d != scale', 'd != d');
-    expect(checkChange(injector, before, before.replace('return min', 'return  min')).ok).toBe(
-      false,
+    expect(checkChange(injector, before, before.replace('return min', 'return  min')).kind).toBe(
+      'Mismatch',
     );
   });
 });

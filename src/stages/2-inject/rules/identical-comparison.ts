@@ -1,4 +1,5 @@
 import type { Node } from 'web-tree-sitter';
+import { changedMembers, firstMatch } from '../../../lang/java/changed-members.js';
 import {
   declaredTypes,
   descendants,
@@ -8,7 +9,6 @@ import {
   tokens,
   unparenthesized,
 } from '../../../lang/java/syntax.js';
-import { changedMembers } from './compare.js';
 import type { CandidateEdit, Injector } from './types.js';
 
 const COMPARISON_OPERATORS = new Set(['==', '!=', '<', '<=', '>', '>=']);
@@ -89,23 +89,21 @@ export const identicalComparisonInjector: Injector = {
   kind: 'injector',
   typeId: 'api_identical_value_comparison',
   sites: (method) => sites(method),
-  check(before, after) {
-    for (const change of changedMembers(before, after)) {
-      if (!change.before || !change.after) continue;
-      const old = selfComparisons(change.before).map((node) => tokens(node).join(' '));
-      const added = selfComparisons(change.after).filter(
-        (node) => !old.includes(tokens(node).join(' ')),
-      );
-      if (added.length > 0) {
+  check: (before, after) =>
+    firstMatch(
+      changedMembers(before, after),
+      (change) => {
+        if (!change.before || !change.after) return undefined;
+        const old = selfComparisons(change.before).map((node) => tokens(node).join(' '));
+        const added = selfComparisons(change.after).filter(
+          (node) => !old.includes(tokens(node).join(' ')),
+        );
+        if (added.length === 0) return undefined;
         return {
-          ok: true,
+          kind: 'Matches',
           evidence: `${change.key} compares a value with itself: ${added[0]!.text}`,
         };
-      }
-    }
-    return {
-      ok: false,
-      reason: 'no changed method gains a comparison of an expression with itself',
-    };
-  },
+      },
+      'no changed method gains a comparison of an expression with itself',
+    ),
 };

@@ -1,5 +1,10 @@
 import type { Node } from 'web-tree-sitter';
 import {
+  changedClasses,
+  firstMatch,
+  type ClassChange,
+} from '../../../lang/java/changed-members.js';
+import {
   classMembers,
   declaringClass,
   descendants,
@@ -11,15 +16,10 @@ import {
   type TextEdit,
   unparenthesized,
 } from '../../../lang/java/syntax.js';
-import {
-  classesByPath,
-  declaredMethods,
-  isEqualsOverride,
-  isHashCodeOverride,
-} from './equals-typo.js';
+import { declaredMethods, isEqualsOverride, isHashCodeOverride } from './equals-typo.js';
 import { linesRemoval } from './hashed-without-hashcode.js';
 import { identicalComparisonInjector } from './identical-comparison.js';
-import type { CandidateEdit, Injector } from './types.js';
+import type { CandidateEdit, Injector, StructuralCheck } from './types.js';
 
 /**
  * Calls that say nothing about which state a method reads: Object's own methods and the
@@ -338,6 +338,41 @@ function sites(method: Node, source: string): CandidateEdit[] {
   return candidates;
 }
 
+/** Where a changed class's hashCode uses state its equals no longer compares, or never did. */
+function inconsistency({
+  path,
+  before: old,
+  after: current,
+}: ClassChange): StructuralCheck | undefined {
+  const oldEquals = declaredMethods(old).find(isEqualsOverride);
+  const oldHash = declaredMethods(old).find(isHashCodeOverride);
+  const newEquals = declaredMethods(current).find(isEqualsOverride);
+  const newHash = declaredMethods(current).find(isHashCodeOverride);
+  if (!oldEquals || !oldHash || !newEquals || !newHash) return undefined;
+  if (sameTokens(oldEquals, newEquals) && sameTokens(oldHash, newHash)) return undefined;
+  const comparedBefore = keysOf(oldEquals);
+  const hashedBefore = keysOf(oldHash);
+  const compared = keysOf(newEquals);
+  const hashed = keysOf(newHash);
+  const dropped = [...hashed]
+    .filter(([key]) => !compared.has(key) && comparedBefore.has(key))
+    .map(([, written]) => written);
+  if (dropped.length > 0) {
+    return {
+      kind: 'Matches',
+      evidence: `${path}.equals no longer compares ${dropped.join(', ')}, which hashCode still uses`,
+    };
+  }
+  const added = [...hashed]
+    .filter(([key]) => !compared.has(key) && !hashedBefore.has(key))
+    .map(([, written]) => written);
+  if (added.length === 0) return undefined;
+  return {
+    kind: 'Matches',
+    evidence: `${path}.hashCode now uses ${added.join(', ')}, which equals does not compare`,
+  };
+}
+
 export const inconsistentEqualsHashCodeInjector: Injector = {
   kind: 'injector',
   typeId: 'api_inconsistent_equals_hashcode',
@@ -345,45 +380,16 @@ export const inconsistentEqualsHashCodeInjector: Injector = {
   check(before, after) {
     // `value == other.value` → `other.value == other.value` also stops comparing value, but it is
     // the Comparison of Identical Values type.
-    if (identicalComparisonInjector.check(before, after).ok) {
-      return { ok: false, reason: 'the change compares a value with itself (another bug type)' };
+    if (identicalComparisonInjector.check(before, after).kind === 'Matches') {
+      return {
+        kind: 'Mismatch',
+        reason: 'the change compares a value with itself (another bug type)',
+      };
     }
-    const now = classesByPath(after);
-    for (const [path, old] of classesByPath(before)) {
-      const current = now.get(path);
-      if (!current) continue;
-      const oldEquals = declaredMethods(old).find(isEqualsOverride);
-      const oldHash = declaredMethods(old).find(isHashCodeOverride);
-      const newEquals = declaredMethods(current).find(isEqualsOverride);
-      const newHash = declaredMethods(current).find(isHashCodeOverride);
-      if (!oldEquals || !oldHash || !newEquals || !newHash) continue;
-      if (sameTokens(oldEquals, newEquals) && sameTokens(oldHash, newHash)) continue;
-      const comparedBefore = keysOf(oldEquals);
-      const hashedBefore = keysOf(oldHash);
-      const compared = keysOf(newEquals);
-      const hashed = keysOf(newHash);
-      const dropped = [...hashed]
-        .filter(([key]) => !compared.has(key) && comparedBefore.has(key))
-        .map(([, written]) => written);
-      if (dropped.length > 0) {
-        return {
-          ok: true,
-          evidence: `${path}.equals no longer compares ${dropped.join(', ')}, which hashCode still uses`,
-        };
-      }
-      const added = [...hashed]
-        .filter(([key]) => !compared.has(key) && !hashedBefore.has(key))
-        .map(([, written]) => written);
-      if (added.length > 0) {
-        return {
-          ok: true,
-          evidence: `${path}.hashCode now uses ${added.join(', ')}, which equals does not compare`,
-        };
-      }
-    }
-    return {
-      ok: false,
-      reason: 'no class has hashCode use state that its equals stops (or never started) comparing',
-    };
+    return firstMatch(
+      changedClasses(before, after),
+      inconsistency,
+      'no class has hashCode use state that its equals stops (or never started) comparing',
+    );
   },
 };

@@ -86,7 +86,7 @@ describe('Intra-Function Null Dereference', () => {
     ]);
     for (const m of [...abbreviate, ...count]) {
       expect(m.parses).toBe(true);
-      expect(m.check.ok).toBe(true);
+      expect(m.check.kind).toBe('Matches');
     }
     expect(count[1]!.check).toMatchObject({ evidence: expect.stringContaining('before') });
   });
@@ -100,7 +100,7 @@ describe('Intra-Function Null Dereference', () => {
     expect(length.map((m) => m.source)).toEqual([
       SOURCE.replace('return (str == null ? 0 : str.length());', 'return str.length();'),
     ]);
-    expect([...blank, ...length].every((m) => m.parses && m.check.ok)).toBe(true);
+    expect([...blank, ...length].every((m) => m.parses && m.check.kind === 'Matches')).toBe(true);
     expect(blank[0]!.methodKey).toBe('Texts.isBlank(String)');
   });
 
@@ -113,7 +113,7 @@ describe('Intra-Function Null Dereference', () => {
       ),
     ]);
     expect(withJavaTree(mutations[0]!.source, (root) => root.hasError)).toBe(false);
-    expect(mutations[0]!.check.ok).toBe(true);
+    expect(mutations[0]!.check.kind).toBe('Matches');
   });
 
   it('keeps the rest of an else-if chain when its null branch goes', () => {
@@ -124,7 +124,7 @@ describe('Intra-Function Null Dereference', () => {
         '        if',
       ),
     ]);
-    expect(mutations[0]!.parses && mutations[0]!.check.ok).toBe(true);
+    expect(mutations[0]!.parses && mutations[0]!.check.kind).toBe('Matches');
   });
 
   it('leaves guards that throw, and methods without null checks, alone', () => {
@@ -137,7 +137,7 @@ describe('Intra-Function Null Dereference', () => {
       'public static String abbreviate(final String str, final int max) {\n        if (str == null) {\n            return null;\n        }\n',
       'public static String abbreviate(String str, final int max) {\n        if (str == null) {\n            return null;\n        }\n        str = System.getProperty(str);\n',
     );
-    expect(checkChange(injector, SOURCE, overwritten).ok).toBe(true);
+    expect(checkChange(injector, SOURCE, overwritten).kind).toBe('Matches');
   });
 
   it('rejects near misses: a guard turned around, a guard weakened, a comment-only change', () => {
@@ -145,14 +145,14 @@ describe('Intra-Function Null Dereference', () => {
       'if (str == null) {\n            return null;',
       'if (str != null) {\n            return null;',
     );
-    expect(checkChange(injector, SOURCE, inverted).ok).toBe(false);
+    expect(checkChange(injector, SOURCE, inverted).kind).toBe('Mismatch');
     const weakened = SOURCE.replace('str == null || str.trim()', 'str == null && str.trim()');
-    expect(checkChange(injector, SOURCE, weakened).ok).toBe(false);
+    expect(checkChange(injector, SOURCE, weakened).kind).toBe('Mismatch');
     const commented = SOURCE.replace(
       'if (value != null) {',
       '// value may be null\n        if (value != null) {',
     );
-    expect(checkChange(injector, SOURCE, commented).ok).toBe(false);
+    expect(checkChange(injector, SOURCE, commented).kind).toBe('Mismatch');
   });
 
   it('rejects removing a null check whose value is never dereferenced', () => {
@@ -160,6 +160,6 @@ describe('Intra-Function Null Dereference', () => {
       'return "value " + value;',
       'return value == null ? "none" : "value " + value;',
     );
-    expect(checkChange(injector, before, SOURCE).ok).toBe(false);
+    expect(checkChange(injector, before, SOURCE).kind).toBe('Mismatch');
   });
 });

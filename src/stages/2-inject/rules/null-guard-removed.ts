@@ -1,4 +1,5 @@
 import type { Node } from 'web-tree-sitter';
+import { changedMembers, firstMatch } from '../../../lang/java/changed-members.js';
 import {
   descendants,
   field,
@@ -13,7 +14,6 @@ import {
   withEditedJavaTree,
   type TextEdit,
 } from '../../../lang/java/syntax.js';
-import { changedMembers } from './compare.js';
 import type { CandidateEdit, Injector } from './types.js';
 
 /**
@@ -806,16 +806,15 @@ export const nullGuardRemovedInjector: Injector = {
   kind: 'injector',
   typeId: 'npe_intra_method_guard_removed',
   sites: (method, source) => guardRemovalSites(method, source, plainValue),
-  check(before, after) {
-    for (const change of changedMembers(before, after)) {
-      if (!change.before || !change.after) continue;
-      const dropped = droppedNullGuard(change.before, change.after, () => true);
-      if (dropped) return { ok: true, evidence: describeDroppedGuard(change.key, dropped) };
-    }
-    return {
-      ok: false,
-      reason:
-        'no changed method loses a null check (or moves a use ahead of one) while still dereferencing the value unguarded',
-    };
-  },
+  check: (before, after) =>
+    firstMatch(
+      changedMembers(before, after),
+      (change) => {
+        if (!change.before || !change.after) return undefined;
+        const dropped = droppedNullGuard(change.before, change.after, () => true);
+        if (!dropped) return undefined;
+        return { kind: 'Matches', evidence: describeDroppedGuard(change.key, dropped) };
+      },
+      'no changed method loses a null check (or moves a use ahead of one) while still dereferencing the value unguarded',
+    ),
 };

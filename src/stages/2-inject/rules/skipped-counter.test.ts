@@ -65,7 +65,7 @@ describe('Skipped Aggregation Counter', () => {
       SOURCE.replace('                total += line.length();\n', ''),
     );
     expect(mutations[2]!.source).toBe(SOURCE.replace('            this.processed++;\n', ''));
-    expect(mutations.every((m) => m.parses && m.check.ok)).toBe(true);
+    expect(mutations.every((m) => m.parses && m.check.kind === 'Matches')).toBe(true);
     expect(mutations[0]!.methodKey).toBe('Tally.tally(List,String)');
   });
 
@@ -79,7 +79,7 @@ describe('Skipped Aggregation Counter', () => {
       'accepted.add(line);',
       'accepted.add(line); ',
     );
-    expect(checkChange(injector, SOURCE, after)).toMatchObject({ ok: true });
+    expect(checkChange(injector, SOURCE, after)).toMatchObject({ kind: 'Matches' });
   });
 
   it('rejects near misses: other statements, emptied branches, loop control, comments', () => {
@@ -102,7 +102,7 @@ describe('Skipped Aggregation Counter', () => {
       [SOURCE, SOURCE.replace('matched++;', 'matched += 2;')],
     ] as const) {
       expect(before).not.toBe(after);
-      expect(checkChange(injector, before, after).ok).toBe(false);
+      expect(checkChange(injector, before, after).kind).toBe('Mismatch');
     }
   });
 
@@ -110,7 +110,7 @@ describe('Skipped Aggregation Counter', () => {
     const before = SOURCE.replace('return total * 1000 + matched;', 'return total;');
     const after = before.replace('                matched++;\n', '');
     const verdict = checkChange(injector, before, after);
-    expect(verdict).toMatchObject({ ok: false });
-    expect(!verdict.ok && verdict.reason).toMatch(/not used anywhere else/);
+    expect(verdict).toMatchObject({ kind: 'Mismatch' });
+    expect(verdict.kind === 'Mismatch' && verdict.reason).toMatch(/not used anywhere else/);
   });
 });

@@ -1,5 +1,10 @@
 import type { Node } from 'web-tree-sitter';
 import {
+  changedInPlace,
+  firstMatch,
+  type InPlaceChange,
+} from '../../../lang/java/changed-members.js';
+import {
   ancestor,
   classMembers,
   declaredTypes,
@@ -18,7 +23,6 @@ import {
   unparenthesized,
   within,
 } from '../../../lang/java/syntax.js';
-import { changedInPlace } from './compare.js';
 import type { CandidateEdit, Injector, StructuralCheck } from './types.js';
 
 const NUMERIC = /^(int|long|short|byte|float|double|Integer|Long|Short|Byte|Float|Double)$/;
@@ -334,7 +338,7 @@ function sameList(a: string[], b: string[]): boolean {
 }
 
 /** Whether `after` is `before` with one counter update deleted from a branch that goes on. */
-function judgeMember(key: string, before: Node, after: Node): StructuralCheck {
+function judgeMember({ key, before, after }: InPlaceChange): StructuralCheck {
   const types = declaredTypes(before);
   const leaves = tokenLeaves(before);
   const texts = leaves.map((leaf) => leaf.text);
@@ -361,24 +365,21 @@ function judgeMember(key: string, before: Node, after: Node): StructuralCheck {
       continue;
     }
     return {
-      ok: true,
+      kind: 'Matches',
       evidence: `${key} skips \`${statement.text}\` in ${branch.label} that still runs; ${update.name} is still used`,
     };
   }
-  return { ok: false, reason };
+  return { kind: 'Mismatch', reason };
 }
 
 export const skippedCounterInjector: Injector = {
   kind: 'injector',
   typeId: 'logic_aggregation_counter_skipped_on_branch',
   sites,
-  check(before, after) {
-    let reason = 'no changed method deletes a counter or total update';
-    for (const change of changedInPlace(before, after)) {
-      const verdict = judgeMember(change.key, change.before, change.after);
-      if (verdict.ok) return verdict;
-      reason = verdict.reason;
-    }
-    return { ok: false, reason };
-  },
+  check: (before, after) =>
+    firstMatch(
+      changedInPlace(before, after),
+      judgeMember,
+      'no changed method deletes a counter or total update',
+    ),
 };

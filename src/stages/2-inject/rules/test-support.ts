@@ -19,7 +19,7 @@ export interface Mutation {
 /** Whether a change matches the type's structural signature, judged on both files' syntax trees. */
 export function checkChange(injector: Injector, before: string, after: string): StructuralCheck {
   return withJavaTrees(before, after, (a, b) => {
-    if (b.hasError) return { ok: false, reason: 'the changed file does not parse' };
+    if (b.hasError) return { kind: 'Mismatch', reason: 'the changed file does not parse' };
     return injector.check(a, b);
   });
 }
@@ -43,7 +43,7 @@ export function mutationsAt(
       parses,
       check: parses
         ? checkChange(injector, source, rewrite.after)
-        : { ok: false, reason: 'does not parse' },
+        : { kind: 'Mismatch', reason: 'does not parse' },
     };
   });
 }

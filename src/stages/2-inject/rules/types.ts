@@ -1,5 +1,8 @@
 import type { Node } from 'web-tree-sitter';
+import type { StructuralCheck } from '../../../lang/java/changed-members.js';
 import type { TextEdit } from '../../../lang/java/syntax.js';
+
+export type { StructuralCheck };
 
 /** One way to inject a bug at one place: edits to the file holding the target method. */
 export interface CandidateEdit {
@@ -7,9 +10,6 @@ export interface CandidateEdit {
   description: string;
   edits: TextEdit[];
 }
-
-/** The result of checking a change against a bug type's structural signature on the AST. */
-export type StructuralCheck = { ok: true; evidence: string } | { ok: false; reason: string };
 
 /**
  * A bug type's code: where it can be injected in a method, how, and how to recognise a change
