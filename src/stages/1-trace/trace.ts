@@ -3,8 +3,7 @@ import path from 'node:path';
 import type { CacheLayout } from '../../core/cache.js';
 import { copyProjectTree, makeTempDir, readJsonLines, removeTree } from '../../core/fs.js';
 import { describeVerdict, type SingleVerdictKind } from '../../core/verdict.js';
-import type { HelperTestResult } from '../../toolchains/jvm/helper.js';
-import { JvmRunner, type RawTrace } from '../../toolchains/jvm/runner.js';
+import { JvmRunner, type RawTrace, type TestOutcome } from '../../toolchains/jvm/runner.js';
 import type { BaselineClass } from '../0-corpus/baseline.js';
 import type { BuildSettings } from '../0-corpus/recipe.js';
 import { locate, SourceIndex, type MethodLocation } from './locations.js';
@@ -122,11 +121,11 @@ export async function readContextMap(file: string): Promise<Map<string, Executio
   );
 }
 
-const TEST_STATUS: Record<HelperTestResult['outcome'], SingleVerdictKind> = {
-  passed: 'Passed',
-  skipped: 'NoTestsRan',
-  failure: 'TestFailed',
-  error: 'TestErrored',
+const TEST_STATUS: Record<TestOutcome['outcome'], SingleVerdictKind> = {
+  Passed: 'Passed',
+  Skipped: 'NoTestsRan',
+  Failed: 'TestFailed',
+  Errored: 'TestErrored',
 };
 
 /** Time limit for a traced class: PIT's rule on its baseline time, with room for tracing. */

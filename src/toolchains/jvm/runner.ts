@@ -6,12 +6,8 @@ import { verdictFromReports, type CaseReport, type SuiteReport } from '../../cor
 import type { SingleVerdict } from '../../core/verdict.js';
 import { testJvmArgs, type BuildSettings } from '../../stages/0-corpus/recipe.js';
 import { jdkTool } from '../maven/maven.js';
-import {
-  JvmHelper,
-  type HelperOutcome,
-  type HelperResponse,
-  type HelperTestResult,
-} from './helper.js';
+import { JvmHelper, type HelperFault } from './helper.js';
+import type { CompileAnswer, RawTrace, RunAnswer, TestResult } from './protocol.js';
 import {
   prepareProjectRuntime,
   runnerClasspath,
@@ -42,24 +38,15 @@ export interface JvmRunRequest {
   perTest?: boolean;
 }
 
-/**
- * Hits of a traced run: method ids in first-hit order (per test when asked, each test's hits
- * after its marker -1-k) and the methods they name.
- */
-export interface RawTrace {
-  log: number[];
-  methods: Record<string, TracedMethod>;
-}
+// A traced run's hits are handed on as the runner JVM wrote them.
+export type { RawTrace, TracedMethod } from './protocol.js';
 
-export interface TracedMethod {
-  /** Internal class name, e.g. org/json/simple/JsonArray$1. */
-  owner: string;
-  name: string;
-  descriptor: string;
-  /** Source file name from the class file, e.g. JsonArray.java. */
-  source: string | null;
-  /** First line of the method's code, in code order. */
-  line: number | null;
+/** How one test of a run ended, with its part of the trace log when traced per test. */
+export interface TestOutcome {
+  testClass: string;
+  testMethod: string;
+  outcome: 'Passed' | 'Failed' | 'Errored' | 'Skipped';
+  traceIndex?: number;
 }
 
 export interface JvmRunResult {
@@ -76,7 +63,7 @@ export interface JvmRunResult {
   buildSteps: { rerun: number; rerunMs: number; learningMs: number };
   trace?: RawTrace;
   /** Each test's outcome as the runner reported it, with its index in the trace log. */
-  tests?: HelperTestResult[];
+  tests?: TestOutcome[];
 }
 
 const DEFAULT_MAX_JVMS = 2;
@@ -89,7 +76,7 @@ export function warmRunTimeout(baselineMs: number): number {
   return Math.round(1.25 * baselineMs) + 4000;
 }
 
-function toReports(results: HelperTestResult[]): SuiteReport[] {
+function toReports(results: TestResult[]): SuiteReport[] {
   const byClass = new Map<string, CaseReport[]>();
   for (const result of results) {
     const testCase: CaseReport = {
@@ -139,30 +126,49 @@ function lastLine(text: string): string {
   return text.trim().split('\n').pop() ?? '';
 }
 
-function verdictFromResponse(response: HelperResponse): SingleVerdict {
-  if (response.error) {
-    return { kind: 'InfraError', cause: 'build-tool', reason: `runner: ${response.error}` };
+const TEST_OUTCOMES: Record<TestResult['outcome'], TestOutcome['outcome']> = {
+  passed: 'Passed',
+  failure: 'Failed',
+  error: 'Errored',
+  skipped: 'Skipped',
+};
+
+function testOutcome(result: TestResult): TestOutcome {
+  return {
+    testClass: result.testClass,
+    testMethod: result.testMethod,
+    outcome: TEST_OUTCOMES[result.outcome],
+    ...(result.traceIndex === undefined ? {} : { traceIndex: result.traceIndex }),
+  };
+}
+
+/** The verdict of a compile answer that stops the request before its run. */
+function compileVerdict(answer: Exclude<CompileAnswer, { kind: 'Compiled' }>): SingleVerdict {
+  switch (answer.kind) {
+    case 'Error':
+      return { kind: 'InfraError', cause: 'build-tool', reason: `runner: ${answer.message}` };
+    case 'CompileFailed':
+      return { kind: 'CompileError', scope: answer.scope, messages: answer.messages };
+    case 'BuildStepFailed':
+      return {
+        kind: 'InfraError',
+        cause: 'build-tool',
+        reason: `build step failed: ${answer.reason}`,
+      };
   }
-  const compile = response.compile;
-  if (compile && !compile.ok) {
-    return {
-      kind: 'CompileError',
-      scope: compile.scope ?? 'main',
-      messages: compile.messages ?? [],
-    };
+}
+
+function runVerdict(answer: RunAnswer): SingleVerdict {
+  switch (answer.kind) {
+    case 'Error':
+      return { kind: 'InfraError', cause: 'build-tool', reason: `runner: ${answer.message}` };
+    case 'RunCrashed':
+      return { kind: 'Crashed', reason: answer.reason };
+    case 'TestClassNotFound':
+      return { kind: 'NoTestsRan', reason: `test class not found: ${answer.className}` };
+    case 'Ran':
+      return verdictFromReports(toReports(answer.results));
   }
-  if (response.generatorError) {
-    return {
-      kind: 'InfraError',
-      cause: 'build-tool',
-      reason: `build step failed: ${response.generatorError}`,
-    };
-  }
-  if (response.crashed) return { kind: 'Crashed', reason: response.crashed };
-  if (response.notFound) {
-    return { kind: 'NoTestsRan', reason: `test class not found: ${response.notFound}` };
-  }
-  return verdictFromReports(toReports(response.results ?? []));
 }
 
 /** Changed sources compiled (and generators rerun) into an overlay, kept for identical requests. */
@@ -170,7 +176,7 @@ interface Build {
   key: string;
   overlay: string;
   /** The compile answer: a compile error is kept too, as it would recur (a harness fault is not). */
-  response: HelperResponse;
+  answer: Exclude<CompileAnswer, { kind: 'Error' }>;
   users: number;
 }
 
@@ -264,9 +270,13 @@ export class JvmRunner {
         },
         compileLimitMs,
       );
-      const steps = compiled.kind === 'answered' ? compiled.response.buildSteps : undefined;
-      if (steps) {
-        const { learnt, ...spent } = steps;
+      if (compiled.kind !== 'answered') {
+        await removeTree(overlay);
+        return finish(await this.fault(helper, compiled, 'compile', compileLimitMs));
+      }
+      const { answer } = compiled;
+      if (answer.kind === 'Compiled' || answer.kind === 'BuildStepFailed') {
+        const { learnt, ...spent } = answer.buildSteps;
         this.learntBuildSteps.set(runtimeKey, {
           ...this.learntBuildSteps.get(runtimeKey),
           ...learnt,
@@ -275,27 +285,15 @@ export class JvmRunner {
         this.learntGivenTo.set(runtimeKey, { helper, starts: helper.starts });
         Object.assign(buildSteps, spent);
       }
-      if (compiled.kind !== 'answered' || compiled.response.error) {
+      if (answer.kind === 'Error') {
         await removeTree(overlay);
-        return finish(
-          compiled.kind === 'answered'
-            ? verdictFromResponse(compiled.response)
-            : await this.fault(helper, compiled, 'compile', compileLimitMs),
-        );
+        return finish(compileVerdict(answer));
       }
-      timings.compileMs = compiled.response.compileMs ?? 0;
-      build = await this.keepBuild({
-        key: buildKey,
-        overlay,
-        response: compiled.response,
-        users: 1,
-      });
+      timings.compileMs = answer.compileMs;
+      build = await this.keepBuild({ key: buildKey, overlay, answer, users: 1 });
     }
     try {
-      const compiled = build.response;
-      if (compiled.generatorError || !compiled.compile?.ok) {
-        return finish(verdictFromResponse(compiled));
-      }
+      if (build.answer.kind !== 'Compiled') return finish(compileVerdict(build.answer));
       const ran = await helper.request(
         {
           op: 'run',
@@ -309,15 +307,20 @@ export class JvmRunner {
       );
       if (ran.kind !== 'answered')
         return finish(await this.fault(helper, ran, 'test', request.timeoutMs));
-      const { response } = ran;
-      timings.loadMs = response.loadMs ?? 0;
-      timings.testMs = response.testMs ?? 0;
-      const verdict = verdictFromResponse(response);
+      const { answer } = ran;
+      if (answer.kind === 'Ran') {
+        timings.loadMs = answer.loadMs;
+        timings.testMs = answer.testMs;
+      }
+      const verdict = runVerdict(answer);
       // Threads left running, or a heap that overflowed, make the JVM unfit for the next request.
-      if (response.restart || verdict.kind === 'Crashed') await helper.stop();
+      if ((answer.kind !== 'Error' && answer.restart) || verdict.kind === 'Crashed') {
+        await helper.stop();
+      }
+      if (answer.kind !== 'Ran') return finish(verdict);
       return finish(verdict, {
-        ...(response.trace ? { trace: response.trace } : {}),
-        ...(response.results ? { tests: response.results } : {}),
+        ...(answer.trace ? { trace: answer.trace } : {}),
+        tests: answer.results.map(testOutcome),
       });
     } finally {
       build.users--;
@@ -356,13 +359,23 @@ export class JvmRunner {
     return build;
   }
 
-  /** The verdict when the runner JVM did not answer: it did not start, hung, or died. */
+  /**
+   * The verdict when the runner JVM did not answer: it broke the protocol, did not start, hung,
+   * or died.
+   */
   private async fault(
     helper: JvmHelper,
-    outcome: Exclude<HelperOutcome, { kind: 'answered' }>,
+    outcome: HelperFault,
     phase: 'compile' | 'test',
     limitMs: number,
   ): Promise<SingleVerdict> {
+    if (outcome.kind === 'protocol-fault') {
+      return {
+        kind: 'InfraError',
+        cause: 'build-tool',
+        reason: `runner: protocol: ${outcome.reason}`,
+      };
+    }
     if (outcome.startup) {
       const detail = outcome.kind === 'exited' ? lastLine(outcome.stderr) : 'no answer within 60 s';
       return {
