@@ -77,6 +77,21 @@ describe('build steps in the jvm runner', () => {
     expect(result.verdict.kind).toBe('Passed');
   });
 
+  it('gives a harness fault, not a verdict, when the step throws with the candidate', async () => {
+    const result = await run(
+      edited(
+        'return i * i;',
+        'if (i > 2) throw new IllegalStateException("no squares"); return i * i;',
+      ),
+    );
+    expect(result.verdict).toEqual({
+      kind: 'InfraError',
+      cause: 'build-tool',
+      reason: 'build step failed: steps.Generate: java.lang.IllegalStateException: no squares',
+    });
+    expect(result.buildSteps.rerun).toBe(1);
+  });
+
   it('gives what one JVM learnt to the JVM that replaces it', async () => {
     const exited = await run(null, 'steps.ExitingTest');
     expect(exited.verdict.kind).toBe('Crashed');

@@ -100,6 +100,14 @@ describe('jvm runner verdicts', () => {
     expect(lambda.verdict.kind).toBe('CompileError');
   });
 
+  it('gives NoTestsRan for a test class that does not exist', async () => {
+    const missing = await runIn(await editedCopy(pristine, []), 'org.json.simple.NoSuchTest');
+    expect(missing.verdict).toEqual({
+      kind: 'NoTestsRan',
+      reason: 'test class not found: org.json.simple.NoSuchTest',
+    });
+  });
+
   it('gives every run fresh static state', async () => {
     // A static counter that would break the test on a second run if it survived.
     const results = [];

@@ -51,10 +51,6 @@ export function checkSignature(meaningful: readonly FileChange[]): CheckOutcome<
   return passed(null);
 }
 
-/** What a structural matcher says of one file's change (a bug type's check, say). */
-export type StructuralCheck =
-  { kind: 'Matches'; evidence: string } | { kind: 'Mismatch'; reason: string };
-
 /** At least one changed file has the structure `matcher` looks for; `what` names it. */
 export function checkStructure(
   meaningful: readonly FileChange[],

@@ -1,7 +1,6 @@
 import type { SingleVerdict, Verdict } from '../core/verdict.js';
 import type { BuildSettings } from '../toolchains/build.js';
-import type { HelperTestResult as TestOutcome } from '../toolchains/jvm/helper.js';
-import type { ChangedSource, RawTrace } from '../toolchains/jvm/runner.js';
+import type { ChangedSource, RawTrace, TestOutcome } from '../toolchains/jvm/runner.js';
 
 export type RunnerName = 'maven' | 'jvm';
 

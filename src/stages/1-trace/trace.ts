@@ -3,8 +3,7 @@ import path from 'node:path';
 import type { CacheLayout } from '../../core/cache.js';
 import { copyProjectTree, makeTempDir, readJsonLines, removeTree } from '../../core/fs.js';
 import { describeVerdict, type SingleVerdictKind } from '../../core/verdict.js';
-import type { HelperTestResult } from '../../toolchains/jvm/helper.js';
-import type { JvmRunner, RawTrace } from '../../toolchains/jvm/runner.js';
+import type { JvmRunner, RawTrace, TestOutcome } from '../../toolchains/jvm/runner.js';
 import { jvmTestRunner } from '../../runners/jvm.js';
 import { timeLimit } from '../../runners/time-limits.js';
 import { withTimeLimit, withTracing } from '../../runners/wrappers.js';
@@ -125,11 +124,11 @@ export async function readContextMap(file: string): Promise<Map<string, Executio
   );
 }
 
-const TEST_STATUS: Record<HelperTestResult['outcome'], SingleVerdictKind> = {
-  passed: 'Passed',
-  skipped: 'NoTestsRan',
-  failure: 'TestFailed',
-  error: 'TestErrored',
+const TEST_STATUS: Record<TestOutcome['outcome'], SingleVerdictKind> = {
+  Passed: 'Passed',
+  Skipped: 'NoTestsRan',
+  Failed: 'TestFailed',
+  Errored: 'TestErrored',
 };
 
 /**

@@ -3,54 +3,11 @@ import { createServer, Socket, type Server } from 'node:net';
 import path from 'node:path';
 import { makeTempDir, removeTree } from '../../core/fs.js';
 import { processGroupMembers } from '../../core/process.js';
-import type { RawTrace } from './runner.js';
+import { readAnswer, type AnswerTo, type Op, type Request } from './protocol.js';
 import type { RunnerClasspath } from './setup.js';
 
-/** One answer of the runner JVM, as written by witnessgym.runner.Main. */
-export interface HelperResponse {
-  id?: number;
-  error?: string;
-  compile?: {
-    ok: boolean;
-    scope?: 'main' | 'test';
-    messages?: { file: string; line: number | null; column: number | null; message: string }[];
-  };
-  compileMs?: number;
-  loadMs?: number;
-  testMs?: number;
-  results?: HelperTestResult[];
-  notFound?: string;
-  /** The test run threw a VirtualMachineError (out of memory, say) past the platform. */
-  crashed?: string;
-  generatorError?: string;
-  buildSteps?: BuildStepsResponse;
-  restart?: boolean;
-  trace?: RawTrace;
-}
-
-/** What the recipe's build steps (generators) cost a compile request. */
-export interface BuildStepsResponse {
-  /** Steps rerun with the candidate's classes, and their time. */
-  rerun: number;
-  rerunMs: number;
-  /** Time spent learning which methods a step executes (once per step and project). */
-  learningMs: number;
-  /** What was learnt, by the JVM's key for each step: the methods the step executes. */
-  learnt: Record<string, string[]>;
-}
-
-export interface HelperTestResult {
-  testClass: string;
-  testMethod: string;
-  outcome: 'passed' | 'failure' | 'error' | 'skipped';
-  exceptionType?: string;
-  message?: string;
-  frames?: string[];
-  traceIndex?: number;
-}
-
-export type HelperOutcome =
-  | { kind: 'answered'; response: HelperResponse }
+/** Why a request got no answer: the JVM did not start or answer in time, died, or garbled it. */
+export type HelperFault =
   | { kind: 'timeout'; startup?: boolean }
   | {
       kind: 'exited';
@@ -58,7 +15,19 @@ export type HelperOutcome =
       signal: NodeJS.Signals | null;
       stderr: string;
       startup?: boolean;
-    };
+    }
+  /** The JVM wrote something the protocol does not allow; it is stopped, as it is out of step. */
+  | { kind: 'protocol-fault'; reason: string; startup?: boolean };
+
+export type HelperOutcome<Answer> = { kind: 'answered'; answer: Answer } | HelperFault;
+
+/** The request waiting for its answer line, and its time limit. */
+interface Pending {
+  op: Op;
+  id: number;
+  timer: NodeJS.Timeout;
+  settle: (outcome: HelperOutcome<unknown>) => void;
+}
 
 const STARTUP_TIMEOUT_MS = 60_000;
 const MAX_STDERR = 64 * 1024;
@@ -75,7 +44,7 @@ export class JvmHelper {
   private nextId = 1;
   private buffered = '';
   private stderr = '';
-  private waiting: ((outcome: HelperOutcome) => void) | undefined;
+  private pending: Pending | undefined;
   private exited = false;
   /** How many JVMs this helper has started, for reporting restarts. */
   starts = 0;
@@ -91,8 +60,8 @@ export class JvmHelper {
     return this.child !== undefined && !this.exited;
   }
 
-  /** Starts the JVM and waits until it has connected back and answered a ping. */
-  private async launch(): Promise<HelperOutcome> {
+  /** Starts the JVM and waits until it has connected back and answered a ping; a fault if not. */
+  private async launch(): Promise<HelperFault | undefined> {
     this.buffered = '';
     this.stderr = '';
     this.exited = false;
@@ -122,18 +91,18 @@ export class JvmHelper {
     child.stderr!.on('data', (chunk: string) => {
       this.stderr = (this.stderr + chunk).slice(-MAX_STDERR);
     });
-    const died = new Promise<HelperOutcome>((resolve) => {
+    const died = new Promise<HelperFault>((resolve) => {
       const report = (code: number | null, signal: NodeJS.Signals | null) => {
         if (this.child !== child) return;
         this.exited = true;
-        const outcome: HelperOutcome = { kind: 'exited', code, signal, stderr: this.stderr };
+        const outcome: HelperFault = { kind: 'exited', code, signal, stderr: this.stderr };
         this.settle(outcome);
         resolve(outcome);
       };
       child.on('exit', report);
       child.on('error', () => report(null, null));
     });
-    const timeout = new Promise<HelperOutcome>((resolve) =>
+    const timeout = new Promise<HelperFault>((resolve) =>
       setTimeout(() => resolve({ kind: 'timeout' }), STARTUP_TIMEOUT_MS).unref(),
     );
     const first = await Promise.race([connected, died, timeout]);
@@ -147,7 +116,13 @@ export class JvmHelper {
     first.setEncoding('utf8');
     first.on('data', (chunk: string) => this.receive(chunk));
     first.on('error', () => undefined); // a dying JVM resets the socket; its exit is what counts
-    return this.exchange({ op: 'ping' }, STARTUP_TIMEOUT_MS);
+    const pinged = await this.exchange({ op: 'ping' }, STARTUP_TIMEOUT_MS);
+    if (pinged.kind !== 'answered') return pinged;
+    if (pinged.answer.kind === 'Error') {
+      await this.stop();
+      return { kind: 'protocol-fault', reason: `ping failed: ${pinged.answer.message}` };
+    }
+    return undefined;
   }
 
   private receive(chunk: string): void {
@@ -157,35 +132,63 @@ export class JvmHelper {
       const line = this.buffered.slice(0, newline);
       this.buffered = this.buffered.slice(newline + 1);
       if (line.trim() === '') continue;
-      this.settle({ kind: 'answered', response: JSON.parse(line) as HelperResponse });
+      const pending = this.takePending();
+      if (!pending) {
+        // An answer nobody asked for: the JVM is out of step, so the next request starts afresh.
+        void this.stop();
+        return;
+      }
+      const read = readAnswer(pending.op, pending.id, line);
+      if (read.kind === 'read') {
+        pending.settle({ kind: 'answered', answer: read.answer });
+      } else {
+        void this.stop().then(() =>
+          pending.settle({ kind: 'protocol-fault', reason: read.reason }),
+        );
+        return;
+      }
     }
   }
 
-  private settle(outcome: HelperOutcome): void {
-    const waiting = this.waiting;
-    this.waiting = undefined;
-    waiting?.(outcome);
+  /** The waiting request, no longer waiting nor timed. */
+  private takePending(): Pending | undefined {
+    const pending = this.pending;
+    this.pending = undefined;
+    if (pending) clearTimeout(pending.timer);
+    return pending;
+  }
+
+  private settle(outcome: HelperFault): void {
+    this.takePending()?.settle(outcome);
   }
 
   /** Sends one request and waits for its answer, the JVM's death, or the time limit. */
-  async request(body: Record<string, unknown>, timeoutMs: number): Promise<HelperOutcome> {
+  async request<R extends Request>(
+    body: R,
+    timeoutMs: number,
+  ): Promise<HelperOutcome<AnswerTo[R['op']]>> {
     if (!this.running) {
-      const ready = await this.launch();
-      if (ready.kind !== 'answered') return { ...ready, startup: true };
+      const fault = await this.launch();
+      if (fault) return { ...fault, startup: true };
     }
     return this.exchange(body, timeoutMs);
   }
 
-  private exchange(body: Record<string, unknown>, timeoutMs: number): Promise<HelperOutcome> {
+  private exchange<R extends Request>(
+    body: R,
+    timeoutMs: number,
+  ): Promise<HelperOutcome<AnswerTo[R['op']]>> {
     const id = this.nextId++;
-    return new Promise<HelperOutcome>((resolve) => {
-      const timer = setTimeout(() => {
-        this.waiting = undefined;
-        void this.stop().then(() => resolve({ kind: 'timeout' }));
-      }, timeoutMs);
-      this.waiting = (outcome) => {
-        clearTimeout(timer);
-        resolve(outcome);
+    return new Promise((resolve) => {
+      this.pending = {
+        op: body.op,
+        id,
+        timer: setTimeout(() => {
+          this.pending = undefined;
+          void this.stop().then(() => resolve({ kind: 'timeout' }));
+        }, timeoutMs),
+        // readAnswer read the answer with the schema of `body.op`.
+        settle: (outcome) => resolve(outcome as HelperOutcome<AnswerTo[R['op']]>),
       };
       this.socket!.write(`${JSON.stringify({ ...body, id })}\n`);
     });

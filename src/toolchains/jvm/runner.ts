@@ -7,12 +7,8 @@ import type { SingleVerdict } from '../../core/verdict.js';
 import { testJvmArgs, type BuildSettings } from '../build.js';
 import { projectLayout } from '../layout.js';
 import { jdkTool } from '../maven/maven.js';
-import {
-  JvmHelper,
-  type HelperOutcome,
-  type HelperResponse,
-  type HelperTestResult,
-} from './helper.js';
+import { JvmHelper, type HelperFault } from './helper.js';
+import type { CompileAnswer, RawTrace, RunAnswer, TestResult } from './protocol.js';
 import {
   prepareProjectRuntime,
   runnerClasspath,
@@ -46,24 +42,15 @@ export interface JvmRunRequest extends JvmCompileRequest {
   perTest?: boolean;
 }
 
-/**
- * Hits of a traced run: method ids in first-hit order (per test when asked, each test's hits
- * after its marker -1-k) and the methods they name.
- */
-export interface RawTrace {
-  log: number[];
-  methods: Record<string, TracedMethod>;
-}
+// A traced run's hits are handed on as the runner JVM wrote them.
+export type { RawTrace, TracedMethod } from './protocol.js';
 
-export interface TracedMethod {
-  /** Internal class name, e.g. org/json/simple/JsonArray$1. */
-  owner: string;
-  name: string;
-  descriptor: string;
-  /** Source file name from the class file, e.g. JsonArray.java. */
-  source: string | null;
-  /** First line of the method's code, in code order. */
-  line: number | null;
+/** How one test of a run ended, with its part of the trace log when traced per test. */
+export interface TestOutcome {
+  testClass: string;
+  testMethod: string;
+  outcome: 'Passed' | 'Failed' | 'Errored' | 'Skipped';
+  traceIndex?: number;
 }
 
 export interface JvmRunResult {
@@ -80,7 +67,7 @@ export interface JvmRunResult {
   buildSteps: { rerun: number; rerunMs: number; learningMs: number };
   trace?: RawTrace;
   /** Each test's outcome as the runner reported it, with its index in the trace log. */
-  tests?: HelperTestResult[];
+  tests?: TestOutcome[];
 }
 
 const DEFAULT_MAX_JVMS = 2;
@@ -93,7 +80,7 @@ export function warmRunTimeout(baselineMs: number): number {
   return Math.round(1.25 * baselineMs) + 4000;
 }
 
-function toReports(results: HelperTestResult[]): SuiteReport[] {
+function toReports(results: TestResult[]): SuiteReport[] {
   const byClass = new Map<string, CaseReport[]>();
   for (const result of results) {
     const testCase: CaseReport = {
@@ -142,30 +129,49 @@ function lastLine(text: string): string {
   return text.trim().split('\n').pop() ?? '';
 }
 
-function verdictFromResponse(response: HelperResponse): SingleVerdict {
-  if (response.error) {
-    return { kind: 'InfraError', cause: 'build-tool', reason: `runner: ${response.error}` };
+const TEST_OUTCOMES: Record<TestResult['outcome'], TestOutcome['outcome']> = {
+  passed: 'Passed',
+  failure: 'Failed',
+  error: 'Errored',
+  skipped: 'Skipped',
+};
+
+function testOutcome(result: TestResult): TestOutcome {
+  return {
+    testClass: result.testClass,
+    testMethod: result.testMethod,
+    outcome: TEST_OUTCOMES[result.outcome],
+    ...(result.traceIndex === undefined ? {} : { traceIndex: result.traceIndex }),
+  };
+}
+
+/** The verdict of a compile answer that stops the request before its run. */
+function compileVerdict(answer: Exclude<CompileAnswer, { kind: 'Compiled' }>): SingleVerdict {
+  switch (answer.kind) {
+    case 'Error':
+      return { kind: 'InfraError', cause: 'build-tool', reason: `runner: ${answer.message}` };
+    case 'CompileFailed':
+      return { kind: 'CompileError', scope: answer.scope, messages: answer.messages };
+    case 'BuildStepFailed':
+      return {
+        kind: 'InfraError',
+        cause: 'build-tool',
+        reason: `build step failed: ${answer.reason}`,
+      };
   }
-  const compile = response.compile;
-  if (compile && !compile.ok) {
-    return {
-      kind: 'CompileError',
-      scope: compile.scope ?? 'main',
-      messages: compile.messages ?? [],
-    };
+}
+
+function runVerdict(answer: RunAnswer): SingleVerdict {
+  switch (answer.kind) {
+    case 'Error':
+      return { kind: 'InfraError', cause: 'build-tool', reason: `runner: ${answer.message}` };
+    case 'RunCrashed':
+      return { kind: 'Crashed', reason: answer.reason };
+    case 'TestClassNotFound':
+      return { kind: 'NoTestsRan', reason: `test class not found: ${answer.className}` };
+    case 'Ran':
+      return verdictFromReports(toReports(answer.results));
   }
-  if (response.generatorError) {
-    return {
-      kind: 'InfraError',
-      cause: 'build-tool',
-      reason: `build step failed: ${response.generatorError}`,
-    };
-  }
-  if (response.crashed) return { kind: 'Crashed', reason: response.crashed };
-  if (response.notFound) {
-    return { kind: 'NoTestsRan', reason: `test class not found: ${response.notFound}` };
-  }
-  return verdictFromReports(toReports(response.results ?? []));
 }
 
 /** Changed sources compiled (and generators rerun) into an overlay, kept for identical requests. */
@@ -173,7 +179,7 @@ interface Build {
   key: string;
   overlay: string;
   /** The compile answer: a compile error is kept too, as it would recur (a harness fault is not). */
-  response: HelperResponse;
+  answer: Exclude<CompileAnswer, { kind: 'Error' }>;
   users: number;
 }
 
@@ -235,10 +241,9 @@ export class JvmRunner {
     const acquired = await this.acquireBuild(request, prepared);
     if ('verdict' in acquired) return { verdict: acquired.verdict, compileMs: acquired.compileMs };
     acquired.build.users--;
-    const compiled = acquired.build.response;
-    const failed = compiled.generatorError || !compiled.compile?.ok;
+    const { answer } = acquired.build;
     return {
-      ...(failed ? { verdict: verdictFromResponse(compiled) } : {}),
+      ...(answer.kind !== 'Compiled' ? { verdict: compileVerdict(answer) } : {}),
       compileMs: acquired.compileMs,
     };
   }
@@ -249,28 +254,21 @@ export class JvmRunner {
     const { helper } = prepared;
     const startsBefore = helper.starts;
     const timings = { compileMs: 0, loadMs: 0, testMs: 0, wallMs: 0 };
-    const finish = (
-      verdict: SingleVerdict,
-      buildReused: boolean,
-      buildSteps: JvmRunResult['buildSteps'],
-      extra: Partial<JvmRunResult> = {},
-    ): JvmRunResult => ({
+    const acquired = await this.acquireBuild(request, prepared);
+    timings.compileMs = acquired.compileMs;
+    const buildReused = 'build' in acquired && acquired.reused;
+    const finish = (verdict: SingleVerdict, extra: Partial<JvmRunResult> = {}): JvmRunResult => ({
       verdict,
       started: helper.starts !== startsBefore,
       buildReused,
-      buildSteps,
+      buildSteps: acquired.buildSteps,
       timings: { ...timings, wallMs: Math.round(performance.now() - started) },
       ...extra,
     });
-    const acquired = await this.acquireBuild(request, prepared);
-    timings.compileMs = acquired.compileMs;
-    if ('verdict' in acquired) return finish(acquired.verdict, false, acquired.buildSteps);
-    const { build, reused, buildSteps } = acquired;
+    if ('verdict' in acquired) return finish(acquired.verdict);
+    const { build } = acquired;
     try {
-      const compiled = build.response;
-      if (compiled.generatorError || !compiled.compile?.ok) {
-        return finish(verdictFromResponse(compiled), reused, buildSteps);
-      }
+      if (build.answer.kind !== 'Compiled') return finish(compileVerdict(build.answer));
       const ran = await helper.request(
         {
           op: 'run',
@@ -283,17 +281,22 @@ export class JvmRunner {
         request.timeoutMs,
       );
       if (ran.kind !== 'answered') {
-        return finish(await this.fault(helper, ran, 'test', request.timeoutMs), reused, buildSteps);
+        return finish(await this.fault(helper, ran, 'test', request.timeoutMs));
       }
-      const { response } = ran;
-      timings.loadMs = response.loadMs ?? 0;
-      timings.testMs = response.testMs ?? 0;
-      const verdict = verdictFromResponse(response);
+      const { answer } = ran;
+      if (answer.kind === 'Ran') {
+        timings.loadMs = answer.loadMs;
+        timings.testMs = answer.testMs;
+      }
+      const verdict = runVerdict(answer);
       // Threads left running, or a heap that overflowed, make the JVM unfit for the next request.
-      if (response.restart || verdict.kind === 'Crashed') await helper.stop();
-      return finish(verdict, reused, buildSteps, {
-        ...(response.trace ? { trace: response.trace } : {}),
-        ...(response.results ? { tests: response.results } : {}),
+      if ((answer.kind !== 'Error' && answer.restart) || verdict.kind === 'Crashed') {
+        await helper.stop();
+      }
+      if (answer.kind !== 'Ran') return finish(verdict);
+      return finish(verdict, {
+        ...(answer.trace ? { trace: answer.trace } : {}),
+        tests: answer.results.map(testOutcome),
       });
     } finally {
       build.users--;
@@ -316,8 +319,9 @@ export class JvmRunner {
   }
 
   /**
-   * The build of the request's sources, marked in use: a kept one, or a new one compiled now. A
-   * harness fault while compiling is returned as the verdict, and nothing is kept.
+   * The build of the request's sources, marked in use: a kept one, or a new one compiled now
+   * (a compile error is kept too, as it would recur). A harness fault while compiling is
+   * returned as the verdict, and nothing is kept.
    */
   private async acquireBuild(
     request: JvmCompileRequest,
@@ -345,9 +349,17 @@ export class JvmRunner {
       },
       compileLimitMs,
     );
-    const steps = compiled.kind === 'answered' ? compiled.response.buildSteps : undefined;
-    if (steps) {
-      const { learnt, ...spent } = steps;
+    if (compiled.kind !== 'answered') {
+      await removeTree(overlay);
+      return {
+        verdict: await this.fault(helper, compiled, 'compile', compileLimitMs),
+        compileMs: 0,
+        buildSteps,
+      };
+    }
+    const { answer } = compiled;
+    if (answer.kind === 'Compiled' || answer.kind === 'BuildStepFailed') {
+      const { learnt, ...spent } = answer.buildSteps;
       this.learntBuildSteps.set(runtimeKey, {
         ...this.learntBuildSteps.get(runtimeKey),
         ...learnt,
@@ -356,24 +368,12 @@ export class JvmRunner {
       this.learntGivenTo.set(runtimeKey, { helper, starts: helper.starts });
       Object.assign(buildSteps, spent);
     }
-    if (compiled.kind !== 'answered' || compiled.response.error) {
+    if (answer.kind === 'Error') {
       await removeTree(overlay);
-      return {
-        verdict:
-          compiled.kind === 'answered'
-            ? verdictFromResponse(compiled.response)
-            : await this.fault(helper, compiled, 'compile', compileLimitMs),
-        compileMs: 0,
-        buildSteps,
-      };
+      return { verdict: compileVerdict(answer), compileMs: 0, buildSteps };
     }
-    const build = await this.keepBuild({
-      key: buildKey,
-      overlay,
-      response: compiled.response,
-      users: 1,
-    });
-    return { build, reused: false, compileMs: compiled.response.compileMs ?? 0, buildSteps };
+    const build = await this.keepBuild({ key: buildKey, overlay, answer, users: 1 });
+    return { build, reused: false, compileMs: answer.compileMs, buildSteps };
   }
 
   /**
@@ -408,13 +408,23 @@ export class JvmRunner {
     return build;
   }
 
-  /** The verdict when the runner JVM did not answer: it did not start, hung, or died. */
+  /**
+   * The verdict when the runner JVM did not answer: it broke the protocol, did not start, hung,
+   * or died.
+   */
   private async fault(
     helper: JvmHelper,
-    outcome: Exclude<HelperOutcome, { kind: 'answered' }>,
+    outcome: HelperFault,
     phase: 'compile' | 'test',
     limitMs: number,
   ): Promise<SingleVerdict> {
+    if (outcome.kind === 'protocol-fault') {
+      return {
+        kind: 'InfraError',
+        cause: 'build-tool',
+        reason: `runner: protocol: ${outcome.reason}`,
+      };
+    }
     if (outcome.startup) {
       const detail = outcome.kind === 'exited' ? lastLine(outcome.stderr) : 'no answer within 60 s';
       return {

@@ -43,9 +43,13 @@ import witnessgym.boot.MethodFingerprints;
  * overlay directory and runs one test class through the JUnit Platform in a fresh class loader
  * (overlay, then the project's classes, then its dependencies). Requests and responses are JSON
  * lines over the Unix socket named by the first argument, which the harness owns; the standard
- * streams belong to the code under test and are discarded.
+ * streams belong to the code under test and are discarded. Every answer names its `kind`; the
+ * harness reads them strictly against src/toolchains/jvm/protocol.ts, which must change with this.
  */
 public final class Main {
+  /** The wire format's version, answered to a ping; the same number as in protocol.ts. */
+  private static final int PROTOCOL_VERSION = 1;
+
   private static final Map<String, ProjectSpace> SPACES = new HashMap<>();
   private static final Instrumenter.MethodTable METHODS = new Instrumenter.MethodTable();
   private static final JavaCompiler COMPILER = ToolProvider.getSystemJavaCompiler();
@@ -74,8 +78,8 @@ public final class Main {
         id = request.get("id");
         response = handle(request);
       } catch (Throwable t) {
-        response = new LinkedHashMap<>();
-        response.put("error", t.getClass().getName() + ": " + t.getMessage());
+        response = answer("Error");
+        response.put("message", t.getClass().getName() + ": " + t.getMessage());
       }
       response.put("id", id);
       protocol.write(Json.write(response));
@@ -84,10 +88,18 @@ public final class Main {
     }
   }
 
+  /** An answer of the given kind, its fields to be added. */
+  private static Map<String, Object> answer(String kind) {
+    Map<String, Object> answer = new LinkedHashMap<>();
+    answer.put("kind", kind);
+    return answer;
+  }
+
   private static Map<String, Object> handle(Map<String, Object> request) throws Exception {
     String op = (String) request.get("op");
     if ("ping".equals(op)) {
-      Map<String, Object> pong = new LinkedHashMap<>();
+      Map<String, Object> pong = answer("Pong");
+      pong.put("v", PROTOCOL_VERSION);
       pong.put("pid", ProcessHandle.current().pid());
       pong.put("java", System.getProperty("java.version"));
       return pong;
@@ -116,16 +128,15 @@ public final class Main {
   private static Map<String, Object> compile(Map<String, Object> request) throws Exception {
     ProjectSpace space = space(request);
     File overlay = new File((String) request.get("overlay"));
-    Map<String, Object> response = new LinkedHashMap<>();
     long compileStart = System.nanoTime();
-    Map<String, Object> compile =
+    Map<String, Object> response =
         space.compile((List<Map<String, Object>>) request.get("sources"), overlay);
-    response.put("compile", compile);
-    if (Boolean.TRUE.equals(compile.get("ok"))) {
+    if (response == null) {
       space.learnt((Map<String, Object>) request.get("learnt"));
       BuildSteps steps = new BuildSteps();
       runGenerators((List<Map<String, Object>>) request.get("generators"), overlay, space, steps);
-      if (steps.error != null) response.put("generatorError", steps.error);
+      response = answer(steps.error == null ? "Compiled" : "BuildStepFailed");
+      if (steps.error != null) response.put("reason", steps.error);
       response.put("buildSteps", steps.summary());
     }
     response.put("compileMs", millisSince(compileStart));
@@ -136,7 +147,6 @@ public final class Main {
   @SuppressWarnings("unchecked")
   private static Map<String, Object> run(Map<String, Object> request) throws Exception {
     ProjectSpace space = space(request);
-    Map<String, Object> response = new LinkedHashMap<>();
     File overlay = new File((String) request.get("overlay"));
 
     long loadStart = System.nanoTime();
@@ -157,6 +167,8 @@ public final class Main {
     ClassLoader previous = current.getContextClassLoader();
     current.setContextClassLoader(testLoader);
     SystemLoader.setCurrent(testLoader);
+    Map<String, Object> response;
+    boolean fit;
     try {
       Map<String, Object> outcome =
           (Map<String, Object>)
@@ -165,6 +177,7 @@ public final class Main {
                   testLoader,
                   (String) request.get("testClass"),
                   request.get("methods") == null ? List.of() : request.get("methods"));
+      response = answer("Ran");
       response.put("results", outcome.get("results"));
       if (trace) response.put("trace", traceOf(space.drainTrace()));
       // Loading covers the class loader, the test class and the test plan; the rest is the run.
@@ -173,11 +186,12 @@ public final class Main {
     } catch (InvocationTargetException e) {
       Throwable cause = e.getCause();
       if (cause instanceof ClassNotFoundException) {
-        response.put("results", List.of());
-        response.put("notFound", cause.getMessage());
+        response = answer("TestClassNotFound");
+        response.put("className", String.valueOf(cause.getMessage()));
       } else if (cause instanceof VirtualMachineError) {
         // The platform rethrows these (out of memory, say): the JVM is no longer fit to judge.
-        response.put("crashed", cause.getClass().getName() + ": " + cause.getMessage());
+        response = answer("RunCrashed");
+        response.put("reason", cause.getClass().getName() + ": " + cause.getMessage());
       } else {
         throw e;
       }
@@ -185,9 +199,10 @@ public final class Main {
       current.setContextClassLoader(previous);
       SystemLoader.setCurrent(null);
       // Threads the tests left running would carry state into the next request.
-      response.put("restart", !snapshot.restore(testLoader));
+      fit = snapshot.restore(testLoader);
       testLoader.close();
     }
+    response.put("restart", !fit);
     return response;
   }
 
@@ -484,11 +499,10 @@ public final class Main {
       recordPerTest.invoke(null, enabled);
     }
 
+    /** Compiles the sources into the overlay: null when they compiled, else the failure. */
     Map<String, Object> compile(List<Map<String, Object>> sources, File overlay)
         throws IOException {
-      Map<String, Object> result = new LinkedHashMap<>();
-      result.put("ok", true);
-      if (sources.isEmpty()) return result;
+      if (sources.isEmpty()) return null;
       overlay.mkdirs();
       Map<String, String> scopeOfFile = new HashMap<>();
       List<File> files = new ArrayList<>();
@@ -521,8 +535,7 @@ public final class Main {
       DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
       Iterable<? extends JavaFileObject> units = fileManager.getJavaFileObjectsFromFiles(files);
       boolean ok = COMPILER.getTask(null, fileManager, diagnostics, options, null, units).call();
-      result.put("ok", ok);
-      if (ok) return result;
+      if (ok) return null;
       List<Map<String, Object>> messages = new ArrayList<>();
       String scope = "main";
       for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
@@ -536,9 +549,10 @@ public final class Main {
         message.put("message", d.getMessage(Locale.ROOT).split("\n")[0]);
         messages.add(message);
       }
-      result.put("scope", scope);
-      result.put("messages", messages);
-      return result;
+      Map<String, Object> failed = answer("CompileFailed");
+      failed.put("scope", scope);
+      failed.put("messages", messages);
+      return failed;
     }
 
     private static String joinPaths(List<File> files) {
