@@ -16,7 +16,11 @@ const TYPE = 'api_identical_value_comparison';
 const AGENT = path.join(packageRoot(), 'test', 'fixtures', 'agents', 'scripted-agent.mjs');
 
 interface AgentRun {
-  attempts: { judgement: { accepted: boolean; reason?: string }; report: { status: string } }[];
+  adapter: { name: string };
+  attempts: {
+    judgement: { kind: string; reason?: string };
+    report: { kind: string; report?: { repro_exit_code: number | null } };
+  }[];
   acceptedAttempt: number | null;
 }
 
@@ -94,14 +98,16 @@ describe('inject --engine agent --agent command (scripted agent)', () => {
 
     const run = await agentRun(out, accepted!.id);
     expect(run.acceptedAttempt).toBe(3);
-    expect(run.attempts.map((a) => a.judgement.accepted)).toEqual([false, false, true]);
+    expect(run.adapter.name).toBe('command');
+    expect(run.attempts.map((a) => a.judgement.kind)).toEqual(['Rejected', 'Rejected', 'Accepted']);
     expect(run.attempts[0]!.judgement.reason).toMatch(/^diff: only whitespace or comments/);
-    expect(run.attempts[1]!.report.status).toBe('malformed');
+    expect(run.attempts[1]!.report.kind).toBe('Malformed');
 
     // Each attempt started from the clean file, and the agent's replay saw the witness fail.
     const attempts = await readLines<{ watched: string; prompt: string }>(record);
     expect(attempts.map((a) => a.watched === pristineJsoner)).toEqual([true, true, true]);
     expect(attempts[1]!.prompt).toContain('only whitespace or comments');
+    expect(run.attempts[2]!.report).toMatchObject({ report: { repro_exit_code: 1 } });
   });
 });
 

@@ -4,7 +4,7 @@ import type { CacheLayout } from '../core/cache.js';
 import { resolveProject } from '../replay/project.js';
 import { projectPaths } from '../stages/0-corpus/fetch.js';
 import { witnessContexts } from '../stages/2-inject/contexts.js';
-import { createAgentAdapter, AGENT_NAMES } from '../stages/2-inject/agent/adapters/index.js';
+import { createAgentAdapter, AGENT_NAMES } from '../agents/adapters/index.js';
 import { injectWithAgent } from '../stages/2-inject/inject-agent.js';
 import { injectWithRules, type InjectSummary } from '../stages/2-inject/inject.js';
 import { loadBugTypeSpecs, selectBugTypes } from '../stages/2-inject/spec.js';

@@ -1,15 +1,13 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { AttemptJudgement } from '../../agents/engine.js';
+import { specText, type AgentAdapter, type AgentSpec } from '../../agents/types.js';
 import { copyProjectTree, removeTree, sha256Text, writeJsonAtomic } from '../../core/fs.js';
 import { packageRoot } from '../../core/package-root.js';
 import { shellJoin } from '../../core/process.js';
+import { PROMPT_VERSION } from './agent-task/prompts.js';
+import { runAgentInjection, type AgentInjectionResult } from './agent-task/task.js';
 import type { FileChange } from './change.js';
-import {
-  runAgentInjection,
-  type AgentAdapter,
-  type AgentInjectionResult,
-  type AttemptJudgement,
-} from './agent/engine.js';
 import {
   recordOutcome,
   typeRandom,
@@ -86,23 +84,53 @@ function testFileOf(options: InjectOptions, testClass: string): string {
 
 function lastReason(result: AgentInjectionResult): string {
   const judgement = result.attempts.at(-1)?.judgement;
-  if (judgement && !judgement.accepted) return judgement.reason;
+  if (judgement?.kind === 'Rejected') return judgement.reason;
   return 'the agent did not start';
 }
 
 function judgementOf(outcome: ValidationOutcome): AttemptJudgement {
   if (outcome.accepted) {
     return {
-      accepted: true,
+      kind: 'Accepted',
       summary: `${outcome.evidence.failure.kind} in ${outcome.evidence.failure.testMethod}: ${outcome.evidence.structure}`,
     };
   }
   const verdict = outcome.verdict ? ` Verdict: ${outcome.verdict}.` : '';
   return {
-    accepted: false,
+    kind: 'Rejected',
     reason: `${outcome.stage}: ${outcome.reason}`,
     feedback: `The harness rejected the change at the ${outcome.stage} check: ${outcome.reason}.${verdict}`,
   };
+}
+
+/** What decides an agent task's result: the job (the payload), who does it and how it is asked. */
+export interface AgentTaskIdParts {
+  projectLabel: string;
+  typeId: string;
+  adapter: AgentSpec;
+  attempts: number;
+  seed: number;
+  /** The task's index among the type's tasks, which picks its witness. */
+  task: number;
+}
+
+/**
+ * A task's content-addressed id. A run with another model, attempt budget or prompt version
+ * gets other ids, so it never takes a result of this one for its own.
+ */
+export function agentTaskId(parts: AgentTaskIdParts): string {
+  return sha256Text(
+    [
+      parts.projectLabel,
+      parts.typeId,
+      'agent',
+      specText(parts.adapter),
+      parts.attempts,
+      PROMPT_VERSION,
+      parts.seed,
+      parts.task,
+    ].join('\0'),
+  ).slice(0, 16);
 }
 
 /**
@@ -130,11 +158,14 @@ export async function injectWithAgent(
         for (let task = 0; task < options.maxTries; task++) {
           if (session.output.tally(spec.id).accepted >= options.count) break;
           const witness = witnesses[task % witnesses.length]!;
-          const id = sha256Text(
-            [options.project.label, spec.id, 'agent', agent.adapter.name, options.seed, task].join(
-              '\0',
-            ),
-          ).slice(0, 16);
+          const id = agentTaskId({
+            projectLabel: options.project.label,
+            typeId: spec.id,
+            adapter: agent.adapter.spec,
+            attempts: agent.attempts,
+            seed: options.seed,
+            task,
+          });
           if (session.output.isDecided(id)) continue;
           const context = session.contextOf.get(witness)!;
           let last: { outcome: ValidationOutcome; changes: FileChange[] } | undefined;
