@@ -1,7 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir } from '../src/core/fs.js';
+import { resolveCacheDir } from '../src/core/cache.js';
+import { exists, makeTempDir } from '../src/core/fs.js';
 import { packageRoot } from '../src/core/package-root.js';
 import { shellJoin } from '../src/core/process.js';
 import type { InjectionRecord, InjectSummary } from '../src/stages/2-inject/inject.js';
@@ -104,10 +105,19 @@ describe('inject --engine agent --agent command (scripted agent)', () => {
     expect(run.attempts[1]!.report.kind).toBe('Malformed');
 
     // Each attempt started from the clean file, and the agent's replay saw the witness fail.
-    const attempts = await readLines<{ watched: string; prompt: string }>(record);
+    const attempts = await readLines<{ watched: string; prompt: string; cwd: string }>(record);
     expect(attempts.map((a) => a.watched === pristineJsoner)).toEqual([true, true, true]);
     expect(attempts[1]!.prompt).toContain('only whitespace or comments');
     expect(run.attempts[2]!.report).toMatchObject({ report: { repro_exit_code: 1 } });
+
+    // The agent worked in a temporary copy away from the answers, removed afterwards.
+    const workspace = attempts[0]!.cwd;
+    expect(attempts.map((a) => a.cwd)).toEqual([workspace, workspace, workspace]);
+    for (const answers of [out, resolveCacheDir()]) {
+      expect(path.relative(answers, workspace).startsWith('..'), answers).toBe(true);
+    }
+    expect(await exists(workspace)).toBe(false);
+    expect(await exists(path.join(out, 'workspace'))).toBe(false);
   });
 });
 

@@ -2,7 +2,13 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AttemptJudgement } from '../../agents/engine.js';
 import { specText, type AgentAdapter, type AgentSpec } from '../../agents/types.js';
-import { copyProjectTree, removeTree, sha256Text, writeJsonAtomic } from '../../core/fs.js';
+import {
+  copyProjectTree,
+  makeTempDir,
+  removeTree,
+  sha256Text,
+  writeJsonAtomic,
+} from '../../core/fs.js';
 import { packageRoot } from '../../core/package-root.js';
 import { shellJoin } from '../../core/process.js';
 import { PROMPT_VERSION } from './agent-task/prompts.js';
@@ -144,7 +150,9 @@ export async function injectWithAgent(
 ): Promise<InjectSummary> {
   const started = performance.now();
   return withValidationSession(options, async (session) => {
-    const workspace = path.join(session.output.dir, 'workspace');
+    // Outside the output and the cache, which hold the answers (patches, pristine sources).
+    const scratch = await makeTempDir('inject-agent');
+    const workspace = path.join(scratch, 'workspace');
     const reset = async () => {
       await removeTree(workspace);
       await copyProjectTree(options.project.root, workspace);
@@ -228,7 +236,7 @@ export async function injectWithAgent(
         );
       }
     } finally {
-      await removeTree(workspace);
+      await removeTree(scratch);
     }
     return session.output.writeSummary({
       project: options.project.label,
