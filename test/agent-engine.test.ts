@@ -10,15 +10,12 @@ import {
   createCommandAdapter,
   createOpenAIAdapter,
   createOpenCodeAdapter,
-} from '../src/stages/2-inject/agent/adapters/index.js';
-import {
-  runAgentInjection,
-  type AgentAdapter,
-  type AttemptJudgement,
-  type AttemptRecordWithoutJudgement,
-  type InjectionTask,
-} from '../src/stages/2-inject/agent/engine.js';
-import { injectionSystemPrompt } from '../src/stages/2-inject/agent/prompts.js';
+} from '../src/agents/adapters/index.js';
+import type { AttemptJudgement, AttemptRecordWithoutJudgement } from '../src/agents/engine.js';
+import type { AgentAdapter } from '../src/agents/types.js';
+import { injectionSystemPrompt } from '../src/stages/2-inject/agent-task/prompts.js';
+import type { InjectReport } from '../src/stages/2-inject/agent-task/report.js';
+import { runAgentInjection, type InjectionTask } from '../src/stages/2-inject/agent-task/task.js';
 import type { BugTypeSpec } from '../src/stages/2-inject/spec.js';
 import { startFakeOpenAI, type FakeOpenAI } from './fixtures/agents/fake-openai-server.js';
 
@@ -93,17 +90,19 @@ async function reset(): Promise<void> {
 
 /** The harness side, in small: the witness must fail (not "not compile") and stay untouched. */
 function harness() {
-  const calls: AttemptRecordWithoutJudgement[] = [];
-  const judge = async (attempt: AttemptRecordWithoutJudgement): Promise<AttemptJudgement> => {
+  const calls: AttemptRecordWithoutJudgement<InjectReport>[] = [];
+  const judge = async (
+    attempt: AttemptRecordWithoutJudgement<InjectReport>,
+  ): Promise<AttemptJudgement> => {
     calls.push(attempt);
     if ((await readFile(path.join(workspace, COUNTER_TEST), 'utf8')) !== pristineTest) {
-      return { accepted: false, reason: 'test edited', feedback: 'The witness test was edited.' };
+      return { kind: 'Rejected', reason: 'test edited', feedback: 'The witness test was edited.' };
     }
     const replay = await runProcess('/bin/sh', ['-c', task().replayCommand], { cwd: workspace });
-    if (replay.exitCode === 1) return { accepted: true, summary: 'witness fails: TestFailed' };
+    if (replay.exitCode === 1) return { kind: 'Accepted', summary: 'witness fails: TestFailed' };
     const reason = replay.exitCode === 0 ? 'witness still passes' : 'does not compile';
     return {
-      accepted: false,
+      kind: 'Rejected',
       reason,
       feedback: `The witness p.CounterTest ${reason} (replay exit ${replay.exitCode}).\n${replay.stdout}`,
     };
@@ -185,18 +184,18 @@ describe('agent engine with the command adapter and the scripted agent', () => {
     expect(judged).toHaveLength(3);
     const [first, second, third] = result.attempts;
     expect(first!.outcome).toEqual({ kind: 'exited', code: 0, signal: null });
-    expect(first!.report).toMatchObject({ status: 'ok', report: { repro_exit_code: 0 } });
-    expect(first!.harness).toMatchObject({ accepted: false, reason: 'witness still passes' });
-    expect(first!.judgement.accepted).toBe(false);
-    expect(second!.report.status).toBe('malformed');
-    expect(second!.harness).toEqual({ accepted: true, summary: 'witness fails: TestFailed' });
-    expect(second!.judgement).toMatchObject({ accepted: false });
+    expect(first!.report).toMatchObject({ kind: 'Parsed', report: { repro_exit_code: 0 } });
+    expect(first!.harness).toMatchObject({ kind: 'Rejected', reason: 'witness still passes' });
+    expect(first!.judgement.kind).toBe('Rejected');
+    expect(second!.report.kind).toBe('Malformed');
+    expect(second!.harness).toEqual({ kind: 'Accepted', summary: 'witness fails: TestFailed' });
+    expect(second!.judgement).toMatchObject({ kind: 'Rejected' });
     expect(third!.report).toMatchObject({
-      status: 'ok',
+      kind: 'Parsed',
       mismatches: [],
       report: { repro_exit_code: 1, type_id: spec.id, git_changed_files: [COUNTER] },
     });
-    expect(third!.judgement).toEqual({ accepted: true, summary: 'witness fails: TestFailed' });
+    expect(third!.judgement).toEqual({ kind: 'Accepted', summary: 'witness fails: TestFailed' });
 
     const runs = await recorded(record);
     expect(runs.map((run) => run.attempt)).toEqual([1, 2, 3]);
@@ -254,7 +253,7 @@ describe('agent engine with the command adapter and the scripted agent', () => {
 
     expect(result.attempts[0]!.outcome).toEqual({ kind: 'timeout' });
     expect(result.attempts[0]!.durationMs).toBeLessThan(8000);
-    expect(result.attempts[0]!.report.status).toBe('missing');
+    expect(result.attempts[0]!.report.kind).toBe('Missing');
     const pids = JSON.parse(await readFile(pidFile, 'utf8')) as {
       agentPgid: number;
       sleeperPid: number;
@@ -262,7 +261,7 @@ describe('agent engine with the command adapter and the scripted agent', () => {
     expect(processGroupMembers(pids.agentPgid)).toEqual([]);
     expect(await isAlive(pids.sleeperPid)).toBe(false);
     // The workspace was judged as left (the inversion exposes the bug) but the report was missing.
-    expect(result.attempts[0]!.harness?.accepted).toBe(true);
+    expect(result.attempts[0]!.harness?.kind).toBe('Accepted');
     expect(result.attempts[1]!.userPrompt).toContain('the agent hit the time limit of 2 s');
     expect(result.acceptedAttempt).toBe(2);
   });
@@ -345,7 +344,7 @@ describe('agent engine with the vendor CLI adapters against fakes on PATH', () =
     expect(run!.prompt).toContain(result.attempts[0]!.userPrompt);
     // The fake printed only "done" on stdout: the report came from the last-message file.
     expect(result.attempts[0]!.transcript).toContain('[stdout]\ndone\n');
-    expect(result.attempts[0]!.report.status).toBe('ok');
+    expect(result.attempts[0]!.report.kind).toBe('Parsed');
   });
 
   it('opencode: run with auto-approval, prompt on stdin', async () => {
@@ -430,8 +429,8 @@ describe('agent engine with the built-in openai agent against a fake endpoint', 
 
     expect(result.acceptedAttempt).toBe(2);
     expect(result.attempts[0]!.outcome).toEqual({ kind: 'completed' });
-    expect(result.attempts[0]!.report.status).toBe('missing');
-    expect(result.attempts[1]!.report.status).toBe('ok');
+    expect(result.attempts[0]!.report.kind).toBe('Missing');
+    expect(result.attempts[1]!.report.kind).toBe('Parsed');
     expect(await readFile(path.join(workspace, COUNTER), 'utf8')).toContain('if (step < 0)');
     expect(await exists(path.join(base, 'escape.txt'))).toBe(false);
 

@@ -1,7 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir } from '../src/core/fs.js';
+import { resolveCacheDir } from '../src/core/cache.js';
+import { exists, makeTempDir } from '../src/core/fs.js';
 import { packageRoot } from '../src/core/package-root.js';
 import { shellJoin } from '../src/core/process.js';
 import type { InjectionRecord, InjectSummary } from '../src/stages/2-inject/inject.js';
@@ -16,7 +17,11 @@ const TYPE = 'api_identical_value_comparison';
 const AGENT = path.join(packageRoot(), 'test', 'fixtures', 'agents', 'scripted-agent.mjs');
 
 interface AgentRun {
-  attempts: { judgement: { accepted: boolean; reason?: string }; report: { status: string } }[];
+  adapter: { name: string };
+  attempts: {
+    judgement: { kind: string; reason?: string };
+    report: { kind: string; report?: { repro_exit_code: number | null } };
+  }[];
   acceptedAttempt: number | null;
 }
 
@@ -84,8 +89,8 @@ describe('inject --engine agent --agent command (scripted agent)', () => {
 
     const [accepted] = await readLines<InjectionRecord>(path.join(out, 'injections.jsonl'));
     expect(accepted).toMatchObject({
-      engine: 'agent',
-      typeId: TYPE,
+      engine: { kind: 'agent', agent: { name: 'command' }, attempts: 3 },
+      bugType: { id: TYPE },
       witness: { testClass: WITNESS },
     });
     expect(accepted!.state.patches[0]!.diff).toContain('+\t\tfor(int i = 0; i < i; i++){');
@@ -94,14 +99,25 @@ describe('inject --engine agent --agent command (scripted agent)', () => {
 
     const run = await agentRun(out, accepted!.id);
     expect(run.acceptedAttempt).toBe(3);
-    expect(run.attempts.map((a) => a.judgement.accepted)).toEqual([false, false, true]);
+    expect(run.adapter.name).toBe('command');
+    expect(run.attempts.map((a) => a.judgement.kind)).toEqual(['Rejected', 'Rejected', 'Accepted']);
     expect(run.attempts[0]!.judgement.reason).toMatch(/^diff: only whitespace or comments/);
-    expect(run.attempts[1]!.report.status).toBe('malformed');
+    expect(run.attempts[1]!.report.kind).toBe('Malformed');
 
     // Each attempt started from the clean file, and the agent's replay saw the witness fail.
-    const attempts = await readLines<{ watched: string; prompt: string }>(record);
+    const attempts = await readLines<{ watched: string; prompt: string; cwd: string }>(record);
     expect(attempts.map((a) => a.watched === pristineJsoner)).toEqual([true, true, true]);
     expect(attempts[1]!.prompt).toContain('only whitespace or comments');
+    expect(run.attempts[2]!.report).toMatchObject({ report: { repro_exit_code: 1 } });
+
+    // The agent worked in a temporary copy away from the answers, removed afterwards.
+    const workspace = attempts[0]!.cwd;
+    expect(attempts.map((a) => a.cwd)).toEqual([workspace, workspace, workspace]);
+    for (const answers of [out, resolveCacheDir()]) {
+      expect(path.relative(answers, workspace).startsWith('..'), answers).toBe(true);
+    }
+    expect(await exists(workspace)).toBe(false);
+    expect(await exists(path.join(out, 'workspace'))).toBe(false);
   });
 });
 
@@ -180,7 +196,10 @@ describe('inject --engine agent --agent openai (fake endpoint)', () => {
     ]);
     expect(result.exitCode, result.stderr).toBe(0);
     const [accepted] = await readLines<InjectionRecord>(path.join(out, 'injections.jsonl'));
-    expect(accepted).toMatchObject({ engine: 'agent', typeId: TYPE });
+    expect(accepted).toMatchObject({
+      engine: { kind: 'agent', agent: { name: 'openai' } },
+      bugType: { id: TYPE },
+    });
     // The model saw the witness fail through its run_replay tool.
     const replayResult = server.requests[3]!.body.messages.filter((m) => m.role === 'tool').at(-1);
     expect(replayResult?.content).toMatch(/exit code: 1/);

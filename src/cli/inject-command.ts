@@ -4,7 +4,7 @@ import type { CacheLayout } from '../core/cache.js';
 import { resolveProject } from '../project/project.js';
 import { projectPaths } from '../stages/0-corpus/fetch.js';
 import { witnessContexts } from '../stages/2-inject/contexts.js';
-import { createAgentAdapter, AGENT_NAMES } from '../stages/2-inject/agent/adapters/index.js';
+import { createAgentAdapter, AGENT_NAMES } from '../agents/adapters/index.js';
 import { injectWithAgent } from '../stages/2-inject/inject-agent.js';
 import { injectWithRules, type InjectSummary } from '../stages/2-inject/inject.js';
 import { loadBugTypeSpecs, selectBugTypes } from '../stages/2-inject/spec.js';
@@ -41,7 +41,7 @@ export function formatInjectSummary(summary: InjectSummary): string {
       `${type.typeId.padEnd(46)} ${String(type.sitesFound ?? '-').padStart(6)} ${String(type.tried).padStart(6)} ${String(type.accepted).padStart(8)} ${`${Math.round(type.acceptanceRate * 100)}%`.padStart(6)} ${`${(type.durationMs / 1000).toFixed(1)} s`.padStart(8)}`,
   );
   return [
-    `${summary.project}: ${summary.engine} engine, seed ${summary.seed}, ${(summary.durationMs / 1000).toFixed(1)} s`,
+    `${summary.project}: ${summary.engine.kind} engine, seed ${summary.seed}, ${(summary.durationMs / 1000).toFixed(1)} s`,
     header,
     ...rows,
     `out: ${summary.out} (injections.jsonl, rejections.jsonl, patches/, summary.json)`,

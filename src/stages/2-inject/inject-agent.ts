@@ -1,21 +1,26 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { copyProjectTree, removeTree, sha256Text, writeJsonAtomic } from '../../core/fs.js';
+import type { AttemptJudgement } from '../../agents/engine.js';
+import { specText, type AgentAdapter, type AgentSpec } from '../../agents/types.js';
+import {
+  copyProjectTree,
+  makeTempDir,
+  removeTree,
+  sha256Text,
+  writeJsonAtomic,
+} from '../../core/fs.js';
 import { packageRoot } from '../../core/package-root.js';
 import { shellJoin } from '../../core/process.js';
 import type { FileChange } from '../../core/file-change.js';
 import { testSourceFile } from '../../toolchains/layout.js';
-import {
-  runAgentInjection,
-  type AgentAdapter,
-  type AgentInjectionResult,
-  type AttemptJudgement,
-} from './agent/engine.js';
+import { PROMPT_VERSION } from './agent-task/prompts.js';
+import { runAgentInjection, type AgentInjectionResult } from './agent-task/task.js';
 import {
   recordOutcome,
   typeRandom,
   typeSummary,
   withValidationSession,
+  type EngineRef,
   type InjectOptions,
   type InjectSummary,
   type TypeSummary,
@@ -81,23 +86,54 @@ function replayCommandFor(options: InjectOptions, witness: string): string {
 
 function lastReason(result: AgentInjectionResult): string {
   const judgement = result.attempts.at(-1)?.judgement;
-  if (judgement && !judgement.accepted) return judgement.reason;
+  if (judgement?.kind === 'Rejected') return judgement.reason;
   return 'the agent did not start';
 }
 
 function judgementOf(outcome: ValidationOutcome): AttemptJudgement {
   if (outcome.kind === 'Accepted') {
     return {
-      accepted: true,
+      kind: 'Accepted',
       summary: `${outcome.evidence.failure.kind} in ${outcome.evidence.failure.testMethod}: ${outcome.evidence.structure}`,
     };
   }
   const verdict = outcome.verdict ? ` Verdict: ${outcome.verdict}.` : '';
   return {
-    accepted: false,
+    kind: 'Rejected',
     reason: `${outcome.stage}: ${outcome.reason}`,
     feedback: `The harness rejected the change at the ${outcome.stage} check: ${outcome.reason}.${verdict}`,
   };
+}
+
+/** What decides an agent task's result: the job (the payload), who does it and how it is asked. */
+export interface AgentTaskIdParts {
+  /** The state the agent starts from. */
+  stateId: string;
+  typeId: string;
+  adapter: AgentSpec;
+  attempts: number;
+  seed: number;
+  /** The task's index among the type's tasks, which picks its witness. */
+  task: number;
+}
+
+/**
+ * A task's content-addressed id. A run with another model, attempt budget or prompt version
+ * gets other ids, so it never takes a result of this one for its own.
+ */
+export function agentTaskId(parts: AgentTaskIdParts): string {
+  return sha256Text(
+    [
+      parts.stateId,
+      parts.typeId,
+      'agent',
+      specText(parts.adapter),
+      parts.attempts,
+      PROMPT_VERSION,
+      parts.seed,
+      parts.task,
+    ].join('\0'),
+  ).slice(0, 16);
 }
 
 /**
@@ -111,25 +147,36 @@ export async function injectWithAgent(
 ): Promise<InjectSummary> {
   const started = performance.now();
   return withValidationSession(options, async (session) => {
-    const workspace = path.join(session.output.dir, 'workspace');
+    // Outside the output and the cache, which hold the answers (patches, pristine sources).
+    const scratch = await makeTempDir('inject-agent');
+    const workspace = path.join(scratch, 'workspace');
     const reset = async () => {
       await removeTree(workspace);
       await copyProjectTree(options.project.root, workspace);
     };
     const types: TypeSummary[] = [];
+    const engine: EngineRef = {
+      kind: 'agent',
+      agent: agent.adapter.spec,
+      attempts: agent.attempts,
+      promptVersion: PROMPT_VERSION,
+    };
     try {
       for (const spec of options.specs) {
         const typeStarted = performance.now();
         const injector = injectorFor(spec.id);
         const witnesses = shuffled(session.witnessOrder, typeRandom(options.seed, spec.id));
         for (let task = 0; task < options.maxTries; task++) {
-          if (session.output.tally(spec.id).accepted >= options.count) break;
+          if (session.output.tally(spec.id, engine).accepted >= options.count) break;
           const witness = witnesses[task % witnesses.length]!;
-          const id = sha256Text(
-            [options.project.label, spec.id, 'agent', agent.adapter.name, options.seed, task].join(
-              '\0',
-            ),
-          ).slice(0, 16);
+          const id = agentTaskId({
+            stateId: session.reference.id,
+            typeId: spec.id,
+            adapter: agent.adapter.spec,
+            attempts: agent.attempts,
+            seed: options.seed,
+            task,
+          });
           if (session.output.isDecided(id)) continue;
           const context = session.contextOf.get(witness)!;
           let last: { outcome: ValidationOutcome; changes: FileChange[] } | undefined;
@@ -190,7 +237,7 @@ export async function injectWithAgent(
               session,
               options,
               spec,
-              engine: 'agent',
+              engine,
               id,
               witness: context,
               site: null,
@@ -199,15 +246,21 @@ export async function injectWithAgent(
           );
         }
         types.push(
-          typeSummary(spec, session.output, null, Math.round(performance.now() - typeStarted)),
+          typeSummary(
+            spec,
+            engine,
+            session.output,
+            null,
+            Math.round(performance.now() - typeStarted),
+          ),
         );
       }
     } finally {
-      await removeTree(workspace);
+      await removeTree(scratch);
     }
     return session.output.writeSummary({
       project: options.project.label,
-      engine: 'agent',
+      engine,
       seed: options.seed,
       out: options.out,
       types,

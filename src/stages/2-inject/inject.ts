@@ -8,6 +8,7 @@ import { applyEdits, loadJavaGrammar, type TextEdit } from '../../lang/java/synt
 import { pristineState, type ProjectRef } from '../../project/project.js';
 import type { ProjectBase, ProjectState } from '../../project/state.js';
 import { WorkingCopy } from '../../project/working-copy.js';
+import { specText, type AgentSpec } from '../../agents/types.js';
 import type { CheckRecord } from '../../checks/types.js';
 import { JvmRunner } from '../../toolchains/jvm/runner.js';
 import type { Toolchain } from '../../toolchains/types.js';
@@ -22,6 +23,22 @@ import {
   type ValidationOutcome,
   type ValidationTimings,
 } from './validate.js';
+
+/** Who made a bug: the rules engine, or an agent (its full spec, attempt budget and prompts). */
+export type EngineRef =
+  { kind: 'rules' } | { kind: 'agent'; agent: AgentSpec; attempts: number; promptVersion: number };
+
+const RULES: EngineRef = { kind: 'rules' };
+
+/** Records of one engine count towards its own `--count` only. */
+function sameEngine(a: EngineRef, b: EngineRef): boolean {
+  if (a.kind === 'rules' || b.kind === 'rules') return a.kind === b.kind;
+  return (
+    specText(a.agent) === specText(b.agent) &&
+    a.attempts === b.attempts &&
+    a.promptVersion === b.promptVersion
+  );
+}
 
 /** Where a bug is: the member it changes, and the change in one line. */
 export interface Site {
@@ -45,7 +62,7 @@ export interface InjectionRecord {
   /** The buggy state: the project's base plus the bug's patch (the only copy of the patch). */
   state: ProjectState;
   bugType: BugTypeRef;
-  engine: 'rules' | 'agent';
+  engine: EngineRef;
   seed: number;
   witness: { testClass: string; contextSize: number; bucket: string };
   site: Site;
@@ -59,7 +76,7 @@ export interface RejectionRecord {
   id: string;
   base: ProjectBase;
   bugType: BugTypeRef;
-  engine: 'rules' | 'agent';
+  engine: EngineRef;
   witness: string;
   /** Null for an agent's change that never reached a site. */
   site: Site | null;
@@ -84,7 +101,7 @@ export interface TypeSummary {
 
 export interface InjectSummary {
   project: string;
-  engine: 'rules' | 'agent';
+  engine: EngineRef;
   seed: number;
   out: string;
   types: TypeSummary[];
@@ -166,10 +183,12 @@ export class InjectionOutput {
     this.decided.add(record.id);
   }
 
-  /** Accepted, tried and rejections by stage of one type so far (earlier runs included). */
-  tally(typeId: string) {
-    const accepted = this.accepted.filter((record) => record.bugType.id === typeId).length;
-    const rejections = this.rejected.filter((record) => record.bugType.id === typeId);
+  /** Accepted, tried and rejections by stage of one type and engine so far (earlier runs included). */
+  tally(typeId: string, engine: EngineRef) {
+    const mine = (record: InjectionRecord | RejectionRecord) =>
+      record.bugType.id === typeId && sameEngine(record.engine, engine);
+    const accepted = this.accepted.filter(mine).length;
+    const rejections = this.rejected.filter(mine);
     const rejectedBy: Partial<Record<RejectionStage, number>> = {};
     for (const record of rejections) rejectedBy[record.stage] = (rejectedBy[record.stage] ?? 0) + 1;
     return { accepted, tried: accepted + rejections.length, rejectedBy };
@@ -325,7 +344,7 @@ export interface Decision {
   session: ValidationSession;
   options: InjectOptions;
   spec: BugTypeSpec;
-  engine: 'rules' | 'agent';
+  engine: EngineRef;
   id: string;
   witness: ExecutionContextRecord;
   /** The rules engine's site; an agent's is found from the members its change touched. */
@@ -391,11 +410,12 @@ export async function recordOutcome(
 
 export function typeSummary(
   spec: BugTypeSpec,
+  engine: EngineRef,
   output: InjectionOutput,
   sitesFound: number | null,
   durationMs: number,
 ): TypeSummary {
-  const tally = output.tally(spec.id);
+  const tally = output.tally(spec.id, engine);
   return {
     typeId: spec.id,
     name: spec.name,
@@ -430,7 +450,7 @@ export async function injectWithRules(options: InjectOptions): Promise<InjectSum
       options.log(`inject: ${spec.id}: ${candidates.length} sites in reached members`);
       let triedNow = 0;
       for (const candidate of triesInOrder(candidates, typeRandom(options.seed, spec.id))) {
-        if (session.output.tally(spec.id).accepted >= options.count) break;
+        if (session.output.tally(spec.id, RULES).accepted >= options.count) break;
         if (triedNow >= options.maxTries) break;
         if (session.output.isDecided(candidate.id)) continue;
         triedNow++;
@@ -456,7 +476,7 @@ export async function injectWithRules(options: InjectOptions): Promise<InjectSum
             session,
             options,
             spec,
-            engine: 'rules',
+            engine: RULES,
             id: candidate.id,
             witness,
             site: {
@@ -472,6 +492,7 @@ export async function injectWithRules(options: InjectOptions): Promise<InjectSum
       types.push(
         typeSummary(
           spec,
+          RULES,
           session.output,
           candidates.length,
           Math.round(performance.now() - typeStarted),
@@ -480,7 +501,7 @@ export async function injectWithRules(options: InjectOptions): Promise<InjectSum
     }
     return session.output.writeSummary({
       project: options.project.label,
-      engine: 'rules',
+      engine: RULES,
       seed: options.seed,
       out: options.out,
       types,

@@ -1,11 +1,11 @@
 import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { UserError } from '../../../../core/errors.js';
-import { makeTempDir, removeTree } from '../../../../core/fs.js';
-import type { AgentAdapter, AgentRunInput } from '../types.js';
+import { UserError } from '../../core/errors.js';
+import { makeTempDir, removeTree } from '../../core/fs.js';
+import { REPLAY_BUDGET, type AgentAdapter, type AgentRunInput } from '../types.js';
 import { createClaudeCodeAdapter } from './cli.js';
-import { createAgentAdapter } from './index.js';
+import { createAgentAdapter, DEFAULT_MAX_TURNS } from './index.js';
 
 async function runIn(
   options: Parameters<typeof createAgentAdapter>[0],
@@ -63,15 +63,65 @@ describe('createAgentAdapter', () => {
 
   it('needs no API key for a local endpoint, and takes one from the environment otherwise', () => {
     expect(
-      createAgentAdapter({ agent: 'openai', model: 'm', baseUrl: 'http://127.0.0.1:9/v1' }, {})
+      createAgentAdapter({ agent: 'openai', model: 'm', baseUrl: 'http://127.0.0.1:9/v1' }, {}).spec
         .name,
     ).toBe('openai');
     expect(
       createAgentAdapter(
         { agent: 'openai', model: 'm', baseUrl: 'https://api.example.com/v1' },
         { WITNESSGYM_OPENAI_API_KEY: 'k' },
-      ).name,
+      ).spec.name,
     ).toBe('openai');
+  });
+
+  it('spells out every argument in the spec, defaults filled in, but not the API key', () => {
+    expect(
+      createAgentAdapter({ agent: 'command', agentCommand: 'my-agent --go' }, {}).spec,
+    ).toEqual({ name: 'command', command: 'my-agent --go' });
+    expect(createAgentAdapter({ agent: 'claude-code' }, {}).spec).toEqual({
+      name: 'claude-code',
+      bin: 'claude',
+      model: null,
+      extraArgs: [],
+    });
+    expect(
+      createAgentAdapter(
+        { agent: 'opencode', model: 'anthropic/claude-sonnet-4-5', agentArgs: ['--quiet'] },
+        { WITNESSGYM_OPENCODE_BIN: '/opt/opencode' },
+      ).spec,
+    ).toEqual({
+      name: 'opencode',
+      bin: '/opt/opencode',
+      model: 'anthropic/claude-sonnet-4-5',
+      extraArgs: ['--quiet'],
+    });
+    expect(createAgentAdapter({ agent: 'codex', model: 'o3' }, {}).spec).toEqual({
+      name: 'codex',
+      bin: 'codex',
+      model: 'o3',
+      extraArgs: [],
+      sandbox: 'danger-full-access',
+    });
+    const openai = createAgentAdapter(
+      {
+        agent: 'openai',
+        model: 'm',
+        baseUrl: 'https://api.example.com/v1',
+        apiKey: 'secret-key',
+        temperature: 0.2,
+      },
+      {},
+    ).spec;
+    expect(openai).toEqual({
+      name: 'openai',
+      baseURL: 'https://api.example.com/v1',
+      model: 'm',
+      temperature: 0.2,
+      maxTurns: DEFAULT_MAX_TURNS,
+      maxToolOutputChars: 20_000,
+      replayBudget: REPLAY_BUDGET,
+    });
+    expect(JSON.stringify(openai)).not.toContain('secret-key');
   });
 
   it('reports a vendor CLI that is not installed as failing to start', async () => {

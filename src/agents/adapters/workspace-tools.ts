@@ -1,8 +1,8 @@
 import type { Dirent } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { globToRegExp } from '../../../../core/glob.js';
-import { runProcess } from '../../../../core/process.js';
+import { globToRegExp } from '../../core/glob.js';
+import { runProcess } from '../../core/process.js';
 import { capMiddle, capTail } from '../types.js';
 
 /** A tool call the workspace refuses or cannot carry out; its message goes back to the model. */

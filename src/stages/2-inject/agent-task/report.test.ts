@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { parseInjectReport, reportProblems, type InjectReport } from './report.js';
+import { parseReport, reportProblems } from '../../../agents/report.js';
+import { INJECT_REPORT_PREFIX, injectReportFormat, type InjectReport } from './report.js';
 
 const expected = { replayCommand: 'mvn -q -Dtest=p.CounterTest test', typeId: 'logic_guard' };
+const parseInjectReport = (text: string, task: typeof expected) =>
+  parseReport(text, injectReportFormat(task));
+const problemsOf = (parse: ReturnType<typeof parseInjectReport>) =>
+  reportProblems(parse, INJECT_REPORT_PREFIX);
 
 const report: InjectReport = {
   ok: true,
@@ -25,38 +30,25 @@ const report: InjectReport = {
 
 const line = (value: unknown) => `INJECT_REPORT_JSON: ${JSON.stringify(value)}`;
 
-describe('parseInjectReport', () => {
+describe('the INJECT_REPORT_JSON line', () => {
   it('reads a sound report line', () => {
     const parsed = parseInjectReport(`I changed the guard.\n${line(report)}\n`, expected);
-    expect(parsed).toEqual({ status: 'ok', report, mismatches: [], warnings: [] });
-    expect(reportProblems(parsed)).toEqual([]);
-  });
-
-  it('takes the last report line, indentation allowed', () => {
-    const first = { ...report, notes: 'first' };
-    const last = { ...report, notes: 'last' };
-    const parsed = parseInjectReport(`${line(first)}\nmore work\n   ${line(last)}\r\n`, expected);
-    expect(parsed.status === 'ok' && parsed.report.notes).toBe('last');
+    expect(parsed).toEqual({ kind: 'Parsed', report, mismatches: [], warnings: [] });
+    expect(problemsOf(parsed)).toEqual([]);
   });
 
   it('reports a missing line', () => {
     const parsed = parseInjectReport('done, the test fails now', expected);
-    expect(parsed).toEqual({ status: 'missing' });
-    expect(reportProblems(parsed)[0]).toMatch(/no line starting with INJECT_REPORT_JSON:/);
-  });
-
-  it('reports a line that is not JSON', () => {
-    const parsed = parseInjectReport('INJECT_REPORT_JSON: {"ok": true, "type_id": ', expected);
-    expect(parsed.status).toBe('malformed');
-    expect(reportProblems(parsed)[0]).toMatch(/not valid JSON/);
+    expect(parsed).toEqual({ kind: 'Missing' });
+    expect(problemsOf(parsed)[0]).toMatch(/no line starting with INJECT_REPORT_JSON:/);
   });
 
   it('reports missing fields and wrong types', () => {
     const partial: Partial<InjectReport> = { ...report };
     delete partial.bug_mechanism;
     const parsed = parseInjectReport(line({ ...partial, repro_exit_code: 'one' }), expected);
-    expect(parsed.status).toBe('schema');
-    const problem = reportProblems(parsed)[0]!;
+    expect(parsed.kind).toBe('SchemaViolation');
+    const problem = problemsOf(parsed)[0]!;
     expect(problem).toContain('bug_mechanism');
     expect(problem).toContain('repro_exit_code');
   });
@@ -66,22 +58,10 @@ describe('parseInjectReport', () => {
       line({ ...report, repro_cmd: 'mvn test', type_id: 'npe_guard_removed' }),
       expected,
     );
-    expect(parsed.status).toBe('ok');
-    const problems = reportProblems(parsed);
+    expect(parsed.kind).toBe('Parsed');
+    const problems = problemsOf(parsed);
     expect(problems).toHaveLength(2);
     expect(problems[0]).toMatch(/^repro_cmd "mvn test" differs/);
     expect(problems[1]).toMatch(/^type_id "npe_guard_removed" differs/);
-  });
-
-  it('accepts pretty-printed JSON after the prefix, with a warning', () => {
-    const text = `Summary.\nINJECT_REPORT_JSON:\n${JSON.stringify(report, null, 2)}\n`;
-    const parsed = parseInjectReport(text, expected);
-    expect(parsed.status).toBe('ok');
-    expect(parsed.status === 'ok' && parsed.warnings[0]).toMatch(/several lines/);
-  });
-
-  it('does not take trailing prose for JSON', () => {
-    const text = `INJECT_REPORT_JSON: {"ok": true,\n"notes": "x"}\nThanks!`;
-    expect(parseInjectReport(text, expected).status).toBe('malformed');
   });
 });

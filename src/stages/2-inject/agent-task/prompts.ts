@@ -1,8 +1,13 @@
+import type { AttemptPosition } from '../../../agents/engine.js';
+import { capMiddle, REPLAY_BUDGET } from '../../../agents/types.js';
 import { INJECT_REPORT_PREFIX } from './report.js';
-import { capMiddle, type InjectionTask } from './types.js';
+import type { InjectionTask } from './task.js';
 
-/** Runs of the reproduction command an agent may spend in one attempt (paper, Appendix I.1). */
-export const REPLAY_BUDGET = 3;
+/**
+ * The version of the injection prompts, hashed into task ids so results of other prompts are not
+ * taken for these. Bump it on any change to the prompt texts, the values they quote included.
+ */
+export const PROMPT_VERSION = 1;
 
 export const OPERATIONAL_FIELDS = [
   'ok',
@@ -65,21 +70,12 @@ FINAL OUTPUT:
 /** Characters of feedback quoted; harness output can be long and prompts travel over pipes. */
 const FEEDBACK_LIMIT = 8000;
 
-/** What the harness tells the agent about the previous attempt. */
-export interface PreviousAttempt {
-  attempt: number;
-  feedback: string;
-}
-
 function bullets(items: readonly string[]): string {
   return items.map((item) => `- ${item}`).join('\n');
 }
 
 /** The task payload (paper, Appendix I.2/I.6) for one attempt. */
-export function injectionTaskPayload(
-  task: InjectionTask,
-  attempt: { number: number; of: number; previous?: PreviousAttempt },
-): string {
+export function injectionTaskPayload(task: InjectionTask, attempt: AttemptPosition): string {
   const { spec } = task;
   const signatureRule = spec.changesSignature
     ? 'This bug type changes a method signature by its nature; keep every other public or protected signature unchanged.'

@@ -1,7 +1,7 @@
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { exists, makeTempDir, removeTree } from '../../../../core/fs.js';
+import { exists, makeTempDir, removeTree } from '../../core/fs.js';
 import { WorkspaceTools, type WorkspaceToolsOptions } from './workspace-tools.js';
 
 let base: string;

@@ -1,8 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { errorMessage, UserError } from '../../../../core/errors.js';
-import { makeTempDir, removeTree } from '../../../../core/fs.js';
-import { runProcess, shellJoin } from '../../../../core/process.js';
+import { errorMessage, UserError } from '../../core/errors.js';
+import { makeTempDir, removeTree } from '../../core/fs.js';
+import { runProcess, shellJoin } from '../../core/process.js';
 import {
   capMiddle,
   capTail,
@@ -10,6 +10,7 @@ import {
   TRANSCRIPT_LIMIT,
   type AgentAdapter,
   type AgentOutcome,
+  type AgentSpec,
   type AgentRunInput,
   type AgentRunResult,
 } from '../types.js';
@@ -157,7 +158,8 @@ export function createCommandAdapter(options: CommandAgentOptions): AgentAdapter
   const usesFile = options.command.includes(PROMPT_FILE_PLACEHOLDER);
   return {
     kind: 'agent',
-    name: 'command',
+    // Environment and grace period left out, as for the vendor CLIs (see vendorSpec).
+    spec: { name: 'command', command: options.command },
     run: (input) =>
       runInScratch(
         'command',
@@ -188,6 +190,14 @@ function vendorBin(
 }
 
 /**
+ * A vendor CLI's spec. The environment is left out (credentials travel there), and so is the
+ * kill grace period, which changes nothing the agent does.
+ */
+function vendorSpec(name: string, bin: string, options: VendorCliOptions): AgentSpec {
+  return { name, bin, model: options.model ?? null, extraArgs: options.extraArgs ?? [] };
+}
+
+/**
  * Claude Code in print mode. Flags from the CLI reference
  * (docs.anthropic.com/en/docs/claude-code/cli-reference): `-p` prints the final response and exits,
  * reading the prompt from stdin when no prompt argument is given; `--append-system-prompt` adds
@@ -210,7 +220,7 @@ export function createClaudeCodeAdapter(
       : options;
   return {
     kind: 'agent',
-    name: 'claude-code',
+    spec: vendorSpec('claude-code', bin, options),
     run: (input) =>
       runInScratch(
         'claude-code',
@@ -257,9 +267,10 @@ export function createCodexAdapter(
   env: NodeJS.ProcessEnv = process.env,
 ): AgentAdapter {
   const bin = vendorBin(options, 'WITNESSGYM_CODEX_BIN', 'codex', env);
+  const sandbox = options.sandbox ?? 'danger-full-access';
   return {
     kind: 'agent',
-    name: 'codex',
+    spec: { ...vendorSpec('codex', bin, options), sandbox },
     run: (input) =>
       runInScratch(
         'codex',
@@ -270,7 +281,7 @@ export function createCodexAdapter(
             args: [
               'exec',
               '--sandbox',
-              options.sandbox ?? 'danger-full-access',
+              sandbox,
               '--skip-git-repo-check',
               '--output-last-message',
               lastMessage,
@@ -302,7 +313,7 @@ export function createOpenCodeAdapter(
   const bin = vendorBin(options, 'WITNESSGYM_OPENCODE_BIN', 'opencode', env);
   return {
     kind: 'agent',
-    name: 'opencode',
+    spec: vendorSpec('opencode', bin, options),
     run: (input) =>
       runInScratch(
         'opencode',

@@ -1,11 +1,11 @@
 import OpenAI, { APIError } from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { UserError } from '../../../../core/errors.js';
-import { REPLAY_BUDGET } from '../prompts.js';
+import { UserError } from '../../core/errors.js';
 import {
   capMiddle,
   capTail,
   FINAL_TEXT_LIMIT,
+  REPLAY_BUDGET,
   TRANSCRIPT_LIMIT,
   type AgentAdapter,
   type AgentOutcome,
@@ -99,6 +99,9 @@ export function createOpenAIAdapter(
     throw new UserError(`--temperature must be between 0 and 2, not ${options.temperature}`);
   }
 
+  const maxToolOutputChars = options.maxToolOutputChars ?? DEFAULT_TOOL_OUTPUT;
+  const replayBudget = options.replayBudget ?? REPLAY_BUDGET;
+
   async function converse(
     input: AgentRunInput,
     tools: WorkspaceTools,
@@ -169,7 +172,16 @@ export function createOpenAIAdapter(
 
   return {
     kind: 'agent',
-    name: 'openai',
+    // The SDK's retries only re-send a failed request, so they are not part of the spec.
+    spec: {
+      name: 'openai',
+      baseURL: options.baseURL,
+      model: options.model,
+      temperature: options.temperature ?? null,
+      maxTurns,
+      maxToolOutputChars,
+      replayBudget,
+    },
     async run(input: AgentRunInput): Promise<AgentRunResult> {
       const started = performance.now();
       const transcript: string[] = [];
@@ -181,9 +193,9 @@ export function createOpenAIAdapter(
         try {
           tools = await WorkspaceTools.open(input.workspace, {
             replayCommand: input.replayCommand,
-            replayBudget: options.replayBudget ?? REPLAY_BUDGET,
+            replayBudget,
             deadline: Date.now() + input.timeoutMs,
-            maxOutputChars: options.maxToolOutputChars ?? DEFAULT_TOOL_OUTPUT,
+            maxOutputChars: maxToolOutputChars,
           });
         } catch (error) {
           throw new StartError(describeError(error));

@@ -1,30 +1,47 @@
-import { UserError } from '../../../core/errors.js';
-import { injectionSystemPrompt, injectionTaskPayload, type PreviousAttempt } from './prompts.js';
-import { parseInjectReport, reportProblems, type ReportParse } from './report.js';
-import type { AgentAdapter, AgentOutcome, InjectionTask } from './types.js';
-
-export type {
-  AgentAdapter,
-  AgentOutcome,
-  AgentRunInput,
-  AgentRunResult,
-  InjectionTask,
-} from './types.js';
-export type { InjectReport, ReportParse } from './report.js';
+import { UserError } from '../core/errors.js';
+import { parseReport, reportProblems, type ReportFormat, type ReportParse } from './report.js';
+import type { AgentAdapter, AgentOutcome, AgentSpec } from './types.js';
 
 export type AttemptJudgement =
-  | { accepted: true; summary: string }
+  | { kind: 'Accepted'; summary: string }
   /** `feedback` goes into the next attempt's prompt. */
-  | { accepted: false; reason: string; feedback: string };
+  | { kind: 'Rejected'; reason: string; feedback: string };
+
+/** What the harness tells the agent about the previous attempt. */
+export interface PreviousAttempt {
+  attempt: number;
+  feedback: string;
+}
+
+/** Which attempt a prompt is written for. */
+export interface AttemptPosition {
+  number: number;
+  of: number;
+  previous?: PreviousAttempt;
+}
+
+/** One job for an agent as a stage poses it: its prompts, its report line and where it works. */
+export interface AgentTask<Report> {
+  runId: string;
+  /** Absolute path of the directory the agent works in. */
+  workspace: string;
+  /** Run verbatim from the workspace; the built-in agent runs it as its run_replay tool. */
+  replayCommand: string;
+  systemPrompt: string;
+  userPrompt: (attempt: AttemptPosition) => string;
+  report: ReportFormat<Report>;
+  /** The feedback's closing words when the harness accepted the workspace but not the report. */
+  acceptedWithUnsoundReport: string;
+}
 
 /** An attempt as the agent left it, before the harness looked at the workspace. */
-export interface AttemptRecordWithoutJudgement {
+export interface AttemptRecordWithoutJudgement<Report> {
   attempt: number;
   adapter: string;
   outcome: AgentOutcome;
   durationMs: number;
-  /** The parsed INJECT_REPORT_JSON line, or why there is none. */
-  report: ReportParse;
+  /** The parsed report line, or why there is none. */
+  report: ReportParse<Report>;
   /** Missing, malformed or inconsistent report, in words; [] when the report is sound. */
   reportProblems: string[];
   userPrompt: string;
@@ -32,7 +49,7 @@ export interface AttemptRecordWithoutJudgement {
   transcript: string;
 }
 
-export interface AttemptRecord extends AttemptRecordWithoutJudgement {
+export interface AttemptRecord<Report> extends AttemptRecordWithoutJudgement<Report> {
   /** The harness's verdict on the workspace; null when the agent never started. */
   harness: AttemptJudgement | null;
   /**
@@ -42,25 +59,26 @@ export interface AttemptRecord extends AttemptRecordWithoutJudgement {
   judgement: AttemptJudgement;
 }
 
-export interface AgentInjectionResult {
+export interface AgentTaskResult<Report> {
   runId: string;
-  adapter: string;
+  /** Everything that decided what the agent did, for the record. */
+  adapter: AgentSpec;
   systemPrompt: string;
-  attempts: AttemptRecord[];
+  attempts: AttemptRecord<Report>[];
   acceptedAttempt: number | null;
   /** Why the loop ended. */
   stop: 'accepted' | 'attemptsExhausted' | 'agentFailedToStart';
 }
 
-export interface AgentInjectionOptions {
-  task: InjectionTask;
+export interface AgentTaskOptions<Report> {
+  task: AgentTask<Report>;
   adapter: AgentAdapter;
   /** 3 in the paper. */
   attempts: number;
   /** Restores the workspace to clean sources; called before every attempt. */
   reset: () => Promise<void>;
-  /** Validates the workspace as the agent left it. */
-  judge: (attempt: AttemptRecordWithoutJudgement) => Promise<AttemptJudgement>;
+  /** Judges the workspace as the agent left it. */
+  judge: (attempt: AttemptRecordWithoutJudgement<Report>) => Promise<AttemptJudgement>;
   /** Per agent run. */
   timeoutMs: number;
   log: (line: string) => void;
@@ -86,7 +104,7 @@ function describeOutcome(outcome: AgentOutcome, timeoutMs: number): string {
 }
 
 function verdictText(judgement: AttemptJudgement): string {
-  return judgement.accepted
+  return judgement.kind === 'Accepted'
     ? `accepted (${judgement.summary})`
     : `rejected: ${judgement.reason}\n${judgement.feedback}`;
 }
@@ -101,46 +119,45 @@ function finalJudgement(
   problems: string[],
   outcome: AgentOutcome,
   timeoutMs: number,
+  acceptedWithUnsoundReport: string,
 ): AttemptJudgement {
-  if (harness.accepted && problems.length === 0) return harness;
+  if (harness.kind === 'Accepted' && problems.length === 0) return harness;
   const feedback = [
     `Agent run: ${describeOutcome(outcome, timeoutMs)}.`,
     problems.length > 0 ? `Report: ${problems.join('; ')}.` : '',
     `Harness verdict on the workspace: ${verdictText(harness)}`,
-    harness.accepted
-      ? 'The bug was exposed, but the attempt does not count without a sound final report line.'
-      : '',
+    harness.kind === 'Accepted' ? acceptedWithUnsoundReport : '',
   ]
     .filter(Boolean)
     .join('\n');
   const reasons = [
-    harness.accepted ? '' : harness.reason,
+    harness.kind === 'Rejected' ? harness.reason : '',
     problems.length > 0 ? `report: ${problems.join('; ')}` : '',
   ].filter(Boolean);
-  return { accepted: false, reason: reasons.join('; '), feedback };
+  return { kind: 'Rejected', reason: reasons.join('; '), feedback };
 }
 
 /**
- * The paper's execution-guided injection loop (§3.2, Appendix C): up to `attempts` agent runs,
- * each on a freshly reset workspace, each judged by the harness, the verdict fed back into the
- * next prompt; stops at the first accepted attempt.
+ * The paper's execution-guided loop (§3.2, Appendix C): up to `attempts` agent runs, each on a
+ * freshly reset workspace, each judged by the harness, the verdict fed back into the next
+ * prompt; stops at the first accepted attempt.
  */
-export async function runAgentInjection(
-  options: AgentInjectionOptions,
-): Promise<AgentInjectionResult> {
+export async function runAgentTask<Report>(
+  options: AgentTaskOptions<Report>,
+): Promise<AgentTaskResult<Report>> {
   const { task, adapter, log, timeoutMs } = options;
+  const agentName = adapter.spec.name;
   if (!Number.isInteger(options.attempts) || options.attempts < 1) {
     throw new UserError(`attempts must be a positive integer, not ${options.attempts}`);
   }
-  const systemPrompt = injectionSystemPrompt();
-  const attempts: AttemptRecord[] = [];
+  const attempts: AttemptRecord<Report>[] = [];
   const result = (
     acceptedAttempt: number | null,
-    stop: AgentInjectionResult['stop'],
-  ): AgentInjectionResult => ({
+    stop: AgentTaskResult<Report>['stop'],
+  ): AgentTaskResult<Report> => ({
     runId: task.runId,
-    adapter: adapter.name,
-    systemPrompt,
+    adapter: adapter.spec,
+    systemPrompt: task.systemPrompt,
     attempts,
     acceptedAttempt,
     stop,
@@ -149,33 +166,30 @@ export async function runAgentInjection(
 
   for (let number = 1; number <= options.attempts; number++) {
     await options.reset();
-    const userPrompt = injectionTaskPayload(task, { number, of: options.attempts, previous });
-    log(`attempt ${number}/${options.attempts}: running agent ${adapter.name}`);
+    const userPrompt = task.userPrompt({ number, of: options.attempts, previous });
+    log(`attempt ${number}/${options.attempts}: running agent ${agentName}`);
     const run = await adapter.run({
       workspace: task.workspace,
-      systemPrompt,
+      systemPrompt: task.systemPrompt,
       userPrompt,
       replayCommand: task.replayCommand,
       timeoutMs,
       log,
     });
-    const report = parseInjectReport(run.finalText, {
-      replayCommand: task.replayCommand,
-      typeId: task.spec.id,
-    });
-    const unjudged: AttemptRecordWithoutJudgement = {
+    const report = parseReport(run.finalText, task.report);
+    const unjudged: AttemptRecordWithoutJudgement<Report> = {
       attempt: number,
-      adapter: adapter.name,
+      adapter: agentName,
       outcome: run.outcome,
       durationMs: run.durationMs,
       report,
-      reportProblems: reportProblems(report),
+      reportProblems: reportProblems(report, task.report.prefix),
       userPrompt,
       finalText: run.finalText,
       transcript: run.transcript,
     };
     log(
-      `attempt ${number}: ${describeOutcome(run.outcome, timeoutMs)} after ${run.durationMs} ms; report ${report.status}`,
+      `attempt ${number}: ${describeOutcome(run.outcome, timeoutMs)} after ${run.durationMs} ms; report ${report.kind}`,
     );
 
     if (run.outcome.kind === 'failedToStart') {
@@ -184,17 +198,22 @@ export async function runAgentInjection(
       attempts.push({
         ...unjudged,
         harness: null,
-        judgement: { accepted: false, reason, feedback: reason },
+        judgement: { kind: 'Rejected', reason, feedback: reason },
       });
       log(`attempt ${number}: stopping: ${reason}`);
       return result(null, 'agentFailedToStart');
     }
 
     const harness = await options.judge(unjudged);
-    const judgement = finalJudgement(harness, unjudged.reportProblems, run.outcome, timeoutMs);
-    const record: AttemptRecord = { ...unjudged, harness, judgement };
-    attempts.push(record);
-    if (judgement.accepted) {
+    const judgement = finalJudgement(
+      harness,
+      unjudged.reportProblems,
+      run.outcome,
+      timeoutMs,
+      task.acceptedWithUnsoundReport,
+    );
+    attempts.push({ ...unjudged, harness, judgement });
+    if (judgement.kind === 'Accepted') {
       log(`attempt ${number}: accepted: ${judgement.summary}`);
       return result(number, 'accepted');
     }

@@ -1,4 +1,4 @@
-import { UserError } from '../../../../core/errors.js';
+import { UserError } from '../../core/errors.js';
 import type { AgentAdapter } from '../types.js';
 import {
   createClaudeCodeAdapter,

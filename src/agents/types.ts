@@ -1,21 +1,3 @@
-import type { BugTypeSpec } from '../spec.js';
-
-/** One injection job for an agent: a bug type, a witness test and the context it reaches. */
-export interface InjectionTask {
-  spec: BugTypeSpec;
-  /** e.g. "commons-csv@1.9.0" */
-  projectLabel: string;
-  /** Absolute path of the project copy the agent edits (its working directory). */
-  workspace: string;
-  /** `testFile` is project-relative. */
-  witness: { testClass: string; testFile: string };
-  /** Trace summary; `anchors` are the candidate methods, file paths project-relative. */
-  context: { size: number; bucket: string; anchors: { method: string; file: string }[] };
-  /** Run verbatim from the workspace; an exit code other than 0 means the witness fails. */
-  replayCommand: string;
-  runId: string;
-}
-
 /** How an agent run ended. */
 export type AgentOutcome =
   /** A CLI agent's process ended by itself (code null when a signal ended it). */
@@ -48,9 +30,29 @@ export interface AgentRunResult {
   durationMs: number;
 }
 
+/** One argument of an adapter, as JSON. */
+export type AgentSpecValue = string | number | boolean | null | readonly string[];
+
+/**
+ * Everything that changes what an adapter's agent does: its name and its arguments (model,
+ * executable, flags, endpoint, sampling, budgets), defaults filled in. Credentials stay out: the
+ * spec is recorded and hashed into ids.
+ */
+export interface AgentSpec {
+  readonly name: string;
+  readonly [argument: string]: AgentSpecValue;
+}
+
+/** A spec as text with its arguments in name order: equal specs give equal text. */
+export function specText(spec: AgentSpec): string {
+  return JSON.stringify(
+    Object.fromEntries(Object.entries(spec).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+  );
+}
+
 export interface AgentAdapter {
   kind: 'agent';
-  name: string;
+  spec: AgentSpec;
   run(input: AgentRunInput): Promise<AgentRunResult>;
 }
 
@@ -70,3 +72,9 @@ export function capMiddle(text: string, limit: number): string {
   const half = Math.floor(limit / 2);
   return `${text.slice(0, half)}\n[... ${text.length - 2 * half} chars dropped ...]\n${text.slice(-half)}`;
 }
+
+/**
+ * Runs of the replay command an agent may spend in one attempt (paper, Appendix I.1): what the
+ * prompts state and the built-in agent's run_replay tool enforces.
+ */
+export const REPLAY_BUDGET = 3;

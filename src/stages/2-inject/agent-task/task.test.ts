@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { AttemptJudgement, AttemptRecordWithoutJudgement } from '../../../agents/engine.js';
+import type { AgentOutcome, AgentRunInput, AgentRunResult } from '../../../agents/types.js';
 import type { BugTypeSpec } from '../spec.js';
-import {
-  runAgentInjection,
-  type AttemptJudgement,
-  type AttemptRecordWithoutJudgement,
-} from './engine.js';
-import type { AgentOutcome, AgentRunInput, AgentRunResult, InjectionTask } from './types.js';
+import type { InjectReport } from './report.js';
+import { runAgentInjection, type InjectionTask } from './task.js';
 
 const spec: BugTypeSpec = {
   id: 'logic_guard_inversion',
@@ -69,7 +67,7 @@ function fakeAdapter(runs: { outcome?: AgentOutcome; finalText: string }[]) {
     events,
     adapter: {
       kind: 'agent' as const,
-      name: 'fake',
+      spec: { name: 'fake', model: 'fake-model' },
       run: async (input: AgentRunInput): Promise<AgentRunResult> => {
         inputs.push(input);
         events.push(`run ${inputs.length}`);
@@ -86,10 +84,10 @@ function fakeAdapter(runs: { outcome?: AgentOutcome; finalText: string }[]) {
 }
 
 function scriptedJudge(verdicts: AttemptJudgement[], events: string[]) {
-  const seen: AttemptRecordWithoutJudgement[] = [];
+  const seen: AttemptRecordWithoutJudgement<InjectReport>[] = [];
   return {
     seen,
-    judge: async (attempt: AttemptRecordWithoutJudgement) => {
+    judge: async (attempt: AttemptRecordWithoutJudgement<InjectReport>) => {
       seen.push(attempt);
       events.push(`judge ${attempt.attempt}`);
       return verdicts[seen.length - 1]!;
@@ -100,7 +98,7 @@ function scriptedJudge(verdicts: AttemptJudgement[], events: string[]) {
 /** The engine on `task` with no-op resets, quiet logs, 3 attempts and a 1 s limit, unless overridden. */
 function inject(
   agent: ReturnType<typeof fakeAdapter>,
-  judge: (attempt: AttemptRecordWithoutJudgement) => Promise<AttemptJudgement>,
+  judge: (attempt: AttemptRecordWithoutJudgement<InjectReport>) => Promise<AttemptJudgement>,
   overrides: Partial<Parameters<typeof runAgentInjection>[0]> = {},
 ) {
   return runAgentInjection({
@@ -116,11 +114,11 @@ function inject(
 }
 
 const rejected: AttemptJudgement = {
-  accepted: false,
+  kind: 'Rejected',
   reason: 'witness passes',
   feedback: 'The witness p.CounterTest still passes (exit 0).',
 };
-const accepted: AttemptJudgement = { accepted: true, summary: 'TestFailed 3/3' };
+const accepted: AttemptJudgement = { kind: 'Accepted', summary: 'TestFailed 3/3' };
 
 describe('runAgentInjection', () => {
   it('resets before every attempt, feeds back the verdict and stops at the first acceptance', async () => {
@@ -136,9 +134,9 @@ describe('runAgentInjection', () => {
     expect(agent.events).toEqual(['reset', 'run 1', 'judge 1', 'reset', 'run 2', 'judge 2']);
     expect(result.acceptedAttempt).toBe(2);
     expect(result.stop).toBe('accepted');
-    expect(result.attempts.map((a) => a.judgement.accepted)).toEqual([false, true]);
-    expect(result.attempts[0]!.report.status).toBe('ok');
-    expect(seen[1]!.report.status).toBe('ok');
+    expect(result.attempts.map((a) => a.judgement.kind)).toEqual(['Rejected', 'Accepted']);
+    expect(result.attempts[0]!.report.kind).toBe('Parsed');
+    expect(seen[1]!.report.kind).toBe('Parsed');
     // The second prompt quotes what the harness said about the first attempt.
     expect(agent.inputs[0]!.userPrompt).not.toContain('PREVIOUS ATTEMPT FEEDBACK');
     expect(agent.inputs[1]!.userPrompt).toContain('PREVIOUS ATTEMPT FEEDBACK (attempt 1');
@@ -161,10 +159,10 @@ describe('runAgentInjection', () => {
     expect(seen).toHaveLength(3);
     expect(result.acceptedAttempt).toBeNull();
     expect(result.stop).toBe('attemptsExhausted');
-    expect(result.attempts.map((a) => a.report.status)).toEqual(['missing', 'malformed', 'ok']);
+    expect(result.attempts.map((a) => a.report.kind)).toEqual(['Missing', 'Malformed', 'Parsed']);
     for (const attempt of result.attempts) {
       expect(attempt.harness).toEqual(accepted);
-      expect(attempt.judgement.accepted).toBe(false);
+      expect(attempt.judgement.kind).toBe('Rejected');
     }
     expect(result.attempts[2]!.reportProblems[0]).toMatch(/^repro_cmd "mvn test" differs/);
     const second = agent.inputs[1]!.userPrompt;
@@ -179,7 +177,7 @@ describe('runAgentInjection', () => {
     const result = await inject(agent, judge, { attempts: 1 });
     expect(result.acceptedAttempt).toBeNull();
     expect(result.attempts[0]!.judgement).toMatchObject({
-      accepted: false,
+      kind: 'Rejected',
       reason: 'witness passes',
     });
   });
@@ -195,7 +193,7 @@ describe('runAgentInjection', () => {
     expect(result.attempts).toHaveLength(1);
     expect(result.attempts[0]!.harness).toBeNull();
     expect(result.attempts[0]!.judgement).toMatchObject({
-      accepted: false,
+      kind: 'Rejected',
       reason: 'the agent failed to start: spawn claude ENOENT',
     });
   });
@@ -208,7 +206,7 @@ describe('runAgentInjection', () => {
     const { judge } = scriptedJudge([rejected, accepted], agent.events);
     const result = await inject(agent, judge, { timeoutMs: 90_000 });
     expect(result.acceptedAttempt).toBe(2);
-    expect(result.attempts[0]!.judgement.accepted).toBe(false);
+    expect(result.attempts[0]!.judgement.kind).toBe('Rejected');
     expect(agent.inputs[1]!.userPrompt).toContain('the agent hit the time limit of 90 s');
   });
 

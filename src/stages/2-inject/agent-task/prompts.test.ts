@@ -2,9 +2,11 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bugTypesDir, parseBugTypeSpec, type BugTypeSpec } from '../spec.js';
-import { injectionSystemPrompt, injectionTaskPayload } from './prompts.js';
-import { parseInjectReport } from './report.js';
-import type { InjectionTask } from './types.js';
+import { parseReport } from '../../../agents/report.js';
+import { sha256Text } from '../../../core/fs.js';
+import { injectionSystemPrompt, injectionTaskPayload, PROMPT_VERSION } from './prompts.js';
+import { injectReportFormat } from './report.js';
+import type { InjectionTask } from './task.js';
 
 async function exampleSpec(): Promise<BugTypeSpec> {
   const file = path.join(bugTypesDir(), 'api_identical_value_comparison.yaml');
@@ -97,11 +99,11 @@ describe('injectionTaskPayload', () => {
     const task = taskFor(await exampleSpec());
     const payload = injectionTaskPayload(task, { number: 1, of: 3 });
     const templateLine = payload.split('\n').at(-1)!;
-    const parsed = parseInjectReport(templateLine, {
-      replayCommand: task.replayCommand,
-      typeId: task.spec.id,
-    });
-    expect(parsed).toMatchObject({ status: 'ok', mismatches: [] });
+    const parsed = parseReport(
+      templateLine,
+      injectReportFormat({ replayCommand: task.replayCommand, typeId: task.spec.id }),
+    );
+    expect(parsed).toMatchObject({ kind: 'Parsed', mismatches: [] });
   });
 
   it('carries the previous attempt feedback from the second attempt on', async () => {
@@ -120,5 +122,40 @@ describe('injectionTaskPayload', () => {
     const spec = { ...(await exampleSpec()), changesSignature: true };
     const payload = injectionTaskPayload(taskFor(spec), { number: 1, of: 3 });
     expect(payload).toContain('This bug type changes a method signature by its nature');
+  });
+});
+
+describe('PROMPT_VERSION', () => {
+  /** A spec written out here, so edits to the bug-type files do not move the pin. */
+  const pinnedSpec: BugTypeSpec = {
+    id: 'logic_guard_inversion',
+    name: 'Guard Predicate Inversion',
+    category: 'Logic',
+    scope: 'intra_method_branch_condition',
+    language: 'java',
+    description: 'A guard is flipped.',
+    structureConstraints: { requiredElements: ['a guard'], forbiddenElements: ['constants'] },
+    runtimeEffect: { exceptionType: 'none', typicalFailureSignal: 'assertion failure' },
+    triggerConditions: { testShape: 'valid and invalid inputs', inputProperties: 'both kinds' },
+    reach: 'method',
+    changesSignature: false,
+    codeql: null,
+    example: { before: 'if (a > 0)', after: 'if (a < 0)' },
+  };
+
+  it('belongs to these prompt texts: change them, bump the version and re-pin the hash', () => {
+    const texts = [
+      injectionSystemPrompt(),
+      injectionTaskPayload(taskFor(pinnedSpec), { number: 1, of: 3 }),
+      injectionTaskPayload(taskFor({ ...pinnedSpec, changesSignature: true }), {
+        number: 2,
+        of: 3,
+        previous: { attempt: 1, feedback: 'the witness still passes' },
+      }),
+    ];
+    expect({ version: PROMPT_VERSION, sha256: sha256Text(texts.join('\0')) }).toEqual({
+      version: 1,
+      sha256: '1013d1f9b887947d5bbfe026416305e16cada349f7a350346bff7e531d385b8d',
+    });
   });
 });
