@@ -16,6 +16,7 @@ import { witnessContexts } from '../src/stages/2-inject/contexts.js';
 import { injectWithRules, type TypeSummary } from '../src/stages/2-inject/inject.js';
 import { loadBugTypeSpecs, selectBugTypes } from '../src/stages/2-inject/spec.js';
 import { mavenToolchain } from '../src/toolchains/maven/maven.js';
+import { plainSink } from '../src/events/render.js';
 import { formatTable } from './lib/candidates.js';
 
 const { values } = parseArgs({
@@ -33,7 +34,7 @@ const { values } = parseArgs({
 const cache = cacheLayout(resolveCacheDir());
 const specs = selectBugTypes(await loadBugTypeSpecs(), values.types);
 const totals = new Map<string, { tried: number; accepted: number; ms: number; sites: number }>();
-const log = (line: string) => process.stderr.write(`${line}\n`);
+const events = plainSink((line) => process.stderr.write(`${line}\n`));
 const add = (type: TypeSummary) => {
   const total = totals.get(type.typeId) ?? { tried: 0, accepted: 0, ms: 0, sites: 0 };
   totals.set(type.typeId, {
@@ -46,7 +47,7 @@ const add = (type: TypeSummary) => {
 for (const name of values.projects.split(',')) {
   const project = await resolveProject(name, cache);
   const mapFile = path.join(projectPaths(cache, project.recipe!).dir, 'execution-contexts.jsonl');
-  const contexts = await witnessContexts(project, cache, mapFile, undefined, log);
+  const contexts = await witnessContexts(project, cache, mapFile, undefined, events);
   const out = await makeTempDir('inject-bench');
   try {
     const summary = await injectWithRules({
@@ -61,7 +62,7 @@ for (const name of values.projects.split(',')) {
       out,
       collateralLimit: 0,
       mavenCheck: false,
-      log,
+      events,
     });
     summary.types.forEach(add);
     process.stdout.write(

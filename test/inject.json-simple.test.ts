@@ -7,6 +7,7 @@ import { runProcess } from '../src/core/process.js';
 import { loadJavaGrammar } from '../src/lang/java/syntax.js';
 import { pristineState, resolveProject, type ProjectRef } from '../src/project/project.js';
 import { materialise } from '../src/project/state.js';
+import { silent } from '../src/events/types.js';
 import { WorkingCopy } from '../src/project/working-copy.js';
 import { projectPaths } from '../src/stages/0-corpus/fetch.js';
 import { witnessContexts } from '../src/stages/2-inject/contexts.js';
@@ -165,7 +166,7 @@ describe('validation rejects candidates with the reason', () => {
     const cache = cacheLayout(resolveCacheDir());
     project = await resolveProject('json-simple', cache);
     const mapFile = path.join(projectPaths(cache, project.recipe!).dir, 'execution-contexts.jsonl');
-    const contexts = await witnessContexts(project, cache, mapFile, undefined, () => {});
+    const contexts = await witnessContexts(project, cache, mapFile, undefined, silent);
     copy = await WorkingCopy.create(
       project.root,
       pristineState(project),

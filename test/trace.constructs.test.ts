@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
 import { DEFAULT_BUILD } from '../src/toolchains/build.js';
 import { traceProject, type ExecutionContextRecord } from '../src/stages/1-trace/trace.js';
+import { silent } from '../src/events/types.js';
 import { JvmRunner } from '../src/toolchains/jvm/runner.js';
 import { builtFixture } from './helpers.js';
 
@@ -27,7 +28,7 @@ beforeAll(async () => {
     classes: [{ testClass: 'fixture.ExitingTest' }, { testClass: 'fixture.ConstructsTest' }],
     out: path.join(work, 'map.jsonl'),
     perTest: true,
-    log: () => undefined,
+    events: silent,
     runner,
   });
   expect(summary.records).toHaveLength(2);

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { UserError } from '../core/errors.js';
 import type { CacheLayout } from '../core/cache.js';
+import type { EventSink } from '../events/types.js';
 import { resolveProject } from '../project/project.js';
 import { projectPaths } from '../stages/0-corpus/fetch.js';
 import { witnessContexts } from '../stages/2-inject/contexts.js';
@@ -53,7 +54,7 @@ export async function runInjectCommand(
   projectArgument: string,
   options: InjectCommandOptions,
   cache: CacheLayout,
-  log: (line: string) => void,
+  events: EventSink,
 ): Promise<InjectSummary> {
   const specs = selectBugTypes(await loadBugTypeSpecs(), options.types);
   const project = await resolveProject(projectArgument, cache, options.recipe);
@@ -62,7 +63,7 @@ export async function runInjectCommand(
     project.recipe && project.baseline
       ? path.join(projectPaths(cache, project.recipe).dir, 'execution-contexts.jsonl')
       : path.join(out, 'execution-contexts.jsonl');
-  const contexts = await witnessContexts(project, cache, mapFile, options.test, log);
+  const contexts = await witnessContexts(project, cache, mapFile, options.test, events);
   if (contexts.length === 0) {
     throw new UserError(
       `no test class of ${project.label} passes and reaches production code: nothing to inject into`,
@@ -80,7 +81,7 @@ export async function runInjectCommand(
     out,
     collateralLimit: options.collateralLimit,
     mavenCheck: true,
-    log,
+    events,
   };
   if (options.engine === 'rules') {
     if (options.agent) throw new UserError('--agent applies to --engine agent only');

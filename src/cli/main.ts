@@ -4,6 +4,8 @@ import { cacheLayout, resolveCacheDir, type CacheLayout } from '../core/cache.js
 import { UserError, errorMessage } from '../core/errors.js';
 import { readJsonIfExists } from '../core/fs.js';
 import { packageVersion } from '../core/package-root.js';
+import { progressSink } from '../events/render.js';
+import type { EventSink } from '../events/types.js';
 import { describeVerdict } from '../core/verdict.js';
 import { surefireSelects } from '../core/glob.js';
 import { traceProject } from '../stages/1-trace/trace.js';
@@ -47,6 +49,16 @@ function cacheFrom(command: Command): CacheLayout {
 
 function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Runs long work with the progress display that suits where stderr goes (see progressSink). */
+async function withProgress<T>(json: boolean, work: (events: EventSink) => Promise<T>): Promise<T> {
+  const sink = progressSink({ json });
+  try {
+    return await work(sink);
+  } finally {
+    sink.stop();
+  }
 }
 
 function progress(line: string): void {
@@ -227,14 +239,16 @@ async function trace(
       `no test class of ${recipe.name} matches --tests ${options.tests?.join(' ')}`,
     );
   }
-  const summary = await traceProject(paths.pristine, {
-    cache,
-    build: recipe.build,
-    classes: selected.map((entry) => ({ testClass: entry.testClass, baseline: entry })),
-    out: path.resolve(options.out ?? path.join(paths.dir, 'execution-contexts.jsonl')),
-    perTest: options.perTest ?? false,
-    log: progress,
-  });
+  const summary = await withProgress(options.json ?? false, (events) =>
+    traceProject(paths.pristine, {
+      cache,
+      build: recipe.build,
+      classes: selected.map((entry) => ({ testClass: entry.testClass, baseline: entry })),
+      out: path.resolve(options.out ?? path.join(paths.dir, 'execution-contexts.jsonl')),
+      perTest: options.perTest ?? false,
+      events,
+    }),
+  );
   const buckets: Record<string, number> = {};
   for (const record of summary.records) buckets[record.bucket] = (buckets[record.bucket] ?? 0) + 1;
   const mismatches = summary.records
@@ -274,7 +288,9 @@ async function inject(
   options: InjectCommandOptions,
   command: Command,
 ): Promise<void> {
-  const summary = await runInjectCommand(project, options, cacheFrom(command), progress);
+  const summary = await withProgress(options.json ?? false, (events) =>
+    runInjectCommand(project, options, cacheFrom(command), events),
+  );
   if (options.json) printJson(summary);
   else process.stdout.write(`${formatInjectSummary(summary)}\n`);
   // Short of the count asked for is a result the caller should notice, not a crash.

@@ -1,6 +1,7 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { CacheLayout } from '../../core/cache.js';
+import type { EventSink } from '../../events/types.js';
 import { copyProjectTree, makeTempDir, readJsonLines, removeTree } from '../../core/fs.js';
 import { describeVerdict, type SingleVerdictKind } from '../../core/verdict.js';
 import type { JvmRunner, RawTrace, TestOutcome } from '../../toolchains/jvm/runner.js';
@@ -99,7 +100,7 @@ export interface TraceOptions {
   classes: { testClass: string; baseline?: BaselineClass }[];
   out: string;
   perTest: boolean;
-  log: (line: string) => void;
+  events: EventSink;
   runner?: JvmRunner;
 }
 
@@ -151,6 +152,13 @@ export async function traceProject(
     withTracing(jvmTestRunner(options.cache, options.runner), options.perTest),
     (request) => timeLimit('jvm', 'trace', baselines.get(request.testClass)?.durationMs),
   );
+  options.events.emit({
+    kind: 'StageStarted',
+    stage: 'trace',
+    subject: options.out,
+    total: pending.length,
+    unit: 'classes',
+  });
   try {
     if (pending.length > 0) await copyProjectTree(projectRoot, copy);
     const sources = await SourceIndex.build(path.join(copy, options.build.module ?? ''), copy);
@@ -195,10 +203,21 @@ export async function traceProject(
       // One write per class: a crash leaves at most one partial line, which is traced again.
       await appendFile(options.out, lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
       done.set(testClass, classRecord);
-      options.log(
-        `trace: ${index + 1}/${pending.length} ${testClass}: ${classRecord.status}, ${classRecord.size} methods (${classRecord.bucket})`,
-      );
+      options.events.emit({
+        kind: 'ItemDone',
+        stage: 'trace',
+        done: index + 1,
+        total: pending.length,
+        item: testClass,
+        outcome: `${classRecord.status}, ${classRecord.size} methods (${classRecord.bucket})`,
+      });
     }
+    options.events.emit({
+      kind: 'StageFinished',
+      stage: 'trace',
+      subject: options.out,
+      durationMs: Math.round(performance.now() - started),
+    });
   } finally {
     await runner.close();
     await removeTree(workDir);

@@ -1,4 +1,5 @@
 import type { CacheLayout } from '../../core/cache.js';
+import { note, type EventSink } from '../../events/types.js';
 import { UserError } from '../../core/errors.js';
 import type { ProjectRef } from '../../project/project.js';
 import { readContextMap, traceProject, type ExecutionContextRecord } from '../1-trace/trace.js';
@@ -13,7 +14,7 @@ export async function witnessContexts(
   cache: CacheLayout,
   mapFile: string,
   tests: string[] | undefined,
-  log: (line: string) => void,
+  events: EventSink,
 ): Promise<ExecutionContextRecord[]> {
   const baseline = project.baseline;
   if (!tests && !baseline) {
@@ -36,7 +37,7 @@ export async function witnessContexts(
   let records = await readContextMap(mapFile);
   const missing = wanted.filter((testClass) => !records.has(testClass));
   if (missing.length > 0) {
-    log(`inject: tracing ${missing.length} test classes missing from ${mapFile}`);
+    note(events, 'inject', `tracing ${missing.length} test classes missing from ${mapFile}`);
     await traceProject(project.root, {
       cache,
       build: project.build,
@@ -46,7 +47,7 @@ export async function witnessContexts(
       }),
       out: mapFile,
       perTest: false,
-      log,
+      events,
     });
     records = await readContextMap(mapFile);
   }

@@ -10,6 +10,7 @@ import {
   writeJsonAtomic,
 } from '../../core/fs.js';
 import { packageRoot } from '../../core/package-root.js';
+import { note } from '../../events/types.js';
 import { shellJoin } from '../../core/process.js';
 import type { FileChange } from '../../core/file-change.js';
 import { testSourceFile } from '../../toolchains/layout.js';
@@ -162,9 +163,18 @@ export async function injectWithAgent(
       promptVersion: PROMPT_VERSION,
     };
     try {
-      for (const spec of options.specs) {
+      for (const [index, spec] of options.specs.entries()) {
         const typeStarted = performance.now();
         const injector = injectorFor(spec.id);
+        options.events.emit({
+          kind: 'TypeStarted',
+          typeId: spec.id,
+          index: index + 1,
+          of: options.specs.length,
+          sites: null,
+          wanted: options.count,
+          maxTries: options.maxTries,
+        });
         const witnesses = shuffled(session.witnessOrder, typeRandom(options.seed, spec.id));
         for (let task = 0; task < options.maxTries; task++) {
           if (session.output.tally(spec.id, engine).accepted >= options.count) break;
@@ -216,7 +226,7 @@ export async function injectWithAgent(
               return judgementOf(outcome);
             },
             timeoutMs: agent.agentTimeoutMs,
-            log: options.log,
+            log: (line) => note(options.events, 'agent', line),
           });
           await writeJsonAtomic(session.output.file(path.join('agent-runs', `${id}.json`)), result);
           // The harness may have accepted the last change while the attempt failed on its report.
@@ -246,13 +256,7 @@ export async function injectWithAgent(
           );
         }
         types.push(
-          typeSummary(
-            spec,
-            engine,
-            session.output,
-            null,
-            Math.round(performance.now() - typeStarted),
-          ),
+          typeSummary(spec, engine, session, null, Math.round(performance.now() - typeStarted)),
         );
       }
     } finally {

@@ -10,6 +10,7 @@ import type { ProjectBase, ProjectState } from '../../project/state.js';
 import { WorkingCopy } from '../../project/working-copy.js';
 import { specText, type AgentSpec } from '../../agents/types.js';
 import type { CheckRecord } from '../../checks/types.js';
+import type { EventSink } from '../../events/types.js';
 import { JvmRunner } from '../../toolchains/jvm/runner.js';
 import type { Toolchain } from '../../toolchains/types.js';
 import type { ExecutionContextRecord } from '../1-trace/trace.js';
@@ -123,7 +124,7 @@ export interface InjectOptions {
   out: string;
   collateralLimit: number;
   mavenCheck: boolean;
-  log: (line: string) => void;
+  events: EventSink;
 }
 
 /** A rules-engine candidate: one rewrite in one reached member. */
@@ -287,6 +288,7 @@ function triesInOrder(candidates: RuleCandidate[], random: () => number): RuleCa
 /** The harness side of a run: a working copy of the project, a warm runner, a validator. */
 export interface ValidationSession {
   validator: InjectionValidator;
+  events: EventSink;
   /** The state candidates are made from: the pristine tree. */
   reference: ProjectState;
   output: InjectionOutput;
@@ -327,7 +329,29 @@ export async function withValidationSession<T>(
       seededRandom(options.seed),
     );
     const contextOf = new Map(options.contexts.map((record) => [record.testClass, record]));
-    return await use({ validator, reference, output, witnessOrder, contextOf });
+    const started = performance.now();
+    options.events.emit({
+      kind: 'StageStarted',
+      stage: 'inject',
+      subject: options.project.label,
+      total: null,
+      unit: 'candidates',
+    });
+    const result = await use({
+      validator,
+      events: options.events,
+      reference,
+      output,
+      witnessOrder,
+      contextOf,
+    });
+    options.events.emit({
+      kind: 'StageFinished',
+      stage: 'inject',
+      subject: options.project.label,
+      durationMs: Math.round(performance.now() - started),
+    });
+    return result;
   } finally {
     await validator.close();
     await jvm.close();
@@ -383,9 +407,17 @@ export async function recordOutcome(
       createdAt: new Date().toISOString(),
     };
     await session.output.accept(record);
-    options.log(
-      `inject: ${spec.id}: accepted ${id} ${record.site.member}: ${record.site.description} (${outcome.evidence.failure.kind} in ${witness.testClass})`,
-    );
+    const tally = session.output.tally(spec.id, decision.engine);
+    options.events.emit({
+      kind: 'CandidateDecided',
+      typeId: spec.id,
+      candidateId: id,
+      decision: 'Accepted',
+      what: `${record.site.member}: ${record.site.description}`,
+      detail: `${outcome.evidence.failure.kind} in ${witness.testClass}`,
+      accepted: tally.accepted,
+      tried: tally.tried,
+    });
     return record;
   }
   const record: RejectionRecord = {
@@ -402,20 +434,36 @@ export async function recordOutcome(
     timings: outcome.timings,
   };
   await session.output.reject(record);
-  options.log(
-    `inject: ${spec.id}: rejected ${decision.site?.member ?? id} (${outcome.stage}): ${outcome.reason}`,
-  );
+  const tally = session.output.tally(spec.id, decision.engine);
+  options.events.emit({
+    kind: 'CandidateDecided',
+    typeId: spec.id,
+    candidateId: id,
+    decision: 'Rejected',
+    what: decision.site?.member ?? id,
+    detail: `${outcome.stage}: ${outcome.reason}`,
+    accepted: tally.accepted,
+    tried: tally.tried,
+  });
   return record;
 }
 
+/** A type's tally once its tries are over, announced as the type's end. */
 export function typeSummary(
   spec: BugTypeSpec,
   engine: EngineRef,
-  output: InjectionOutput,
+  session: ValidationSession,
   sitesFound: number | null,
   durationMs: number,
 ): TypeSummary {
-  const tally = output.tally(spec.id, engine);
+  const tally = session.output.tally(spec.id, engine);
+  session.events.emit({
+    kind: 'TypeFinished',
+    typeId: spec.id,
+    accepted: tally.accepted,
+    tried: tally.tried,
+    durationMs,
+  });
   return {
     typeId: spec.id,
     name: spec.name,
@@ -438,7 +486,7 @@ export async function injectWithRules(options: InjectOptions): Promise<InjectSum
   const productionRoot = options.project.layout.mainSources;
   return withValidationSession(options, async (session) => {
     const types: TypeSummary[] = [];
-    for (const spec of options.specs) {
+    for (const [index, spec] of options.specs.entries()) {
       const typeStarted = performance.now();
       const injector = injectorFor(spec.id);
       const candidates = await ruleCandidates(
@@ -447,7 +495,15 @@ export async function injectWithRules(options: InjectOptions): Promise<InjectSum
         options.contexts,
         productionRoot,
       );
-      options.log(`inject: ${spec.id}: ${candidates.length} sites in reached members`);
+      options.events.emit({
+        kind: 'TypeStarted',
+        typeId: spec.id,
+        index: index + 1,
+        of: options.specs.length,
+        sites: candidates.length,
+        wanted: options.count,
+        maxTries: options.maxTries,
+      });
       let triedNow = 0;
       for (const candidate of triesInOrder(candidates, typeRandom(options.seed, spec.id))) {
         if (session.output.tally(spec.id, RULES).accepted >= options.count) break;
@@ -493,7 +549,7 @@ export async function injectWithRules(options: InjectOptions): Promise<InjectSum
         typeSummary(
           spec,
           RULES,
-          session.output,
+          session,
           candidates.length,
           Math.round(performance.now() - typeStarted),
         ),
