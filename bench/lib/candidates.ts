@@ -14,7 +14,9 @@ import type { SingleVerdict } from '../../src/core/verdict.js';
 import { applyLineMutant, lineMutants, type LineMutant } from '../../src/mutants/line-operators.js';
 import { fetchCorpusProject, type FetchedProject } from '../../src/stages/0-corpus/fetch.js';
 import { loadRecipes, type Recipe } from '../../src/stages/0-corpus/recipe.js';
-import { JvmRunner, warmRunTimeout } from '../../src/toolchains/jvm/runner.js';
+import { timeLimit } from '../../src/runners/time-limits.js';
+import { JvmRunner } from '../../src/toolchains/jvm/runner.js';
+import { projectLayout, type ProjectLayout } from '../../src/toolchains/layout.js';
 import { mavenToolchain } from '../../src/toolchains/maven/maven.js';
 
 export interface Candidate extends LineMutant {
@@ -27,12 +29,12 @@ export interface Candidate extends LineMutant {
   baselineMs: number;
 }
 
-function productionFileFor(testClass: string): string | undefined {
+function productionFileFor(layout: ProjectLayout, testClass: string): string | undefined {
   const simple = testClass.slice(testClass.lastIndexOf('.') + 1);
   const pkg = testClass.slice(0, testClass.lastIndexOf('.')).replace(/\./g, '/');
   const match = /^(?:Test(.+)|(.+?)Tests?)$/.exec(simple);
   const name = match?.[1] ?? match?.[2];
-  return name ? `src/main/java/${pkg}/${name}.java` : undefined;
+  return name ? `${layout.mainSources}/${pkg}/${name}.java` : undefined;
 }
 
 export interface CorpusProject {
@@ -81,7 +83,7 @@ export async function sampleCandidates(
   for (const { recipe, fetched } of projects) {
     const all: Candidate[] = [];
     for (const entry of fetched.baseline.classes.filter((c) => c.usable)) {
-      const file = productionFileFor(entry.testClass);
+      const file = productionFileFor(projectLayout(recipe.build), entry.testClass);
       if (!file || !(await exists(path.join(fetched.path, file)))) continue;
       const source = await readFile(path.join(fetched.path, file), 'utf8');
       for (const mutant of lineMutants(source)) {
@@ -152,7 +154,7 @@ export async function validateWithMaven(
     }
     const run = await mavenToolchain.runTests(copy, build, context, {
       selection: mavenToolchain.selectClass(candidate.testClass),
-      timeoutMs: 60_000 + 3 * candidate.baselineMs,
+      timeoutMs: timeLimit('maven', 'run', candidate.baselineMs),
     });
     return {
       verdict: run.verdict,
@@ -189,7 +191,7 @@ export async function validateInJvm(
       build: project.recipe.build,
       testClass: candidate.testClass,
       sources: [{ path: source, scope: 'main' }],
-      timeoutMs: warmRunTimeout(candidate.baselineMs),
+      timeoutMs: timeLimit('jvm', 'run', candidate.baselineMs),
     });
     return {
       verdict: result.verdict,

@@ -26,6 +26,7 @@ import {
   unknownCorpusName,
 } from '../project/project.js';
 import { replayTestClass, type ReplayResult } from '../runners/replay.js';
+import { RUNNERS } from '../runners/index.js';
 import type { RunnerName } from '../runners/types.js';
 import { mavenToolchain } from '../toolchains/maven/maven.js';
 import {
@@ -374,7 +375,7 @@ function buildProgram(): Command {
         '--runner <runner>',
         'maven: a disposable copy built and tested by Maven (the ground truth); jvm: compile changed sources and run the class in a warm JVM',
       )
-        .choices(['maven', 'jvm'])
+        .choices(RUNNERS.map((runner) => runner.name))
         .default('maven'),
     )
     .option('--keep', 'keep the disposable copy (maven runner) and print its path')

@@ -1,5 +1,9 @@
+import path from 'node:path';
 import type { CacheLayout } from '../core/cache.js';
-import { JvmRunner, type JvmRunRequest } from '../toolchains/jvm/runner.js';
+import { UserError } from '../core/errors.js';
+import { exists } from '../core/fs.js';
+import { JvmRunner, staleSources, type JvmRunRequest } from '../toolchains/jvm/runner.js';
+import { projectLayout } from '../toolchains/layout.js';
 import type { RunTarget, TestRequest, TestRunner } from './types.js';
 
 function compileRequest(target: RunTarget, compileTimeoutMs?: number) {
@@ -23,6 +27,18 @@ export function jvmTestRunner(cache: CacheLayout, shared?: JvmRunner): TestRunne
     kind: 'runner',
     name: 'jvm',
     traces: true,
+    async targetOf(projectDir, build) {
+      const layout = projectLayout(build);
+      for (const dir of [layout.mainClasses, layout.testClasses]) {
+        const full = path.join(projectDir, dir);
+        if (!(await exists(full))) {
+          throw new UserError(
+            `the jvm runner needs compiled classes, and ${full} is missing: run 'mvn test-compile' there or use --runner maven`,
+          );
+        }
+      }
+      return { projectDir, build, changed: await staleSources(projectDir, build) };
+    },
     async compile(target, timeoutMs) {
       const compiled = await jvm.compile(compileRequest(target, timeoutMs));
       return compiled.verdict

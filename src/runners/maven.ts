@@ -89,6 +89,7 @@ export function mavenTestRunner(
     kind: 'runner',
     name: 'maven',
     traces: false,
+    targetOf: async (projectDir, build) => ({ projectDir, build, changed: [] }),
     async compile(target, timeoutMs) {
       return (await build(target, timeoutMs)).result;
     },

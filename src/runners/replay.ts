@@ -5,11 +5,10 @@ import { exists } from '../core/fs.js';
 import { combineRuns, type SingleVerdict, type Verdict } from '../core/verdict.js';
 import type { ProjectRef } from '../project/project.js';
 import type { BaselineClass } from '../stages/0-corpus/baseline.js';
-import { staleSources, type JvmRunner } from '../toolchains/jvm/runner.js';
+import type { JvmRunner } from '../toolchains/jvm/runner.js';
 import { testSourceFile } from '../toolchains/layout.js';
 import type { Toolchain } from '../toolchains/types.js';
-import { jvmTestRunner } from './jvm.js';
-import { mavenTestRunner } from './maven.js';
+import { createTestRunner } from './index.js';
 import { timeLimit } from './time-limits.js';
 import type { RunnerName } from './types.js';
 import { withReruns, withTimeLimit } from './wrappers.js';
@@ -78,15 +77,13 @@ export async function replayTestClass(
   const timeoutMs =
     options.timeoutMs ?? timeLimit(options.runner, 'run', baselineEntry?.durationMs);
   const started = performance.now();
-  const runner =
-    options.runner === 'jvm'
-      ? jvmTestRunner(options.cache, options.jvmRunner)
-      : mavenTestRunner(toolchain, options.cache, { keep: options.keep ?? false });
-  const target = {
-    projectDir: project.root,
-    build: project.build,
-    changed: options.runner === 'jvm' ? await warmTargetSources(project) : [],
-  };
+  const runner = createTestRunner(options.runner, {
+    cache: options.cache,
+    toolchain,
+    keep: options.keep ?? false,
+    ...(options.jvmRunner ? { jvm: options.jvmRunner } : {}),
+  });
+  const target = await runner.targetOf(project.root, project.build);
   let compileFailure: SingleVerdict | undefined;
   let runs: ReplayRun[] = [];
   let compiled;
@@ -131,26 +128,10 @@ export async function replayTestClass(
         }
       : null,
     tools: await toolchain.versions(),
-    offline: compiled.kind === 'Compiled' ? compiled.offline : options.runner === 'jvm',
+    offline: compiled.kind === 'Compiled' ? compiled.offline : true,
     workDir:
-      options.keep && compiled.kind === 'Compiled' && options.runner === 'maven'
+      options.keep && compiled.kind === 'Compiled' && compiled.workDir !== project.root
         ? compiled.workDir
         : null,
   };
-}
-
-/**
- * What the warm JVM compiles for a replay of a directory: sources newer than their compiled
- * classes, which must exist (the JVM runs the directory's own build).
- */
-async function warmTargetSources(project: ProjectRef) {
-  for (const dir of [project.layout.mainClasses, project.layout.testClasses]) {
-    const full = path.join(project.root, dir);
-    if (!(await exists(full))) {
-      throw new UserError(
-        `the jvm runner needs compiled classes, and ${full} is missing: run 'mvn test-compile' there or use --runner maven`,
-      );
-    }
-  }
-  return staleSources(project.root, project.build);
 }

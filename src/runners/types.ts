@@ -67,6 +67,11 @@ export interface TestRunner {
   name: RunnerName;
   /** Whether `trace` requests are honoured. */
   traces: boolean;
+  /**
+   * A directory as it stands on disk, as this runner must build it: the warm JVM compiles the
+   * sources newer than their classes (and needs the classes); Maven builds the whole tree.
+   */
+  targetOf(projectDir: string, build: BuildSettings): Promise<RunTarget>;
   compile(target: RunTarget, timeoutMs?: number): Promise<CompileResult>;
   /** Compiles first when the target has not been compiled; a compile failure is the verdict. */
   run(request: TestRequest): Promise<TestRunResult>;

@@ -22,6 +22,7 @@ function scripted(verdicts: SingleVerdict[], traces = true) {
     kind: 'runner',
     name: 'jvm',
     traces,
+    targetOf: async (projectDir, build) => ({ projectDir, build, changed: [] }),
     compile: async (target) => ({
       kind: 'Compiled',
       durationMs: 0,

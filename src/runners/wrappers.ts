@@ -10,6 +10,7 @@ function around(
     kind: 'runner',
     name: inner.name,
     traces: inner.traces,
+    targetOf: (projectDir, build) => inner.targetOf(projectDir, build),
     compile: (target, timeoutMs) => inner.compile(target, timeoutMs),
     run,
     close: () => inner.close(),

@@ -75,11 +75,6 @@ const DEFAULT_MAX_JVMS = 2;
 const KEPT_BUILDS = 4;
 const DEFAULT_COMPILE_TIMEOUT_MS = 120_000;
 
-/** PIT's limit for a run in a warm JVM: 1.25 × the class's normal time + 4 s. */
-export function warmRunTimeout(baselineMs: number): number {
-  return Math.round(1.25 * baselineMs) + 4000;
-}
-
 function toReports(results: TestResult[]): SuiteReport[] {
   const byClass = new Map<string, CaseReport[]>();
   for (const result of results) {
