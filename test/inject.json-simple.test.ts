@@ -1,12 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
+import { cacheLayout, projectCache, resolveCacheDir } from '../src/core/cache.js';
 import { copyProjectTree, makeTempDir, removeTree } from '../src/core/fs.js';
 import { runProcess } from '../src/core/process.js';
 import { loadJavaGrammar } from '../src/lang/java/syntax.js';
 import { resolveProject, type ProjectRef } from '../src/replay/project.js';
-import { projectPaths } from '../src/stages/0-corpus/fetch.js';
 import { witnessContexts } from '../src/stages/2-inject/contexts.js';
 import type { InjectionRecord, InjectSummary } from '../src/stages/2-inject/inject.js';
 import { injectorFor } from '../src/stages/2-inject/rules/index.js';
@@ -150,8 +149,8 @@ describe('validation rejects candidates with the reason', () => {
     await loadJavaGrammar();
     const cache = cacheLayout(resolveCacheDir());
     project = await resolveProject('json-simple', cache);
-    const mapFile = path.join(projectPaths(cache, project.recipe!).dir, 'execution-contexts.jsonl');
-    const contexts = await witnessContexts(project, cache, mapFile, undefined, () => {});
+    const map = projectCache(cache, project.recipe!);
+    const contexts = await witnessContexts(project, cache, map, undefined, () => {});
     workDir = await makeTempDir('validate-test');
     await copyProjectTree(project.root, path.join(workDir, 'project'));
     runner = new JvmRunner(cache);

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import type { CacheLayout } from '../core/cache.js';
 import { UserError } from '../core/errors.js';
-import { exists, readJsonIfExists } from '../core/fs.js';
+import { exists } from '../core/fs.js';
 import type { Baseline } from '../stages/0-corpus/baseline.js';
-import { projectPaths } from '../stages/0-corpus/fetch.js';
+import { fetchState } from '../stages/0-corpus/fetch.js';
 import {
   DEFAULT_BUILD,
   DEFAULT_TESTS,
@@ -23,6 +23,8 @@ export interface ProjectRef {
   tests: TestSelection;
   recipe?: Recipe;
   baseline?: Baseline;
+  /** The pristine tree's commit, for a fetched corpus project. */
+  commit?: string;
 }
 
 /** Whether a `<project>` argument names a directory rather than a corpus project. */
@@ -71,20 +73,20 @@ export async function resolveProject(
   if (!corpusRecipe || (recipe && recipe.name !== argument)) {
     throw await unknownCorpusName(argument, 'project');
   }
-  const paths = projectPaths(cache, corpusRecipe);
-  const baseline = await readJsonIfExists<Baseline>(paths.baseline);
-  if (!baseline) {
+  const state = await fetchState(cache, corpusRecipe);
+  if (state.kind !== 'fetched') {
     throw new UserError(
-      `corpus project ${argument} is not fetched yet: run 'witnessgym corpus fetch ${argument}' first`,
+      `corpus project ${argument} is ${state.reason}: run 'witnessgym corpus fetch ${argument}' first`,
     );
   }
   return {
     label: `${corpusRecipe.name}@${corpusRecipe.version}`,
-    root: paths.pristine,
+    root: state.project.path,
     build: corpusRecipe.build,
     tests: corpusRecipe.tests,
     recipe: corpusRecipe,
-    baseline,
+    baseline: state.project.baseline,
+    commit: state.project.commit,
   };
 }
 

@@ -1,32 +1,48 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { surefireSelects } from '../../core/glob.js';
-import { describeVerdict, type SingleVerdictKind, type TestCounts } from '../../core/verdict.js';
+import { z } from 'zod';
+import { describeVerdict } from '../../core/verdict.js';
 import { verdictFromReports, type SuiteReport } from '../../core/test-reports.js';
+import { defineRecord } from '../../records/record.js';
+import { SingleVerdictKindSchema, TestCountsSchema } from '../../records/schemas.js';
 import type { Toolchain, ToolchainContext } from '../../toolchains/types.js';
 import { surefireTestPattern, type BuildSettings, type TestSelection } from './recipe.js';
 
 /** How one test class behaves on clean code; only `usable` classes may serve as witnesses. */
-export interface BaselineClass {
-  testClass: string;
-  status: SingleVerdictKind;
-  counts: TestCounts | null;
-  durationMs: number;
-  usable: boolean;
+const BaselineClassSchema = z.strictObject({
+  testClass: z.string(),
+  status: SingleVerdictKindSchema,
+  counts: TestCountsSchema.nullable(),
+  durationMs: z.number().nonnegative(),
+  usable: z.boolean(),
   /** Why the class is unusable, in one line. */
-  reason?: string;
+  reason: z.string().optional(),
   /** How the status was obtained: within the suite run, or alone after the suite broke off. */
-  runMode: 'suite' | 'alone';
-}
+  runMode: z.enum(['suite', 'alone']),
+});
+export type BaselineClass = z.infer<typeof BaselineClassSchema>;
 
-export interface Baseline {
-  createdAt: string;
-  tools: Record<string, string>;
-  selection: string | null;
-  suite: { status: SingleVerdictKind; durationMs: number; description: string };
-  classes: BaselineClass[];
-  usableCount: number;
-}
+const BaselineSchema = z.strictObject({
+  createdAt: z.string(),
+  tools: z.record(z.string(), z.string()),
+  selection: z.string().nullable(),
+  suite: z.strictObject({
+    status: SingleVerdictKindSchema,
+    durationMs: z.number().nonnegative(),
+    description: z.string(),
+  }),
+  classes: z.array(BaselineClassSchema),
+  usableCount: z.number().int().nonnegative(),
+});
+export type Baseline = z.infer<typeof BaselineSchema>;
+
+/** `baseline.json` of a fetched project. */
+export const BaselineRecord = defineRecord({
+  kind: 'baseline',
+  version: 1,
+  schema: BaselineSchema,
+});
 
 /** JUnit 5 reports nested classes as `Outer$Inner`; replays select the top-level class. */
 function topLevelClass(name: string): string {

@@ -1,17 +1,21 @@
-import type { CacheLayout } from '../../core/cache.js';
+import type { CacheLayout, ProjectCache } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
+import { recordId } from '../../records/record.js';
 import type { ProjectRef } from '../../replay/project.js';
-import { readContextMap, traceProject, type ExecutionContextRecord } from '../1-trace/trace.js';
+import { traceProject, type ExecutionContextRecord } from '../1-trace/trace.js';
+
+/** Where a project's execution-context map is, and the lock held while writing it. */
+export type ContextMapLocation = Pick<ProjectCache, 'contextMap' | 'lock'>;
 
 /**
  * Execution contexts of the candidate witnesses, from the project's map; classes the map lacks
- * are traced first (the map is resumed, not rewritten). Without `tests`, every class the
- * baseline marks usable is a candidate witness.
+ * are traced first (the map is resumed, not rewritten, unless traced from other inputs). Without
+ * `tests`, every class the baseline marks usable is a candidate witness.
  */
 export async function witnessContexts(
   project: ProjectRef,
   cache: CacheLayout,
-  mapFile: string,
+  map: ContextMapLocation,
   tests: string[] | undefined,
   log: (line: string) => void,
 ): Promise<ExecutionContextRecord[]> {
@@ -33,24 +37,20 @@ export async function witnessContexts(
       );
     }
   }
-  let records = await readContextMap(mapFile);
-  const missing = wanted.filter((testClass) => !records.has(testClass));
-  if (missing.length > 0) {
-    log(`inject: tracing ${missing.length} test classes missing from ${mapFile}`);
-    await traceProject(project.root, {
-      cache,
-      build: project.build,
-      classes: missing.map((testClass) => {
-        const entry = baseline?.classes.find((candidate) => candidate.testClass === testClass);
-        return entry ? { testClass, baseline: entry } : { testClass };
-      }),
-      out: mapFile,
-      perTest: false,
-      log,
-    });
-    records = await readContextMap(mapFile);
-  }
-  const selected = wanted.flatMap((testClass) => records.get(testClass) ?? []);
+  const { records: selected } = await traceProject(project.root, {
+    cache,
+    build: project.build,
+    classes: wanted.map((testClass) => {
+      const entry = baseline?.classes.find((candidate) => candidate.testClass === testClass);
+      return entry ? { testClass, baseline: entry } : { testClass };
+    }),
+    out: map.contextMap,
+    perTest: false,
+    tree: project.commit ?? `local:${project.root}`,
+    baselineId: baseline ? recordId(baseline) : null,
+    lock: map.lock,
+    log,
+  });
   const failing = selected.find((record) => record.status !== 'Passed');
   if (tests && failing) {
     throw new UserError(

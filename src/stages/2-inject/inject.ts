@@ -1,6 +1,7 @@
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
+import { z } from 'zod';
 import type { CacheLayout } from '../../core/cache.js';
 import {
   copyProjectTree,
@@ -9,8 +10,8 @@ import {
   sha256Text,
   writeFileAtomic,
   writeJsonAtomic,
-  readJsonLines,
 } from '../../core/fs.js';
+import { appendRecords, defineRecord, readRecords } from '../../records/record.js';
 import { seededRandom, shuffled } from '../../core/random.js';
 import { applyEdits, loadJavaGrammar, type TextEdit } from '../../lang/java/syntax.js';
 import type { ProjectRef } from '../../replay/project.js';
@@ -112,6 +113,18 @@ interface RuleCandidate {
   witnesses: string[];
 }
 
+// Temporary schemas, in place until these records are reshaped: they check only the envelope.
+const InjectionLine = defineRecord({
+  kind: 'injection',
+  version: 1,
+  schema: z.custom<InjectionRecord>(),
+});
+const RejectionLine = defineRecord({
+  kind: 'rejection',
+  version: 1,
+  schema: z.custom<RejectionRecord>(),
+});
+
 /**
  * The output directory: accepted injections and rejections as JSONL (appended as each candidate
  * is decided, so an interrupted run resumes), patches, and the summary.
@@ -126,12 +139,11 @@ export class InjectionOutput {
   static async open(dir: string): Promise<InjectionOutput> {
     const output = new InjectionOutput(dir);
     await mkdir(path.join(dir, 'patches'), { recursive: true });
-    output.accepted.push(
-      ...(await readJsonLines<InjectionRecord>(output.file('injections.jsonl'))),
-    );
-    output.rejected.push(
-      ...(await readJsonLines<RejectionRecord>(output.file('rejections.jsonl'))),
-    );
+    // A torn last line is a candidate decided again.
+    const injections = await readRecords(output.file('injections.jsonl'), InjectionLine);
+    const rejections = await readRecords(output.file('rejections.jsonl'), RejectionLine);
+    output.accepted.push(...injections.records);
+    output.rejected.push(...rejections.records);
     for (const record of [...output.accepted, ...output.rejected]) output.decided.add(record.id);
     return output;
   }
@@ -146,13 +158,13 @@ export class InjectionOutput {
 
   async accept(record: InjectionRecord): Promise<void> {
     await writeFileAtomic(this.file(record.patchFile), record.patch);
-    await appendFile(this.file('injections.jsonl'), `${JSON.stringify(record)}\n`);
+    await appendRecords(this.file('injections.jsonl'), InjectionLine, [record]);
     this.accepted.push(record);
     this.decided.add(record.id);
   }
 
   async reject(record: RejectionRecord): Promise<void> {
-    await appendFile(this.file('rejections.jsonl'), `${JSON.stringify(record)}\n`);
+    await appendRecords(this.file('rejections.jsonl'), RejectionLine, [record]);
     this.rejected.push(record);
     this.decided.add(record.id);
   }
