@@ -380,9 +380,12 @@ function buildProgram(): Command {
     )
     .option(
       '--out <file>',
-      'where to write the map (default: execution-contexts.jsonl in the project cache); an existing map is resumed',
+      'where to write the map (default: execution-contexts.jsonl in the project cache), with its manifest beside it; an existing map traced from the same inputs is resumed',
     )
-    .option('--per-test', 'also write one record per test method')
+    .option(
+      '--per-test',
+      'also write one record per test method (a map traced without them is traced afresh)',
+    )
     .option('--json', 'machine-readable output')
     .action(trace);
   program

@@ -23,7 +23,7 @@ const LockHolderSchema = z.strictObject({
 });
 export type LockHolder = z.infer<typeof LockHolderSchema>;
 
-export const LockHolderRecord = defineRecord({
+const LockHolderRecord = defineRecord({
   kind: 'cache-lock',
   version: 1,
   schema: LockHolderSchema,
