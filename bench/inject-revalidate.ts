@@ -15,7 +15,7 @@ import { copyProjectTree, makeTempDir, removeTree } from '../src/core/fs.js';
 import { packageRoot } from '../src/core/package-root.js';
 import { runProcess } from '../src/core/process.js';
 import { resolveProject } from '../src/project/project.js';
-import type { InjectionRecord } from '../src/stages/2-inject/inject.js';
+import type { InjectionRecord } from '../src/stages/2-inject/records.js';
 import { formatTable } from './lib/candidates.js';
 
 const { values } = parseArgs({

@@ -6,14 +6,13 @@
  *
  *   npm run bench:inject-throughput [-- --projects a,b --types all --count 3 --max-tries 30 --seed 1]
  */
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
+import { cacheLayout, projectCache, resolveCacheDir } from '../src/core/cache.js';
 import { makeTempDir, removeTree } from '../src/core/fs.js';
 import { resolveProject } from '../src/project/project.js';
-import { projectPaths } from '../src/stages/0-corpus/fetch.js';
 import { witnessContexts } from '../src/stages/2-inject/contexts.js';
-import { injectWithRules, type TypeSummary } from '../src/stages/2-inject/inject.js';
+import { injectWithRules } from '../src/stages/2-inject/inject.js';
+import type { TypeSummary } from '../src/stages/2-inject/records.js';
 import { loadBugTypeSpecs, selectBugTypes } from '../src/stages/2-inject/spec.js';
 import { mavenToolchain } from '../src/toolchains/maven/maven.js';
 import { plainSink } from '../src/events/render.js';
@@ -46,8 +45,8 @@ const add = (type: TypeSummary) => {
 };
 for (const name of values.projects.split(',')) {
   const project = await resolveProject(name, cache);
-  const mapFile = path.join(projectPaths(cache, project.recipe!).dir, 'execution-contexts.jsonl');
-  const contexts = await witnessContexts(project, cache, mapFile, undefined, events);
+  const map = projectCache(cache, project.recipe!);
+  const contexts = await witnessContexts(project, cache, map, undefined, events);
   const out = await makeTempDir('inject-bench');
   try {
     const summary = await injectWithRules({

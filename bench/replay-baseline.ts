@@ -11,6 +11,7 @@ import { resolveProject } from '../src/project/project.js';
 import { replayTestClass } from '../src/runners/replay.js';
 import { fetchCorpusProject } from '../src/stages/0-corpus/fetch.js';
 import { loadRecipes } from '../src/stages/0-corpus/recipe.js';
+import { plainSink } from '../src/events/render.js';
 import { mavenToolchain } from '../src/toolchains/maven/maven.js';
 
 const { values } = parseArgs({
@@ -30,7 +31,7 @@ const rows: string[][] = [];
 for (const recipe of recipes) {
   const fetched = await fetchCorpusProject(recipe, cache, {
     toolchain: mavenToolchain,
-    log: (line) => process.stderr.write(`[${recipe.name}] ${line}\n`),
+    events: plainSink((line) => process.stderr.write(`[${recipe.name}] ${line}\n`)),
   });
   const quickest = fetched.baseline.classes
     .filter((entry) => entry.usable)

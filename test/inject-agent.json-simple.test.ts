@@ -5,7 +5,7 @@ import { resolveCacheDir } from '../src/core/cache.js';
 import { exists, makeTempDir } from '../src/core/fs.js';
 import { packageRoot } from '../src/core/package-root.js';
 import { shellJoin } from '../src/core/process.js';
-import type { InjectionRecord, InjectSummary } from '../src/stages/2-inject/inject.js';
+import type { InjectionRecord, InjectSummary } from '../src/stages/2-inject/records.js';
 import { startFakeOpenAI, type FakeOpenAI } from './fixtures/agents/fake-openai-server.js';
 import { cli, fetchCorpus, readLines } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
+import { cacheLayout, projectCache, resolveCacheDir } from '../src/core/cache.js';
 import { copyProjectTree, makeTempDir, removeTree } from '../src/core/fs.js';
 import { runProcess } from '../src/core/process.js';
 import { loadJavaGrammar } from '../src/lang/java/syntax.js';
@@ -9,9 +9,8 @@ import { pristineState, resolveProject, type ProjectRef } from '../src/project/p
 import { materialise } from '../src/project/state.js';
 import { silent } from '../src/events/types.js';
 import { WorkingCopy } from '../src/project/working-copy.js';
-import { projectPaths } from '../src/stages/0-corpus/fetch.js';
 import { witnessContexts } from '../src/stages/2-inject/contexts.js';
-import type { InjectionRecord, InjectSummary } from '../src/stages/2-inject/inject.js';
+import type { InjectionRecord, InjectSummary } from '../src/stages/2-inject/records.js';
 import { injectorFor } from '../src/stages/2-inject/rules/index.js';
 import { loadBugTypeSpecs, type BugTypeSpec } from '../src/stages/2-inject/spec.js';
 import { INJECTION_CHECKS, InjectionValidator } from '../src/stages/2-inject/validate.js';
@@ -165,8 +164,8 @@ describe('validation rejects candidates with the reason', () => {
     await loadJavaGrammar();
     const cache = cacheLayout(resolveCacheDir());
     project = await resolveProject('json-simple', cache);
-    const mapFile = path.join(projectPaths(cache, project.recipe!).dir, 'execution-contexts.jsonl');
-    const contexts = await witnessContexts(project, cache, mapFile, undefined, silent);
+    const map = projectCache(cache, project.recipe!);
+    const contexts = await witnessContexts(project, cache, map, undefined, silent);
     copy = await WorkingCopy.create(
       project.root,
       pristineState(project),

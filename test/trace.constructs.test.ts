@@ -28,6 +28,9 @@ beforeAll(async () => {
     classes: [{ testClass: 'fixture.ExitingTest' }, { testClass: 'fixture.ConstructsTest' }],
     out: path.join(work, 'map.jsonl'),
     perTest: true,
+    tree: `local:${project}`,
+    baselineId: null,
+    lock: path.join(work, 'map.lock'),
     events: silent,
     runner,
   });

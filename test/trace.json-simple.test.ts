@@ -79,4 +79,24 @@ describe('trace json-simple', () => {
     const result = await cli(['trace', 'json-simple', '--out', out, '--json']);
     expect(result.json).toMatchObject({ classes: 8, tracedNow: 5, resumed: 3 });
   });
+
+  it('adds per-test records to a map traced without them, with its manifest beside it', async () => {
+    const out = path.join(dir, 'b.jsonl');
+    const perTest = await cli(['trace', 'json-simple', '--out', out, '--per-test', '--json']);
+    expect(perTest.exitCode, perTest.stderr).toBe(0);
+    expect(perTest.json).toMatchObject({ classes: 8, tracedNow: 8, resumed: 0 });
+    expect(perTest.stderr).toContain(`trace: tracing ${out} afresh: it has no per-test records`);
+    const records = await readMap(out);
+    const parser = records.filter((r) => r.testClass === 'org.json.simple.parser.JSONParserTest');
+    expect(parser.filter((r) => r.testMethod === null)).toHaveLength(1);
+    expect(parser.filter((r) => r.testMethod !== null).length).toBeGreaterThan(1);
+    const manifest = JSON.parse(await readFile(path.join(dir, 'b.manifest.json'), 'utf8'));
+    expect(manifest).toMatchObject({
+      kind: 'execution-context-manifest',
+      inputs: { perTest: true },
+    });
+
+    const plain = await cli(['trace', 'json-simple', '--out', out, '--json']);
+    expect(plain.json).toMatchObject({ classes: 8, tracedNow: 0, resumed: 8 });
+  });
 });

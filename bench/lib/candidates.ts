@@ -17,6 +17,7 @@ import { loadRecipes, type Recipe } from '../../src/stages/0-corpus/recipe.js';
 import { timeLimit } from '../../src/runners/time-limits.js';
 import { JvmRunner } from '../../src/toolchains/jvm/runner.js';
 import { projectLayout, type ProjectLayout } from '../../src/toolchains/layout.js';
+import { plainSink } from '../../src/events/render.js';
 import { mavenToolchain } from '../../src/toolchains/maven/maven.js';
 
 export interface Candidate extends LineMutant {
@@ -52,7 +53,7 @@ export async function corpusProjects(
   for (const recipe of recipes) {
     const fetched = await fetchCorpusProject(recipe, cache, {
       toolchain: mavenToolchain,
-      log: (line) => process.stderr.write(`[${recipe.name}] ${line}\n`),
+      events: plainSink((line) => process.stderr.write(`[${recipe.name}] ${line}\n`)),
     });
     projects.push({ recipe, fetched });
   }

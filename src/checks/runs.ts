@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import {
   describeVerdict,
   exposesBug,
@@ -14,14 +15,15 @@ import type { RawTrace } from '../toolchains/jvm/runner.js';
 import { failed, passed, type CheckOutcome, type FailureStage } from './types.js';
 
 /** The first failure of a run that exposes a bug: what a case's witness is known to show. */
-export interface FailureSignature {
-  kind: 'TestFailed' | 'TestErrored';
-  testMethod: string;
-  exceptionType: string;
-  message: string;
+export const FailureSignatureSchema = z.strictObject({
+  kind: z.enum(['TestFailed', 'TestErrored']),
+  testMethod: z.string(),
+  exceptionType: z.string(),
+  message: z.string(),
   /** Top frame of the failure, where the test saw it go wrong. */
-  frame: string | null;
-}
+  frame: z.string().nullable(),
+});
+export type FailureSignature = z.infer<typeof FailureSignatureSchema>;
 
 export function signatureOf(verdict: SingleVerdict): FailureSignature | null {
   if (verdict.kind !== 'TestFailed' && verdict.kind !== 'TestErrored') return null;

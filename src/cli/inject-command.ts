@@ -1,13 +1,13 @@
 import path from 'node:path';
 import { UserError } from '../core/errors.js';
-import type { CacheLayout } from '../core/cache.js';
+import { projectCache, type CacheLayout } from '../core/cache.js';
 import type { EventSink } from '../events/types.js';
 import { resolveProject } from '../project/project.js';
-import { projectPaths } from '../stages/0-corpus/fetch.js';
 import { witnessContexts } from '../stages/2-inject/contexts.js';
 import { createAgentAdapter, AGENT_NAMES } from '../agents/adapters/index.js';
 import { injectWithAgent } from '../stages/2-inject/inject-agent.js';
-import { injectWithRules, type InjectSummary } from '../stages/2-inject/inject.js';
+import { injectWithRules } from '../stages/2-inject/inject.js';
+import type { InjectSummary } from '../stages/2-inject/records.js';
 import { loadBugTypeSpecs, selectBugTypes } from '../stages/2-inject/spec.js';
 import { mavenToolchain } from '../toolchains/maven/maven.js';
 
@@ -59,11 +59,15 @@ export async function runInjectCommand(
   const specs = selectBugTypes(await loadBugTypeSpecs(), options.types);
   const project = await resolveProject(projectArgument, cache, options.recipe);
   const out = path.resolve(options.out);
-  const mapFile =
+  // A project used in place keeps its map with the output; a fetched one, in the cache.
+  const map =
     project.recipe && project.baseline
-      ? path.join(projectPaths(cache, project.recipe).dir, 'execution-contexts.jsonl')
-      : path.join(out, 'execution-contexts.jsonl');
-  const contexts = await witnessContexts(project, cache, mapFile, options.test, events);
+      ? projectCache(cache, project.recipe)
+      : {
+          contextMap: path.join(out, 'execution-contexts.jsonl'),
+          lock: path.join(out, 'execution-contexts.lock'),
+        };
+  const contexts = await witnessContexts(project, cache, map, options.test, events);
   if (contexts.length === 0) {
     throw new UserError(
       `no test class of ${project.label} passes and reaches production code: nothing to inject into`,

@@ -1,16 +1,16 @@
 #!/usr/bin/env node
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { cacheLayout, resolveCacheDir, type CacheLayout } from '../core/cache.js';
+import { cacheLayout, projectCache, resolveCacheDir, type CacheLayout } from '../core/cache.js';
 import { UserError, errorMessage } from '../core/errors.js';
-import { readJsonIfExists } from '../core/fs.js';
 import { packageVersion } from '../core/package-root.js';
 import { progressSink } from '../events/render.js';
 import type { EventSink } from '../events/types.js';
 import { describeVerdict } from '../core/verdict.js';
 import { surefireSelects } from '../core/glob.js';
+import { recordId } from '../records/record.js';
 import { traceProject } from '../stages/1-trace/trace.js';
 import path from 'node:path';
-import { projectPaths, fetchCorpusProject, CorpusBuildError } from '../stages/0-corpus/fetch.js';
+import { fetchCorpusProject, fetchState, CorpusBuildError } from '../stages/0-corpus/fetch.js';
 import type { Baseline } from '../stages/0-corpus/baseline.js';
 import {
   describeSource,
@@ -91,15 +91,16 @@ async function corpusList(options: { json?: boolean }, command: Command): Promis
   const cache = cacheFrom(command);
   const rows = [];
   for (const recipe of await loadRecipes()) {
-    const baseline = await readJsonIfExists<Baseline>(projectPaths(cache, recipe).baseline);
+    const state = await fetchState(cache, recipe);
+    const fetched = state.kind === 'fetched' ? state.project : undefined;
     rows.push({
       name: recipe.name,
       version: recipe.version,
       summary: recipe.summary,
       source: describeSource(recipe.source),
-      fetched: baseline !== undefined,
-      path: baseline ? projectPaths(cache, recipe).pristine : null,
-      baseline: baseline ? baselineSummary(baseline) : null,
+      fetched: fetched !== undefined,
+      path: fetched?.path ?? null,
+      baseline: fetched ? baselineSummary(fetched.baseline) : null,
     });
   }
   if (options.json) return printJson(rows);
@@ -129,11 +130,13 @@ async function corpusFetch(
 ): Promise<void> {
   const recipe = await fetchTarget(argument, options.recipe);
   const cache = cacheFrom(command);
-  const fetched = await fetchCorpusProject(recipe, cache, {
-    toolchain: mavenToolchain,
-    force: options.force ?? false,
-    log: progress,
-  });
+  const fetched = await withProgress(options.json ?? false, (events) =>
+    fetchCorpusProject(recipe, cache, {
+      toolchain: mavenToolchain,
+      force: options.force ?? false,
+      events,
+    }),
+  );
   const summary = baselineSummary(fetched.baseline);
   if (options.json) {
     return printJson({
@@ -223,13 +226,14 @@ async function trace(
 ): Promise<void> {
   const cache = cacheFrom(command);
   const recipe = await fetchTarget(project);
-  const paths = projectPaths(cache, recipe);
-  const baseline = await readJsonIfExists<Baseline>(paths.baseline);
-  if (!baseline) {
+  const state = await fetchState(cache, recipe);
+  if (state.kind !== 'fetched') {
     throw new UserError(
-      `${recipe.name} has no baseline yet: run 'witnessgym corpus fetch ${project}' first`,
+      `${recipe.name} is ${state.reason}: run 'witnessgym corpus fetch ${project}' first`,
     );
   }
+  const { baseline, commit } = state.project;
+  const paths = projectCache(cache, recipe);
   const selected = baseline.classes.filter((entry) =>
     options.tests
       ? options.tests.some((pattern) => surefireSelects(pattern, entry.testClass))
@@ -245,8 +249,11 @@ async function trace(
       cache,
       build: recipe.build,
       classes: selected.map((entry) => ({ testClass: entry.testClass, baseline: entry })),
-      out: path.resolve(options.out ?? path.join(paths.dir, 'execution-contexts.jsonl')),
+      out: options.out ? path.resolve(options.out) : paths.contextMap,
       perTest: options.perTest ?? false,
+      tree: commit,
+      baselineId: recordId(baseline),
+      lock: paths.lock,
       events,
     }),
   );
@@ -393,9 +400,12 @@ function buildProgram(): Command {
     )
     .option(
       '--out <file>',
-      'where to write the map (default: execution-contexts.jsonl in the project cache); an existing map is resumed',
+      'where to write the map (default: execution-contexts.jsonl in the project cache), with its manifest beside it; an existing map traced from the same inputs is resumed',
     )
-    .option('--per-test', 'also write one record per test method')
+    .option(
+      '--per-test',
+      'also write one record per test method (a map traced without them is traced afresh)',
+    )
     .option('--json', 'machine-readable output')
     .action(trace);
   program

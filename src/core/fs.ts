@@ -17,37 +17,13 @@ export async function writeJsonAtomic(file: string, value: unknown): Promise<voi
 }
 
 /** A file's text, or undefined when it does not exist (any other read error is thrown). */
-async function readTextIfExists(file: string): Promise<string | undefined> {
+export async function readTextIfExists(file: string): Promise<string | undefined> {
   try {
     return await readFile(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-}
-
-export async function readJsonIfExists<T>(file: string): Promise<T | undefined> {
-  const text = await readTextIfExists(file);
-  return text === undefined ? undefined : (JSON.parse(text) as T);
-}
-
-/**
- * The records of a JSON-lines file appended record by record: none when it does not exist, and
- * a line cut short by an interrupted writer is skipped (its record is redone by the caller).
- */
-export async function readJsonLines<T>(file: string): Promise<T[]> {
-  const text = await readTextIfExists(file);
-  if (text === undefined) return [];
-  const records: T[] = [];
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      records.push(JSON.parse(line) as T);
-    } catch {
-      // cut short by an interrupted run
-    }
-  }
-  return records;
 }
 
 export async function exists(file: string): Promise<boolean> {

@@ -3,9 +3,10 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CacheLayout } from '../core/cache.js';
 import { UserError } from '../core/errors.js';
-import { exists, readJsonIfExists, sha256Text } from '../core/fs.js';
+import { exists, sha256Text } from '../core/fs.js';
 import type { Baseline } from '../stages/0-corpus/baseline.js';
-import { projectPaths, recipeHash, readFetchRecord } from '../stages/0-corpus/fetch.js';
+import { fetchState } from '../stages/0-corpus/fetch.js';
+import { recipeBuildHash } from '../stages/0-corpus/recipe.js';
 import {
   DEFAULT_TESTS,
   findRecipe,
@@ -86,17 +87,10 @@ export async function resolveProject(
   if (!corpusRecipe || (recipe && recipe.name !== argument)) {
     throw await unknownCorpusName(argument, 'project');
   }
-  const paths = projectPaths(cache, corpusRecipe);
-  const baseline = await readJsonIfExists<Baseline>(paths.baseline);
-  const fetched = await readFetchRecord(paths.record);
-  if (!baseline || !fetched) {
+  const state = await fetchState(cache, corpusRecipe);
+  if (state.kind !== 'fetched') {
     throw new UserError(
-      `corpus project ${argument} is not fetched yet: run 'witnessgym corpus fetch ${argument}' first`,
-    );
-  }
-  if (fetched.recipeHash !== recipeHash(corpusRecipe)) {
-    throw new UserError(
-      `corpus project ${argument} was fetched with an older recipe: run 'witnessgym corpus fetch ${argument}' again`,
+      `corpus project ${argument} is ${state.reason}: run 'witnessgym corpus fetch ${argument}' first`,
     );
   }
   return {
@@ -104,15 +98,15 @@ export async function resolveProject(
     base: {
       name: corpusRecipe.name,
       version: corpusRecipe.version,
-      commit: fetched.commit,
-      recipeHash: fetched.recipeHash,
+      commit: state.project.commit,
+      recipeHash: recipeBuildHash(corpusRecipe),
     },
-    root: paths.pristine,
+    root: state.project.path,
     build: corpusRecipe.build,
     layout: projectLayout(corpusRecipe.build),
     tests: corpusRecipe.tests,
     recipe: corpusRecipe,
-    baseline,
+    baseline: state.project.baseline,
   };
 }
 

@@ -12,24 +12,26 @@ import {
   withJavaTrees,
 } from './syntax.js';
 import type { Node } from 'web-tree-sitter';
+import { z } from 'zod';
 import type { FileChange } from '../../core/file-change.js';
 
 /**
  * A method or constructor a change touches, located in both versions: the class and line range
  * identify it in a trace (which names the class, the method and its first line of code).
  */
-export interface TouchedMember {
-  file: string;
-  key: string;
+export const TouchedMemberSchema = z.strictObject({
+  file: z.string(),
+  key: z.string(),
   /** Binary name of the declaring class, e.g. org.example.Outer$Inner. */
-  binaryClass: string;
+  binaryClass: z.string(),
   /** Method name; `<init>` for constructors. */
-  name: string;
+  name: z.string(),
   /** Declaration line in the clean file (as the execution-context map records it), if present. */
-  cleanLine: number | null;
+  cleanLine: z.number().int().nullable(),
   /** 1-based line range in the buggy file, if the member still exists there. */
-  buggyLines: { first: number; last: number } | null;
-}
+  buggyLines: z.strictObject({ first: z.number().int(), last: z.number().int() }).nullable(),
+});
+export type TouchedMember = z.infer<typeof TouchedMemberSchema>;
 
 function packageOf(root: Node): string {
   const declaration = root.namedChildren.find((child) => child?.type === 'package_declaration');

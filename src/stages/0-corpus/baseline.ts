@@ -1,34 +1,51 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { surefireSelects } from '../../core/glob.js';
-import { describeVerdict, type SingleVerdictKind, type TestCounts } from '../../core/verdict.js';
+import { z } from 'zod';
+import { describeVerdict } from '../../core/verdict.js';
 import { verdictFromReports, type SuiteReport } from '../../core/test-reports.js';
+import { defineRecord } from '../../records/record.js';
+import { SingleVerdictKindSchema, TestCountsSchema } from '../../records/schemas.js';
+import { note, type EventSink } from '../../events/types.js';
 import type { Toolchain, ToolchainContext } from '../../toolchains/types.js';
 import type { BuildSettings } from '../../toolchains/build.js';
 import { projectLayout } from '../../toolchains/layout.js';
 import { surefireTestPattern, type TestSelection } from './recipe.js';
 
 /** How one test class behaves on clean code; only `usable` classes may serve as witnesses. */
-export interface BaselineClass {
-  testClass: string;
-  status: SingleVerdictKind;
-  counts: TestCounts | null;
-  durationMs: number;
-  usable: boolean;
+const BaselineClassSchema = z.strictObject({
+  testClass: z.string(),
+  status: SingleVerdictKindSchema,
+  counts: TestCountsSchema.nullable(),
+  durationMs: z.number().nonnegative(),
+  usable: z.boolean(),
   /** Why the class is unusable, in one line. */
-  reason?: string;
+  reason: z.string().optional(),
   /** How the status was obtained: within the suite run, or alone after the suite broke off. */
-  runMode: 'suite' | 'alone';
-}
+  runMode: z.enum(['suite', 'alone']),
+});
+export type BaselineClass = z.infer<typeof BaselineClassSchema>;
 
-export interface Baseline {
-  createdAt: string;
-  tools: Record<string, string>;
-  selection: string | null;
-  suite: { status: SingleVerdictKind; durationMs: number; description: string };
-  classes: BaselineClass[];
-  usableCount: number;
-}
+const BaselineSchema = z.strictObject({
+  createdAt: z.string(),
+  tools: z.record(z.string(), z.string()),
+  selection: z.string().nullable(),
+  suite: z.strictObject({
+    status: SingleVerdictKindSchema,
+    durationMs: z.number().nonnegative(),
+    description: z.string(),
+  }),
+  classes: z.array(BaselineClassSchema),
+  usableCount: z.number().int().nonnegative(),
+});
+export type Baseline = z.infer<typeof BaselineSchema>;
+
+/** `baseline.json` of a fetched project. */
+export const BaselineRecord = defineRecord({
+  kind: 'baseline',
+  version: 1,
+  schema: BaselineSchema,
+});
 
 /** JUnit 5 reports nested classes as `Outer$Inner`; replays select the top-level class. */
 function topLevelClass(name: string): string {
@@ -90,7 +107,7 @@ export interface BaselineOptions {
   context: ToolchainContext;
   build: BuildSettings;
   tests: TestSelection;
-  log: (line: string) => void;
+  events: EventSink;
 }
 
 /**
@@ -98,9 +115,10 @@ export interface BaselineOptions {
  * (timeout, crashed JVM), each class without a report is then run alone with its own limit.
  */
 export async function runBaseline(projectDir: string, options: BaselineOptions): Promise<Baseline> {
-  const { toolchain, context, build, tests, log } = options;
+  const { toolchain, context, build, tests } = options;
+  const log = (line: string) => note(options.events, 'baseline', line);
   const selection = surefireTestPattern(tests);
-  log(`baseline: running the test suite (limit ${tests.suiteTimeoutSeconds} s)`);
+  log(`running the test suite (limit ${tests.suiteTimeoutSeconds} s)`);
   const suiteRun = await toolchain.runTests(projectDir, build, context, {
     ...(selection ? { selection } : {}),
     timeoutMs: tests.suiteTimeoutSeconds * 1000,
@@ -112,9 +130,7 @@ export async function runBaseline(projectDir: string, options: BaselineOptions):
 
   const brokeOff = ['Timeout', 'Crashed', 'InfraError'].includes(suiteRun.verdict.kind);
   if (brokeOff) {
-    log(
-      `baseline: suite run ended early (${describeVerdict(suiteRun.verdict)}); running the rest alone`,
-    );
+    log(`suite run ended early (${describeVerdict(suiteRun.verdict)}); running the rest alone`);
     const testClassesDir = path.resolve(projectDir, projectLayout(build).testClasses);
     const candidates = (await compiledTestClasses(testClassesDir)).filter(
       (name) =>
@@ -140,7 +156,7 @@ export async function runBaseline(projectDir: string, options: BaselineOptions):
               runMode: 'alone' as const,
             };
       classes.set(testClass, entry);
-      log(`baseline: ${testClass} alone: ${entry.status}`);
+      log(`${testClass} alone: ${entry.status}`);
     }
   }
 

@@ -1,7 +1,9 @@
 import { copyFile, mkdir, readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
+import { downloadsLock, type CacheLayout } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
 import { exists, makeTempDir, removeTree, sha256File, writeFileAtomic } from '../../core/fs.js';
+import { withLock } from '../../core/lock.js';
 import { runProcess } from '../../core/process.js';
 
 /*
@@ -100,11 +102,19 @@ export interface DebianSource {
  */
 export async function downloadDebianSource(
   source: DebianSource,
-  aptDir: string,
-  downloadsDir: string,
+  cache: CacheLayout,
+  log: (line: string) => void,
 ): Promise<string> {
-  const target = path.join(downloadsDir, source.file);
+  const target = path.join(cache.downloads, source.file);
   if ((await exists(target)) && (await sha256File(target)) === source.sha256) return target;
+  return withLock(downloadsLock(cache), { purpose: `download ${source.file}`, log }, async () => {
+    // Another process may have fetched it while this one waited.
+    if ((await exists(target)) && (await sha256File(target)) === source.sha256) return target;
+    return download(source, cache.apt, target);
+  });
+}
+
+async function download(source: DebianSource, aptDir: string, target: string): Promise<string> {
   await ensureSourceIndex(aptDir);
   const work = await makeTempDir('apt');
   try {
@@ -127,7 +137,7 @@ export async function downloadDebianSource(
         `checksum mismatch for ${source.file}: expected ${source.sha256}, got ${actual}; the recipe pins another upstream tarball`,
       );
     }
-    await mkdir(downloadsDir, { recursive: true });
+    await mkdir(path.dirname(target), { recursive: true });
     // The temporary directory may be on another file system: copy, then rename into place.
     await copyFile(downloaded, `${target}.tmp`);
     await rename(`${target}.tmp`, target);

@@ -1,30 +1,43 @@
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { CacheLayout } from '../../core/cache.js';
+import { z } from 'zod';
+import { projectCache, type CacheLayout, type ProjectCache } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
-import {
-  copyProjectTree,
-  exists,
-  makeTempDir,
-  readJsonIfExists,
-  removeTree,
-  sha256Text,
-  writeJsonAtomic,
-} from '../../core/fs.js';
+import { copyProjectTree, exists, makeTempDir, removeTree } from '../../core/fs.js';
 import { globToRegExp } from '../../core/glob.js';
+import { withLock } from '../../core/lock.js';
 import { runProcess } from '../../core/process.js';
 import { describeVerdict, type SingleVerdict } from '../../core/verdict.js';
+import { defineManifest, manifestBeside, readIfBuiltFrom } from '../../records/manifest.js';
+import {
+  defineRecord,
+  readRecordFile,
+  writeRecordFile,
+  type RecordOf,
+} from '../../records/record.js';
+import { note, type EventSink } from '../../events/types.js';
 import type { Toolchain } from '../../toolchains/types.js';
-import { runBaseline, type Baseline } from './baseline.js';
+import { BaselineRecord, runBaseline, type Baseline } from './baseline.js';
 import { downloadDebianSource } from './debian.js';
-import type { Recipe } from './recipe.js';
+import { recipeBuildHash, type Recipe } from './recipe.js';
 
-/** What `fetch.json` records once the pristine tree exists and compiles. */
-export interface FetchRecord {
-  recipeHash: string;
-  commit: string;
-  compiledAt: string | null;
-}
+/** `fetch.json`: what the pristine tree was built from, its commit, and when it compiled. */
+export const FetchRecord = defineRecord({
+  kind: 'fetch',
+  version: 1,
+  schema: z.strictObject({
+    inputs: z.strictObject({ recipeBuildHash: z.string() }),
+    commit: z.string(),
+    compiledAt: z.string().nullable(),
+  }),
+});
+type FetchRecord = RecordOf<typeof FetchRecord>;
+
+/** Beside `baseline.json`: the tree and recipe it was run on. */
+export const BaselineManifest = defineManifest(
+  'baseline-manifest',
+  z.strictObject({ recipeBuildHash: z.string(), pristineCommit: z.string() }),
+);
 
 export interface FetchedProject {
   name: string;
@@ -33,31 +46,6 @@ export interface FetchedProject {
   path: string;
   commit: string;
   baseline: Baseline;
-}
-
-export interface ProjectPaths {
-  dir: string;
-  pristine: string;
-  record: string;
-  baseline: string;
-}
-
-export function projectPaths(cache: CacheLayout, recipe: Recipe): ProjectPaths {
-  const dir = path.join(cache.projects, `${recipe.name}@${recipe.version}`);
-  return {
-    dir,
-    pristine: path.join(dir, 'pristine'),
-    record: path.join(dir, 'fetch.json'),
-    baseline: path.join(dir, 'baseline.json'),
-  };
-}
-
-export async function readFetchRecord(file: string): Promise<FetchRecord | undefined> {
-  return readJsonIfExists<FetchRecord>(file);
-}
-
-export function recipeHash(recipe: Recipe): string {
-  return sha256Text(JSON.stringify(recipe)).slice(0, 16);
 }
 
 /** Fixed identity and date, so the same recipe always yields the same commit id. */
@@ -117,13 +105,13 @@ async function materializeSource(
   const { source } = recipe;
   if (source.kind === 'local') {
     const root = path.join(staging, 'project');
-    log(`fetch: copying ${source.path}`);
+    log(`copying ${source.path}`);
     // Build output is left behind: the pristine tree is compiled afresh.
     await copyProjectTree(source.path, root, ['.git', 'target']);
     return root;
   }
-  log(`fetch: downloading ${source.file} (${source.package}=${source.version})`);
-  const tarball = await downloadDebianSource(source, cache.apt, cache.downloads);
+  log(`downloading ${source.file} (${source.package}=${source.version})`);
+  const tarball = await downloadDebianSource(source, cache, log);
   const untar = await runProcess('tar', ['-xf', tarball, '-C', staging], { timeoutMs: 600_000 });
   if (untar.exitCode !== 0) throw new Error(`cannot unpack ${tarball}: ${untar.stderr.trim()}`);
   return path.join(staging, source.root);
@@ -159,7 +147,7 @@ async function buildPristineTree(
       `${recipe.name} ${recipe.version} (pristine)`,
     ]);
     const commit = await git(root, ['rev-parse', 'HEAD']);
-    log(`fetch: pristine tree at ${target}`);
+    log(`pristine tree at ${target}`);
     await removeTree(target);
     await mkdir(path.dirname(target), { recursive: true });
     await rename(root, target).catch(async () => {
@@ -187,32 +175,95 @@ export class CorpusBuildError extends Error {
 export interface FetchOptions {
   toolchain: Toolchain;
   force?: boolean;
-  log: (line: string) => void;
+  events: EventSink;
+}
+
+export type FetchState =
+  | { kind: 'fetched'; project: FetchedProject }
+  /** `reason` completes "the project is …", e.g. `not fetched yet`. */
+  | { kind: 'not-fetched'; reason: string };
+
+/**
+ * What the cache holds for a recipe, without the lock (finished files are written atomically):
+ * the fetched project if every step is done and built from this recipe, else why not.
+ */
+export async function fetchState(cache: CacheLayout, recipe: Recipe): Promise<FetchState> {
+  const paths = projectCache(cache, recipe);
+  const recipeBuild = recipeBuildHash(recipe);
+  const fetch = await readIfBuiltFrom(paths.fetchRecord, FetchRecord, {
+    recipeBuildHash: recipeBuild,
+  });
+  if (fetch.kind === 'missing') return { kind: 'not-fetched', reason: 'not fetched yet' };
+  if (fetch.kind === 'stale')
+    return { kind: 'not-fetched', reason: `out of date (${fetch.reason})` };
+  const { commit, compiledAt } = fetch.record;
+  if (compiledAt === null || !(await exists(paths.pristine))) {
+    return { kind: 'not-fetched', reason: 'only partly fetched' };
+  }
+  const manifest = await readIfBuiltFrom(manifestBeside(paths.baseline), BaselineManifest, {
+    recipeBuildHash: recipeBuild,
+    pristineCommit: commit,
+  });
+  if (manifest.kind === 'stale') {
+    return { kind: 'not-fetched', reason: `out of date (${manifest.reason})` };
+  }
+  const baseline =
+    manifest.kind === 'current' ? await readRecordFile(paths.baseline, BaselineRecord) : undefined;
+  if (!baseline) return { kind: 'not-fetched', reason: 'only partly fetched' };
+  return {
+    kind: 'fetched',
+    project: { name: recipe.name, version: recipe.version, path: paths.pristine, commit, baseline },
+  };
 }
 
 /**
  * Brings a corpus project into the cache: download and verify, unpack into a pristine git repo,
  * resolve dependencies and compile, then record a baseline of every test class. Each step is
- * skipped when already done for the same recipe, so an interrupted fetch resumes.
+ * skipped when already done from the same recipe, so an interrupted fetch resumes; the project's
+ * lock is held while anything is written.
  */
 export async function fetchCorpusProject(
   recipe: Recipe,
   cache: CacheLayout,
   options: FetchOptions,
 ): Promise<FetchedProject> {
-  const paths = projectPaths(cache, recipe);
-  const hash = recipeHash(recipe);
+  if (!options.force) {
+    const state = await fetchState(cache, recipe);
+    if (state.kind === 'fetched') return state.project;
+  }
+  const paths = projectCache(cache, recipe);
+  const log = (line: string) => note(options.events, 'fetch', line);
+  return withLock(paths.lock, { purpose: `fetch ${recipe.name}@${recipe.version}`, log }, () =>
+    fetchLocked(recipe, cache, paths, options),
+  );
+}
+
+async function fetchLocked(
+  recipe: Recipe,
+  cache: CacheLayout,
+  paths: ProjectCache,
+  options: FetchOptions,
+): Promise<FetchedProject> {
   if (options.force) await removeTree(paths.dir);
-  let record = await readJsonIfExists<FetchRecord>(paths.record);
-  if (!record || record.recipeHash !== hash || !(await exists(paths.pristine))) {
-    await rm(paths.baseline, { force: true });
-    const commit = await buildPristineTree(recipe, cache, paths.pristine, options.log);
-    record = { recipeHash: hash, commit, compiledAt: null };
-    await writeJsonAtomic(paths.record, record);
+  const log = (line: string) => note(options.events, 'fetch', line);
+  const recipeBuild = recipeBuildHash(recipe);
+  const found = await readIfBuiltFrom(paths.fetchRecord, FetchRecord, {
+    recipeBuildHash: recipeBuild,
+  });
+  let record: FetchRecord;
+  if (found.kind === 'current' && (await exists(paths.pristine))) {
+    record = found.record;
+  } else {
+    if (found.kind === 'stale') {
+      log(`building the pristine tree again: ${found.reason}`);
+    }
+    const commit = await buildPristineTree(recipe, cache, paths.pristine, log);
+    record = { inputs: { recipeBuildHash: recipeBuild }, commit, compiledAt: null };
+    await writeRecordFile(paths.fetchRecord, FetchRecord, record);
   }
 
   if (!record.compiledAt) {
-    options.log('fetch: resolving dependencies and compiling');
+    log('resolving dependencies and compiling');
     const compiled = await options.toolchain.compile(
       paths.pristine,
       recipe.build,
@@ -229,20 +280,30 @@ export async function fetchCorpusProject(
       throw new CorpusBuildError(recipe.name, verdict);
     }
     record = { ...record, compiledAt: new Date().toISOString() };
-    await writeJsonAtomic(paths.record, record);
+    await writeRecordFile(paths.fetchRecord, FetchRecord, record);
   }
 
-  let baseline = await readJsonIfExists<Baseline>(paths.baseline);
+  const manifestFile = manifestBeside(paths.baseline);
+  const baselineInputs = { recipeBuildHash: recipeBuild, pristineCommit: record.commit };
+  const manifest = await readIfBuiltFrom(manifestFile, BaselineManifest, baselineInputs);
+  if (manifest.kind === 'stale') {
+    log(`running the baseline again: ${manifest.reason}`);
+  }
+  let baseline =
+    manifest.kind === 'current' ? await readRecordFile(paths.baseline, BaselineRecord) : undefined;
   if (!baseline) {
+    // The manifest goes last: a baseline without one is never taken for finished.
+    await rm(manifestFile, { force: true });
     baseline = await runBaseline(paths.pristine, {
       toolchain: options.toolchain,
       // Online once more: Surefire's providers are only downloaded by the first test run.
       context: { repository: cache.mavenRepo, offline: false },
       build: recipe.build,
       tests: recipe.tests,
-      log: options.log,
+      events: options.events,
     });
-    await writeJsonAtomic(paths.baseline, baseline);
+    await writeRecordFile(paths.baseline, BaselineRecord, baseline);
+    await writeRecordFile(manifestFile, BaselineManifest, { inputs: baselineInputs });
   }
   return {
     name: recipe.name,

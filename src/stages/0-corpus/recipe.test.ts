@@ -4,6 +4,7 @@ import {
   loadRecipes,
   localRecipe,
   parseRecipe,
+  recipeBuildHash,
   surefireTestPattern,
   TestSelectionSchema,
 } from './recipe.js';
@@ -30,6 +31,21 @@ describe('corpus recipes', () => {
     const tests = TestSelectionSchema.parse({ include: ['**/*Test'], exclude: ['**/failing/**'] });
     expect(surefireTestPattern(tests)).toBe('**/*Test,!**/failing/**');
     expect(surefireTestPattern(TestSelectionSchema.parse({}))).toBeUndefined();
+  });
+});
+
+describe('the recipe build hash', () => {
+  it('covers what changes the built tree or its build, not names and notes', async () => {
+    const [recipe] = await loadRecipes();
+    const hash = recipeBuildHash(recipe!);
+    expect(recipeBuildHash({ ...recipe!, notes: 'edited', summary: 'edited' })).toBe(hash);
+    expect(recipeBuildHash({ ...recipe!, patch: 'x' })).not.toBe(hash);
+    expect(recipeBuildHash({ ...recipe!, remove: ['**/Foo.java'] })).not.toBe(hash);
+    expect(recipeBuildHash({ ...recipe!, build: { ...recipe!.build, jvmArgs: ['-ea'] } })).not.toBe(
+      hash,
+    );
+    const tests = { ...recipe!.tests, classTimeoutSeconds: 1 };
+    expect(recipeBuildHash({ ...recipe!, tests })).not.toBe(hash);
   });
 });
 

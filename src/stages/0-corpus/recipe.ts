@@ -74,6 +74,15 @@ export function localRecipe(directory: string, base?: Recipe): Recipe {
   });
 }
 
+/**
+ * Id of what a recipe builds: the tree (source, removals, patch), how it is built and which tests
+ * make its baseline. Name, summary and notes are left out, so editing them rebuilds nothing.
+ */
+export function recipeBuildHash(recipe: Recipe): string {
+  const { source, remove, patch, build, tests } = recipe;
+  return sha256Text(JSON.stringify({ source, remove, patch, build, tests })).slice(0, 16);
+}
+
 export function describeSource(source: Recipe['source']): string {
   return source.kind === 'debian'
     ? `debian:${source.package}=${source.version}`

@@ -1,20 +1,22 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { z } from 'zod';
 import type { TracedMethod } from '../../toolchains/jvm/runner.js';
 
 /** A production method as the execution context names it. */
-export interface MethodLocation {
+export const MethodLocationSchema = z.strictObject({
   /** Source file relative to the project root; null when no source was found. */
-  file: string | null;
+  file: z.string().nullable(),
   /** Binary class name, e.g. org.json.simple.JsonArray$1 for an anonymous class. */
-  className: string;
+  className: z.string(),
   /** Method name as written in source; constructors by their class name, `<clinit>` for static initialisers. */
-  method: string;
+  method: z.string(),
   /** Name and parameter types, which tell overloads apart, e.g. parse(java.io.Reader). */
-  signature: string;
+  signature: z.string(),
   /** Line of the declaration (where the name stands); null without line information. */
-  line: number | null;
-}
+  line: z.number().int().nullable(),
+});
+export type MethodLocation = z.infer<typeof MethodLocationSchema>;
 
 const PRIMITIVES: Record<string, string> = {
   Z: 'boolean',

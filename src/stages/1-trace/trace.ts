@@ -1,19 +1,40 @@
-import { appendFile, mkdir } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
+import { z } from 'zod';
 import type { CacheLayout } from '../../core/cache.js';
-import type { EventSink } from '../../events/types.js';
-import { copyProjectTree, makeTempDir, readJsonLines, removeTree } from '../../core/fs.js';
+import { note, type EventSink } from '../../events/types.js';
+import { copyProjectTree, exists, makeTempDir, removeTree } from '../../core/fs.js';
+import { withLock } from '../../core/lock.js';
 import { describeVerdict, type SingleVerdictKind } from '../../core/verdict.js';
-import type { JvmRunner, RawTrace, TestOutcome } from '../../toolchains/jvm/runner.js';
+import { defineManifest, manifestBeside, readIfBuiltFrom } from '../../records/manifest.js';
+import {
+  appendRecords,
+  defineRecord,
+  readRecords,
+  recordId,
+  writeRecordFile,
+  type RecordOf,
+  type TornLine,
+} from '../../records/record.js';
+import { SingleVerdictKindSchema } from '../../records/schemas.js';
 import { jvmTestRunner } from '../../runners/jvm.js';
 import { timeLimit } from '../../runners/time-limits.js';
 import { withTimeLimit, withTracing } from '../../runners/wrappers.js';
-import type { BaselineClass } from '../0-corpus/baseline.js';
 import type { BuildSettings } from '../../toolchains/build.js';
-import { locate, SourceIndex, type MethodLocation } from './locations.js';
+import type { JvmRunner, RawTrace, TestOutcome } from '../../toolchains/jvm/runner.js';
+import type { BaselineClass } from '../0-corpus/baseline.js';
+import { locate, MethodLocationSchema, SourceIndex, type MethodLocation } from './locations.js';
 
 /** Execution-context length buckets of the paper, plus the two it leaves out. */
-export type ContextBucket = 'none' | 'short' | 'mid-short' | 'mid-long' | 'long' | 'beyond';
+export const ContextBucketSchema = z.enum([
+  'none',
+  'short',
+  'mid-short',
+  'mid-long',
+  'long',
+  'beyond',
+]);
+export type ContextBucket = z.infer<typeof ContextBucketSchema>;
 
 export function contextBucket(size: number): ContextBucket {
   if (size === 0) return 'none';
@@ -27,29 +48,56 @@ export function contextBucket(size: number): ContextBucket {
 /** Prompts name the first few methods and files of a context. */
 const ANCHOR_COUNT = 12;
 
-export interface ExecutionContext {
+const ExecutionContextSchema = z.strictObject({
   /** The ordered trace τ: production methods in first-hit order (hence also the set EC). */
-  trace: MethodLocation[];
-  size: number;
-  bucket: ContextBucket;
+  trace: z.array(MethodLocationSchema),
+  size: z.number().int().nonnegative(),
+  bucket: ContextBucketSchema,
   /** The first distinct methods, as `Class.signature`. */
-  anchors: string[];
+  anchors: z.array(z.string()),
   /** The first distinct source files. */
-  bugRelatedFiles: string[];
-}
+  bugRelatedFiles: z.array(z.string()),
+});
+export type ExecutionContext = z.infer<typeof ExecutionContextSchema>;
 
 /** One line of the execution-context map: a test class, or one of its test methods. */
-export interface ExecutionContextRecord extends ExecutionContext {
-  testClass: string;
-  testMethod: string | null;
+const ExecutionContextRecordSchema = z.strictObject({
+  ...ExecutionContextSchema.shape,
+  testClass: z.string(),
+  testMethod: z.string().nullable(),
   /** Verdict of the traced run, and the class's verdict in the baseline. */
-  status: SingleVerdictKind;
-  baselineStatus: SingleVerdictKind | null;
-  detail: string;
-  durationMs: number;
+  status: SingleVerdictKindSchema,
+  baselineStatus: SingleVerdictKindSchema.nullable(),
+  detail: z.string(),
+  durationMs: z.number().nonnegative(),
   /** Hits recorded (first hit per test), for throughput figures. */
-  records: number;
-}
+  records: z.number().int().nonnegative(),
+});
+export type ExecutionContextRecord = z.infer<typeof ExecutionContextRecordSchema>;
+
+export const ExecutionContextLine = defineRecord({
+  kind: 'execution-context',
+  version: 1,
+  schema: ExecutionContextRecordSchema,
+});
+
+/**
+ * Beside the map: what it was traced from. A map traced per test also serves a request without
+ * per-test records; the other way round, the map is traced again.
+ */
+export const ContextMapManifest = defineManifest(
+  'execution-context-manifest',
+  z.strictObject({
+    /** The traced tree: the pristine commit, or `local:<path>` for a project used in place. */
+    tree: z.string(),
+    /** Id of the build settings. */
+    build: z.string(),
+    /** Id of the baseline the classes' time limits and baseline verdicts came from. */
+    baselineId: z.string().nullable(),
+    perTest: z.boolean(),
+  }),
+);
+export type ContextMapInputs = RecordOf<typeof ContextMapManifest>['inputs'];
 
 function contextOf(trace: MethodLocation[]): ExecutionContext {
   const files: string[] = [];
@@ -100,6 +148,11 @@ export interface TraceOptions {
   classes: { testClass: string; baseline?: BaselineClass }[];
   out: string;
   perTest: boolean;
+  /** What is traced, recorded in the map's manifest (see ContextMapManifest). */
+  tree: string;
+  baselineId: string | null;
+  /** Held while the map is written. */
+  lock: string;
   events: EventSink;
   runner?: JvmRunner;
 }
@@ -112,17 +165,38 @@ export interface TraceSummary {
   durationMs: number;
 }
 
-/**
- * The class records of an execution-context map by test class; an interrupted run's cut last
- * line is left out, so that class is traced again.
- */
-export async function readContextMap(file: string): Promise<Map<string, ExecutionContextRecord>> {
-  const records = await readJsonLines<ExecutionContextRecord>(file);
-  return new Map(
+type MapState =
+  | { kind: 'missing' }
+  | { kind: 'stale'; reason: string }
+  | {
+      kind: 'current';
+      perTest: boolean;
+      /** Class records by test class. */
+      done: Map<string, ExecutionContextRecord>;
+      tornLastLine: TornLine | null;
+    };
+
+/** The map at `out`, if traced from `wanted` (and per test when `perTest` is asked for). */
+async function readMap(
+  out: string,
+  wanted: Omit<ContextMapInputs, 'perTest'>,
+  perTest: boolean,
+): Promise<MapState> {
+  const manifest = await readIfBuiltFrom(manifestBeside(out), ContextMapManifest, wanted);
+  if (manifest.kind === 'missing') {
+    return (await exists(out)) ? { kind: 'stale', reason: 'it has no manifest' } : manifest;
+  }
+  if (manifest.kind === 'stale') return manifest;
+  if (perTest && !manifest.record.inputs.perTest) {
+    return { kind: 'stale', reason: 'it has no per-test records' };
+  }
+  const { records, tornLastLine } = await readRecords(out, ExecutionContextLine);
+  const done = new Map(
     records
       .filter((record) => record.testMethod === null)
       .map((record) => [record.testClass, record]),
   );
+  return { kind: 'current', perTest: manifest.record.inputs.perTest, done, tornLastLine };
 }
 
 const TEST_STATUS: Record<TestOutcome['outcome'], SingleVerdictKind> = {
@@ -134,17 +208,68 @@ const TEST_STATUS: Record<TestOutcome['outcome'], SingleVerdictKind> = {
 
 /**
  * Runs each selected test class once in the warm JVM with production classes instrumented, and
- * appends one record per class (and per test method when asked) to the map. The project is used
- * through a working copy, so tests that write to their directory leave the original alone.
+ * appends one record per class (and per test method when asked) to the map. A map traced from
+ * the same inputs is resumed: classes it has are not traced again; one traced from other inputs
+ * is traced afresh. The project is used through a working copy, so tests that write to their
+ * directory leave the original alone.
  */
 export async function traceProject(
   projectRoot: string,
   options: TraceOptions,
 ): Promise<TraceSummary> {
   const started = performance.now();
-  const done = await readContextMap(options.out);
-  const pending = options.classes.filter((entry) => !done.has(entry.testClass));
-  await mkdir(path.dirname(options.out), { recursive: true });
+  const { out, classes } = options;
+  const log = (line: string) => note(options.events, 'trace', line);
+  const wanted = {
+    tree: options.tree,
+    build: recordId(options.build),
+    baselineId: options.baselineId,
+  };
+  const summary = (done: Map<string, ExecutionContextRecord>, traced: number): TraceSummary => ({
+    out,
+    traced,
+    skipped: classes.length - traced,
+    records: classes.flatMap((entry) => done.get(entry.testClass) ?? []),
+    durationMs: Math.round(performance.now() - started),
+  });
+  // A finished map is read without the lock: appends leave at most a torn last line.
+  const seen = await readMap(out, wanted, options.perTest);
+  if (seen.kind === 'current' && classes.every((entry) => seen.done.has(entry.testClass))) {
+    return summary(seen.done, 0);
+  }
+  return withLock(options.lock, { purpose: `trace into ${out}`, log }, async () => {
+    let map = await readMap(out, wanted, options.perTest);
+    if (map.kind !== 'current') {
+      if (map.kind === 'stale') log(`tracing ${out} afresh: ${map.reason}`);
+      await rm(out, { force: true });
+      const inputs = { ...wanted, perTest: options.perTest };
+      await writeRecordFile(manifestBeside(out), ContextMapManifest, { inputs });
+      map = { kind: 'current', perTest: options.perTest, done: new Map(), tornLastLine: null };
+    }
+    if (map.tornLastLine) {
+      log(
+        `${out}:${map.tornLastLine.line} was cut short by an interrupted run; its class is traced again`,
+      );
+    }
+    const { done } = map;
+    const pending = classes.filter((entry) => !done.has(entry.testClass));
+    if (pending.length > 0) {
+      log(`${pending.length} of ${classes.length} test classes to trace into ${out}`);
+      // Every line of a map traced per test is: classes added later get their per-test records.
+      await traceClasses(projectRoot, pending, { ...options, perTest: map.perTest }, done);
+    }
+    return summary(done, pending.length);
+  });
+}
+
+/** Traces `pending` into the map, adding each class record to `done` once appended. */
+async function traceClasses(
+  projectRoot: string,
+  pending: TraceOptions['classes'],
+  options: TraceOptions,
+  done: Map<string, ExecutionContextRecord>,
+): Promise<void> {
+  const started = performance.now();
   const workDir = await makeTempDir('trace');
   const copy = path.join(workDir, 'project');
   const baselines = new Map(options.classes.map((entry) => [entry.testClass, entry.baseline]));
@@ -160,7 +285,7 @@ export async function traceProject(
     unit: 'classes',
   });
   try {
-    if (pending.length > 0) await copyProjectTree(projectRoot, copy);
+    await copyProjectTree(projectRoot, copy);
     const sources = await SourceIndex.build(path.join(copy, options.build.module ?? ''), copy);
     for (const [index, { testClass, baseline }] of pending.entries()) {
       const result = await runner.run({
@@ -200,8 +325,8 @@ export async function traceProject(
           });
         }
       }
-      // One write per class: a crash leaves at most one partial line, which is traced again.
-      await appendFile(options.out, lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+      // One write per class: a crash leaves at most one torn line, whose class is traced again.
+      await appendRecords(options.out, ExecutionContextLine, lines);
       done.set(testClass, classRecord);
       options.events.emit({
         kind: 'ItemDone',
@@ -222,11 +347,4 @@ export async function traceProject(
     await runner.close();
     await removeTree(workDir);
   }
-  return {
-    out: options.out,
-    traced: pending.length,
-    skipped: options.classes.length - pending.length,
-    records: options.classes.flatMap((entry) => done.get(entry.testClass) ?? []),
-    durationMs: Math.round(performance.now() - started),
-  };
 }

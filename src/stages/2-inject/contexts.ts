@@ -1,18 +1,22 @@
-import type { CacheLayout } from '../../core/cache.js';
-import { note, type EventSink } from '../../events/types.js';
+import type { CacheLayout, ProjectCache } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
+import type { EventSink } from '../../events/types.js';
+import { recordId } from '../../records/record.js';
 import type { ProjectRef } from '../../project/project.js';
-import { readContextMap, traceProject, type ExecutionContextRecord } from '../1-trace/trace.js';
+import { traceProject, type ExecutionContextRecord } from '../1-trace/trace.js';
+
+/** Where a project's execution-context map is, and the lock held while writing it. */
+export type ContextMapLocation = Pick<ProjectCache, 'contextMap' | 'lock'>;
 
 /**
  * Execution contexts of the candidate witnesses, from the project's map; classes the map lacks
- * are traced first (the map is resumed, not rewritten). Without `tests`, every class the
- * baseline marks usable is a candidate witness.
+ * are traced first (the map is resumed, not rewritten, unless traced from other inputs). Without
+ * `tests`, every class the baseline marks usable is a candidate witness.
  */
 export async function witnessContexts(
   project: ProjectRef,
   cache: CacheLayout,
-  mapFile: string,
+  map: ContextMapLocation,
   tests: string[] | undefined,
   events: EventSink,
 ): Promise<ExecutionContextRecord[]> {
@@ -34,24 +38,20 @@ export async function witnessContexts(
       );
     }
   }
-  let records = await readContextMap(mapFile);
-  const missing = wanted.filter((testClass) => !records.has(testClass));
-  if (missing.length > 0) {
-    note(events, 'inject', `tracing ${missing.length} test classes missing from ${mapFile}`);
-    await traceProject(project.root, {
-      cache,
-      build: project.build,
-      classes: missing.map((testClass) => {
-        const entry = baseline?.classes.find((candidate) => candidate.testClass === testClass);
-        return entry ? { testClass, baseline: entry } : { testClass };
-      }),
-      out: mapFile,
-      perTest: false,
-      events,
-    });
-    records = await readContextMap(mapFile);
-  }
-  const selected = wanted.flatMap((testClass) => records.get(testClass) ?? []);
+  const { records: selected } = await traceProject(project.root, {
+    cache,
+    build: project.build,
+    classes: wanted.map((testClass) => {
+      const entry = baseline?.classes.find((candidate) => candidate.testClass === testClass);
+      return entry ? { testClass, baseline: entry } : { testClass };
+    }),
+    out: map.contextMap,
+    perTest: false,
+    tree: project.base.commit,
+    baselineId: baseline ? recordId(baseline) : null,
+    lock: map.lock,
+    events,
+  });
   const failing = selected.find((record) => record.status !== 'Passed');
   if (tests && failing) {
     throw new UserError(

@@ -21,11 +21,9 @@ import {
   typeRandom,
   typeSummary,
   withValidationSession,
-  type EngineRef,
   type InjectOptions,
-  type InjectSummary,
-  type TypeSummary,
 } from './inject.js';
+import type { EngineRef, InjectSummary, TypeSummary } from './records.js';
 import { injectorFor } from './rules/index.js';
 import { rejectionWithoutChecks, type ValidationOutcome } from './validate.js';
 import { shuffled } from '../../core/random.js';

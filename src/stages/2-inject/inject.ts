@@ -1,33 +1,35 @@
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CacheLayout } from '../../core/cache.js';
 import type { FileChange } from '../../core/file-change.js';
-import { sha256Text, writeJsonAtomic, readJsonLines } from '../../core/fs.js';
+import { sha256Text } from '../../core/fs.js';
+import { appendRecords, readRecords, writeRecordFile } from '../../records/record.js';
 import { seededRandom, shuffled } from '../../core/random.js';
 import { applyEdits, loadJavaGrammar, type TextEdit } from '../../lang/java/syntax.js';
 import { pristineState, type ProjectRef } from '../../project/project.js';
-import type { ProjectBase, ProjectState } from '../../project/state.js';
+import type { ProjectState } from '../../project/state.js';
 import { WorkingCopy } from '../../project/working-copy.js';
-import { specText, type AgentSpec } from '../../agents/types.js';
-import type { CheckRecord } from '../../checks/types.js';
+import { specText } from '../../agents/types.js';
 import type { EventSink } from '../../events/types.js';
 import { JvmRunner } from '../../toolchains/jvm/runner.js';
 import type { Toolchain } from '../../toolchains/types.js';
 import type { ExecutionContextRecord } from '../1-trace/trace.js';
+import {
+  InjectionLine,
+  InjectSummaryFile,
+  RejectionLine,
+  type BugTypeRef,
+  type EngineRef,
+  type InjectionRecord,
+  type InjectSummary,
+  type RejectionRecord,
+  type Site,
+  type TypeSummary,
+} from './records.js';
 import { injectorFor } from './rules/index.js';
 import { rewritesIn } from './rules/rewrites.js';
 import { specHash, type BugTypeSpec } from './spec.js';
-import {
-  InjectionValidator,
-  type AcceptedEvidence,
-  type RejectionStage,
-  type ValidationOutcome,
-  type ValidationTimings,
-} from './validate.js';
-
-/** Who made a bug: the rules engine, or an agent (its full spec, attempt budget and prompts). */
-export type EngineRef =
-  { kind: 'rules' } | { kind: 'agent'; agent: AgentSpec; attempts: number; promptVersion: number };
+import { InjectionValidator, type RejectionStage, type ValidationOutcome } from './validate.js';
 
 const RULES: EngineRef = { kind: 'rules' };
 
@@ -39,74 +41,6 @@ function sameEngine(a: EngineRef, b: EngineRef): boolean {
     a.attempts === b.attempts &&
     a.promptVersion === b.promptVersion
   );
-}
-
-/** Where a bug is: the member it changes, and the change in one line. */
-export interface Site {
-  file: string;
-  member: string;
-  line: number;
-  description: string;
-}
-
-/** The bug type an injection is of, with the hash of the spec it was made from. */
-export interface BugTypeRef {
-  id: string;
-  name: string;
-  category: BugTypeSpec['category'];
-  specHash: string;
-}
-
-/** An injected bug the witness exposes: everything a case needs, with how it was proven. */
-export interface InjectionRecord {
-  id: string;
-  /** The buggy state: the project's base plus the bug's patch (the only copy of the patch). */
-  state: ProjectState;
-  bugType: BugTypeRef;
-  engine: EngineRef;
-  seed: number;
-  witness: { testClass: string; contextSize: number; bucket: string };
-  site: Site;
-  evidence: AcceptedEvidence;
-  checks: CheckRecord[];
-  timings: ValidationTimings;
-  createdAt: string;
-}
-
-export interface RejectionRecord {
-  id: string;
-  base: ProjectBase;
-  bugType: BugTypeRef;
-  engine: EngineRef;
-  witness: string;
-  /** Null for an agent's change that never reached a site. */
-  site: Site | null;
-  stage: RejectionStage;
-  reason: string;
-  verdict?: string;
-  checks: CheckRecord[];
-  timings: ValidationTimings;
-}
-
-export interface TypeSummary {
-  typeId: string;
-  name: string;
-  /** Candidate sites found in the reached methods of the witnesses (rules engine; agents pick their own). */
-  sitesFound: number | null;
-  tried: number;
-  accepted: number;
-  acceptanceRate: number;
-  rejectedBy: Partial<Record<RejectionStage, number>>;
-  durationMs: number;
-}
-
-export interface InjectSummary {
-  project: string;
-  engine: EngineRef;
-  seed: number;
-  out: string;
-  types: TypeSummary[];
-  durationMs: number;
 }
 
 export interface InjectOptions {
@@ -154,12 +88,11 @@ export class InjectionOutput {
   static async open(dir: string): Promise<InjectionOutput> {
     const output = new InjectionOutput(dir);
     await mkdir(dir, { recursive: true });
-    output.accepted.push(
-      ...(await readJsonLines<InjectionRecord>(output.file('injections.jsonl'))),
-    );
-    output.rejected.push(
-      ...(await readJsonLines<RejectionRecord>(output.file('rejections.jsonl'))),
-    );
+    // A torn last line is a candidate decided again.
+    const injections = await readRecords(output.file('injections.jsonl'), InjectionLine);
+    const rejections = await readRecords(output.file('rejections.jsonl'), RejectionLine);
+    output.accepted.push(...injections.records);
+    output.rejected.push(...rejections.records);
     for (const record of [...output.accepted, ...output.rejected]) output.decided.add(record.id);
     return output;
   }
@@ -173,13 +106,13 @@ export class InjectionOutput {
   }
 
   async accept(record: InjectionRecord): Promise<void> {
-    await appendFile(this.file('injections.jsonl'), `${JSON.stringify(record)}\n`);
+    await appendRecords(this.file('injections.jsonl'), InjectionLine, [record]);
     this.accepted.push(record);
     this.decided.add(record.id);
   }
 
   async reject(record: RejectionRecord): Promise<void> {
-    await appendFile(this.file('rejections.jsonl'), `${JSON.stringify(record)}\n`);
+    await appendRecords(this.file('rejections.jsonl'), RejectionLine, [record]);
     this.rejected.push(record);
     this.decided.add(record.id);
   }
@@ -196,7 +129,7 @@ export class InjectionOutput {
   }
 
   async writeSummary(summary: InjectSummary): Promise<InjectSummary> {
-    await writeJsonAtomic(this.file('summary.json'), summary);
+    await writeRecordFile(this.file('summary.json'), InjectSummaryFile, summary);
     return summary;
   }
 }

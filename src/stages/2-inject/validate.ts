@@ -7,7 +7,7 @@ import {
   checkWithMaven,
   mainAndTest,
   ReferenceRuns,
-  type FailureSignature,
+  FailureSignatureSchema,
 } from '../../checks/runs.js';
 import { checkDiff, checkSignature, checkStructure } from '../../checks/static.js';
 import {
@@ -23,7 +23,8 @@ import type { CacheLayout } from '../../core/cache.js';
 import { errorMessage } from '../../core/errors.js';
 import type { FileChange } from '../../core/file-change.js';
 import type { SingleVerdictKind } from '../../core/verdict.js';
-import type { TouchedMember } from '../../lang/java/change.js';
+import { SingleVerdictKindSchema } from '../../records/schemas.js';
+import { TouchedMemberSchema, type TouchedMember } from '../../lang/java/change.js';
 import type { ProjectRef } from '../../project/project.js';
 import { patchOf, withPatch, type ProjectState } from '../../project/state.js';
 import type { WorkingCopy } from '../../project/working-copy.js';
@@ -70,20 +71,21 @@ export const ValidationTimingsSchema = z.strictObject({
 });
 export type ValidationTimings = z.infer<typeof ValidationTimingsSchema>;
 
-export interface AcceptedEvidence {
-  structure: string;
-  touched: TouchedMember[];
-  failure: FailureSignature;
+export const AcceptedEvidenceSchema = z.strictObject({
+  structure: z.string(),
+  touched: z.array(TouchedMemberSchema),
+  failure: FailureSignatureSchema,
   /** Verdict kinds of the fast runs. */
-  runs: SingleVerdictKind[];
+  runs: z.array(SingleVerdictKindSchema),
   /** The Maven replay's verdict; null when Maven confirmation was off (its check says Skipped). */
-  maven: SingleVerdictKind | null;
+  maven: SingleVerdictKindSchema.nullable(),
   /** The mutated member (or its class) as the failing run entered it. */
-  reachedAs: string;
+  reachedAs: z.string(),
   /** Other test classes that reach the change and now fail; a bug many catch is an easy case. */
-  otherFailingClasses: string[];
-  collateral: { checked: number; reaching: number };
-}
+  otherFailingClasses: z.array(z.string()),
+  collateral: z.strictObject({ checked: z.number().int(), reaching: z.number().int() }),
+});
+export type AcceptedEvidence = z.infer<typeof AcceptedEvidenceSchema>;
 
 export type ValidationOutcome =
   | {

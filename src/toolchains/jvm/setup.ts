@@ -1,7 +1,8 @@
 import { open, readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { CacheLayout } from '../../core/cache.js';
+import { runnerCache, type CacheLayout } from '../../core/cache.js';
 import { exists, sha256Text, writeFileAtomic } from '../../core/fs.js';
+import { withLock } from '../../core/lock.js';
 import { packageRoot } from '../../core/package-root.js';
 import { runProcess } from '../../core/process.js';
 import type { BuildSettings } from '../build.js';
@@ -32,8 +33,25 @@ export interface ProjectRuntime {
   release: string | null;
 }
 
-function jvmRunnerDir(cache: CacheLayout): string {
-  return path.join(cache.root, 'jvm-runner');
+/** The runner's lock waits are reported where the CLI reports progress. */
+function logToStderr(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+/**
+ * Runs `build` unless `isBuilt` says it is done; the building is done under the runner's lock,
+ * and skipped there when another process built it meanwhile.
+ */
+async function buildOnce(
+  cache: CacheLayout,
+  purpose: string,
+  isBuilt: () => Promise<boolean>,
+  build: () => Promise<void>,
+): Promise<void> {
+  if (await isBuilt()) return;
+  await withLock(runnerCache(cache).lock, { purpose, log: logToStderr }, async () => {
+    if (!(await isBuilt())) await build();
+  });
 }
 
 async function javac(args: string[], cwd?: string): Promise<void> {
@@ -62,6 +80,7 @@ async function contentHash(files: string[]): Promise<string> {
 
 /** Compiles `sources` into a directory named after their content, once. */
 async function compileOnce(
+  cache: CacheLayout,
   sourceDir: string,
   outRoot: string,
   classpath: string[],
@@ -70,18 +89,24 @@ async function compileOnce(
   const sources = await javaSources(sourceDir);
   const out = path.join(outRoot, `${path.basename(sourceDir)}-${await contentHash(sources)}`);
   const marker = path.join(out, '.complete');
-  if (await exists(marker)) return out;
-  await mkdir(out, { recursive: true });
-  await javac([
-    '--release',
-    release,
-    '-nowarn',
-    '-d',
-    out,
-    ...(classpath.length > 0 ? ['-classpath', classpath.join(':')] : []),
-    ...sources,
-  ]);
-  await writeFile(marker, '');
+  await buildOnce(
+    cache,
+    `compile ${out}`,
+    () => exists(marker),
+    async () => {
+      await mkdir(out, { recursive: true });
+      await javac([
+        '--release',
+        release,
+        '-nowarn',
+        '-d',
+        out,
+        ...(classpath.length > 0 ? ['-classpath', classpath.join(':')] : []),
+        ...sources,
+      ]);
+      await writeFile(marker, '');
+    },
+  );
   return out;
 }
 
@@ -98,21 +123,25 @@ export interface RunnerClasspath {
 }
 
 export async function runnerClasspath(cache: CacheLayout): Promise<RunnerClasspath> {
-  const depsDir = path.join(jvmRunnerDir(cache), 'runner-deps');
+  const { dependencies: depsDir, classes: classesDir } = runnerCache(cache);
   const listFile = path.join(depsDir, 'classpath.txt');
-  let jars: string[];
-  if (await exists(listFile)) {
-    jars = (await readFile(listFile, 'utf8')).trim().split(':');
-  } else {
-    await mkdir(depsDir, { recursive: true });
-    await writeFile(path.join(depsDir, 'pom.xml'), platformPom([ASM]));
-    jars = await mavenClasspath(depsDir, [], cache, listFile);
-  }
+  await buildOnce(
+    cache,
+    'resolve the runner dependencies',
+    () => exists(listFile),
+    async () => {
+      await mkdir(depsDir, { recursive: true });
+      await writeFile(path.join(depsDir, 'pom.xml'), platformPom([ASM]));
+      await mavenClasspath(depsDir, [], cache, listFile);
+    },
+  );
+  const jars = (await readFile(listFile, 'utf8')).trim().split(':');
   const jvmSources = path.join(packageRoot(), 'jvm');
-  const boot = await compileOnce(path.join(jvmSources, 'boot'), jvmRunnerDir(cache), jars, '17');
+  const boot = await compileOnce(cache, path.join(jvmSources, 'boot'), classesDir, jars, '17');
   const classes = await compileOnce(
+    cache,
     path.join(jvmSources, 'runner'),
-    jvmRunnerDir(cache),
+    classesDir,
     [boot, ...jars],
     '17',
   );
@@ -251,9 +280,24 @@ async function dependencyRuntime(
 ): Promise<DependencyRuntime> {
   const pom = await readFile(path.join(moduleDir, 'pom.xml'), 'utf8');
   const key = sha256Text(JSON.stringify([pom, build.module ?? '', build.mavenArgs])).slice(0, 16);
-  const dir = path.join(jvmRunnerDir(cache), 'projects', key);
+  const dir = runnerCache(cache).projectRuntime(key);
   const record = path.join(dir, 'runtime.json');
-  if (await exists(record)) return JSON.parse(await readFile(record, 'utf8')) as DependencyRuntime;
+  await buildOnce(
+    cache,
+    `prepare the runtime of ${projectDir}`,
+    () => exists(record),
+    () => buildDependencyRuntime(dir, record, projectDir, build, cache),
+  );
+  return JSON.parse(await readFile(record, 'utf8')) as DependencyRuntime;
+}
+
+async function buildDependencyRuntime(
+  dir: string,
+  record: string,
+  projectDir: string,
+  build: BuildSettings,
+  cache: CacheLayout,
+): Promise<void> {
   await mkdir(dir, { recursive: true });
 
   const projectJars = await mavenClasspath(
@@ -265,7 +309,7 @@ async function dependencyRuntime(
   const ids = projectJars.map((jar) => ({ jar, id: jarId(jar, cache.mavenRepo) }));
   const choice = choosePlatform(ids.flatMap((entry) => (entry.id ? [entry.id] : [])));
   const platformKey = sha256Text(choice.coordinates.join(',')).slice(0, 12);
-  const platformDir = path.join(jvmRunnerDir(cache), 'platforms', platformKey);
+  const platformDir = runnerCache(cache).platform(platformKey);
   await mkdir(platformDir, { recursive: true });
   await writeFile(path.join(platformDir, 'pom.xml'), platformPom(choice.coordinates));
   const platformJars = await mavenClasspath(
@@ -284,7 +328,6 @@ async function dependencyRuntime(
     platformJars,
   };
   await writeFileAtomic(record, JSON.stringify(runtime, null, 2));
-  return runtime;
 }
 
 /**
@@ -300,6 +343,7 @@ export async function prepareProjectRuntime(
   const dependencies = await dependencyRuntime(moduleDir, projectDir, build, cache);
   // Compiled per content of the bridge sources, so an updated bridge is picked up at once.
   const bridge = await compileOnce(
+    cache,
     path.join(packageRoot(), 'jvm', 'bridge'),
     dependencies.platformDir,
     dependencies.platformJars,

@@ -1,0 +1,85 @@
+import { mkdir } from 'node:fs/promises';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cacheLayout, projectCache, type CacheLayout } from '../../core/cache.js';
+import { makeTempDir } from '../../core/fs.js';
+import { manifestBeside } from '../../records/manifest.js';
+import { writeRecordFile } from '../../records/record.js';
+import { BaselineRecord, type Baseline } from './baseline.js';
+import { BaselineManifest, fetchState, FetchRecord } from './fetch.js';
+import { RecipeSchema, recipeBuildHash, type Recipe } from './recipe.js';
+
+const recipe: Recipe = RecipeSchema.parse({
+  name: 'demo',
+  version: '1.0',
+  summary: 'a demo project',
+  source: { kind: 'local', path: '/nowhere/demo' },
+  notes: 'first notes',
+});
+
+const baseline: Baseline = {
+  createdAt: '2000-01-01T00:00:00.000Z',
+  tools: { maven: '3.9' },
+  selection: null,
+  suite: { status: 'Passed', durationMs: 10, description: 'Passed (1 tests, 0 skipped)' },
+  classes: [
+    {
+      testClass: 'demo.DemoTest',
+      status: 'Passed',
+      counts: { tests: 1, failures: 0, errors: 0, skipped: 0 },
+      durationMs: 10,
+      usable: true,
+      runMode: 'suite',
+    },
+  ],
+  usableCount: 1,
+};
+
+let cache: CacheLayout;
+
+/** A cache holding `recipe` fully fetched, as fetchCorpusProject leaves it. */
+beforeAll(async () => {
+  cache = cacheLayout(await makeTempDir('fetch-test'));
+  const paths = projectCache(cache, recipe);
+  const recipeBuild = recipeBuildHash(recipe);
+  await mkdir(paths.pristine, { recursive: true });
+  await writeRecordFile(paths.fetchRecord, FetchRecord, {
+    inputs: { recipeBuildHash: recipeBuild },
+    commit: 'c0ffee',
+    compiledAt: '2000-01-01T00:00:00.000Z',
+  });
+  await writeRecordFile(paths.baseline, BaselineRecord, baseline);
+  await writeRecordFile(manifestBeside(paths.baseline), BaselineManifest, {
+    inputs: { recipeBuildHash: recipeBuild, pristineCommit: 'c0ffee' },
+  });
+});
+
+describe('what the cache holds for a recipe', () => {
+  it('is the fetched project when built from the same recipe', async () => {
+    expect(await fetchState(cache, recipe)).toMatchObject({
+      kind: 'fetched',
+      project: { commit: 'c0ffee', baseline },
+    });
+  });
+
+  it('stays fetched when only the notes or summary change', async () => {
+    const edited = { ...recipe, notes: 'other notes', summary: 'another summary' };
+    expect((await fetchState(cache, edited)).kind).toBe('fetched');
+  });
+
+  it('is out of date once the build changes, naming the recipe hash', async () => {
+    const edited = { ...recipe, build: { ...recipe.build, mavenArgs: ['-Dfoo'] } };
+    const state = await fetchState(cache, edited);
+    expect(state).toMatchObject({ kind: 'not-fetched' });
+    expect(state.kind === 'not-fetched' && state.reason).toMatch(
+      /^out of date \(fetch\.json records other inputs: recipeBuildHash [0-9a-f]{16} → [0-9a-f]{16}\)$/,
+    );
+  });
+
+  it('is not fetched without a fetch record', async () => {
+    const other = { ...recipe, version: '2.0' };
+    expect(await fetchState(cache, other)).toEqual({
+      kind: 'not-fetched',
+      reason: 'not fetched yet',
+    });
+  });
+});
