@@ -4,6 +4,7 @@
  *
  *   npm run bench:replay-baseline [-- --projects json-simple,commons-csv] [--runs 3]
  */
+import { isUsable } from '../src/stages/0-corpus/baseline.js';
 import { parseArgs } from 'node:util';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
 import { describeVerdict } from '../src/core/verdict.js';
@@ -34,7 +35,7 @@ for (const recipe of recipes) {
     events: plainSink((line) => process.stderr.write(`[${recipe.name}] ${line}\n`)),
   });
   const quickest = fetched.baseline.classes
-    .filter((entry) => entry.usable)
+    .filter(isUsable)
     .sort((a, b) => a.durationMs - b.durationMs)[0];
   if (!quickest) {
     rows.push([recipe.name, '(no usable class)', '-', '-', '-', '-', '-', '-']);

@@ -5,6 +5,7 @@
  *
  *   npm run bench:trace-overhead [-- --projects a,b]
  */
+import { isUsable } from '../src/stages/0-corpus/baseline.js';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
@@ -25,7 +26,7 @@ for (const project of await corpusProjects(cache, values.projects?.split(','))) 
   const copy = await workingCopy(project);
   const runner = new JvmRunner(cache);
   try {
-    const classes = project.fetched.baseline.classes.filter((entry) => entry.usable);
+    const classes = project.fetched.baseline.classes.filter(isUsable);
     const run = (testClass: string, durationMs: number, trace: boolean) =>
       runner.run({
         projectDir: copy,

@@ -3,6 +3,8 @@ import path from 'node:path';
 import type { CacheLayout } from '../src/core/cache.js';
 import { copyProjectTree, makeTempDir } from '../src/core/fs.js';
 import { packageRoot } from '../src/core/package-root.js';
+import { plainLine } from '../src/events/render.js';
+import type { ProgressEvent } from '../src/events/types.js';
 import { runProcess, type RunResult } from '../src/core/process.js';
 import { DEFAULT_BUILD } from '../src/toolchains/build.js';
 import { mavenToolchain } from '../src/toolchains/maven/maven.js';
@@ -25,6 +27,19 @@ export async function cli(args: string[], timeoutMs = 1_800_000): Promise<CliRes
     }
   }
   return { ...result, json };
+}
+
+/** The progress events a `--json` run wrote on stderr (one JSON line each). */
+export function progressEvents(result: RunResult): ProgressEvent[] {
+  return result.stderr
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as ProgressEvent);
+}
+
+/** Those events as a plain log would show them. */
+export function progressLines(result: RunResult): string[] {
+  return progressEvents(result).flatMap((event) => plainLine(event) ?? []);
 }
 
 /** A copy of the fixture project test/fixtures/<name>, compiled by Maven; returns its path. */

@@ -31,7 +31,7 @@ describe('replay of json-simple with the Maven runner', () => {
     expect(result.exitCode).toBe(0);
     const replay = result.json as ReplayResult;
     expect(replay.verdict.kind).toBe('Passed');
-    expect(replay.baseline?.usable).toBe(true);
+    expect(replay.baseline?.usability).toEqual({ kind: 'Usable' });
     expect(replay.replayCommand).toContain(`-Dtest=${TEST}`);
   });
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../src/core/fs.js';
 import type { ExecutionContextRecord } from '../src/stages/1-trace/trace.js';
-import { cli, fetchCorpus } from './helpers.js';
+import { cli, fetchCorpus, progressLines } from './helpers.js';
 
 /* Execution contexts of a real corpus project, through the CLI. */
 
@@ -85,7 +85,9 @@ describe('trace json-simple', () => {
     const perTest = await cli(['trace', 'json-simple', '--out', out, '--per-test', '--json']);
     expect(perTest.exitCode, perTest.stderr).toBe(0);
     expect(perTest.json).toMatchObject({ classes: 8, tracedNow: 8, resumed: 0 });
-    expect(perTest.stderr).toContain(`trace: tracing ${out} afresh: it has no per-test records`);
+    expect(progressLines(perTest)).toContain(
+      `trace: tracing ${out} afresh: it has no per-test records`,
+    );
     const records = await readMap(out);
     const parser = records.filter((r) => r.testClass === 'org.json.simple.parser.JSONParserTest');
     expect(parser.filter((r) => r.testMethod === null)).toHaveLength(1);

@@ -4,6 +4,7 @@
  * TestFoo tests Foo). Both runners validate the same candidates, so their verdicts and costs can
  * be compared side by side.
  */
+import { isUsable } from '../../src/stages/0-corpus/baseline.js';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import path from 'node:path';
@@ -83,7 +84,7 @@ export async function sampleCandidates(
   const warmUp: Candidate[] = [];
   for (const { recipe, fetched } of projects) {
     const all: Candidate[] = [];
-    for (const entry of fetched.baseline.classes.filter((c) => c.usable)) {
+    for (const entry of fetched.baseline.classes.filter(isUsable)) {
       const file = productionFileFor(projectLayout(recipe.build), entry.testClass);
       if (!file || !(await exists(path.join(fetched.path, file)))) continue;
       const source = await readFile(path.join(fetched.path, file), 'utf8');

@@ -11,7 +11,7 @@ import { recordId } from '../records/record.js';
 import { traceProject } from '../stages/1-trace/trace.js';
 import path from 'node:path';
 import { fetchCorpusProject, fetchState, CorpusBuildError } from '../stages/0-corpus/fetch.js';
-import type { Baseline } from '../stages/0-corpus/baseline.js';
+import { isUsable, type Baseline } from '../stages/0-corpus/baseline.js';
 import {
   describeSource,
   findRecipe,
@@ -145,9 +145,11 @@ async function corpusFetch(
       path: fetched.path,
       commit: fetched.commit,
       baseline: summary,
-      unusable: fetched.baseline.classes
-        .filter((entry) => !entry.usable)
-        .map((entry) => ({ testClass: entry.testClass, reason: entry.reason })),
+      unusable: fetched.baseline.classes.flatMap((entry) =>
+        entry.usability.kind === 'Unusable'
+          ? [{ testClass: entry.testClass, reason: entry.usability.reason }]
+          : [],
+      ),
     });
   }
   progress(
@@ -237,7 +239,7 @@ async function trace(
   const selected = baseline.classes.filter((entry) =>
     options.tests
       ? options.tests.some((pattern) => surefireSelects(pattern, entry.testClass))
-      : entry.usable,
+      : isUsable(entry),
   );
   if (selected.length === 0) {
     throw new UserError(

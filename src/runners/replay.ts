@@ -43,7 +43,7 @@ export interface ReplayResult {
   timeoutMs: number;
   /** The paper's replay form, with the recipe's flags, for people and case files. */
   replayCommand: string;
-  baseline: Pick<BaselineClass, 'status' | 'usable' | 'durationMs'> | null;
+  baseline: Pick<BaselineClass, 'status' | 'usability' | 'durationMs'> | null;
   tools: Record<string, string>;
   offline: boolean;
   workDir: string | null;
@@ -123,7 +123,7 @@ export async function replayTestClass(
     baseline: baselineEntry
       ? {
           status: baselineEntry.status,
-          usable: baselineEntry.usable,
+          usability: baselineEntry.usability,
           durationMs: baselineEntry.durationMs,
         }
       : null,

@@ -12,15 +12,20 @@ import type { BuildSettings } from '../../toolchains/build.js';
 import { projectLayout } from '../../toolchains/layout.js';
 import { surefireTestPattern, type TestSelection } from './recipe.js';
 
-/** How one test class behaves on clean code; only `usable` classes may serve as witnesses. */
+/** Whether a class may serve as a witness: only one that passes on clean code. */
+const UsabilitySchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('Usable') }),
+  /** `reason` says why, in one line. */
+  z.strictObject({ kind: z.literal('Unusable'), reason: z.string() }),
+]);
+
+/** How one test class behaves on clean code. */
 const BaselineClassSchema = z.strictObject({
   testClass: z.string(),
   status: SingleVerdictKindSchema,
   counts: TestCountsSchema.nullable(),
   durationMs: z.number().nonnegative(),
-  usable: z.boolean(),
-  /** Why the class is unusable, in one line. */
-  reason: z.string().optional(),
+  usability: UsabilitySchema,
   /** How the status was obtained: within the suite run, or alone after the suite broke off. */
   runMode: z.enum(['suite', 'alone']),
 });
@@ -43,7 +48,7 @@ export type Baseline = z.infer<typeof BaselineSchema>;
 /** `baseline.json` of a fetched project. */
 export const BaselineRecord = defineRecord({
   kind: 'baseline',
-  version: 1,
+  version: 2,
   schema: BaselineSchema,
 });
 
@@ -62,6 +67,10 @@ function groupByTopLevelClass(reports: SuiteReport[]): Map<string, SuiteReport[]
   return groups;
 }
 
+export function isUsable(entry: BaselineClass): boolean {
+  return entry.usability.kind === 'Usable';
+}
+
 function classFromReports(
   testClass: string,
   reports: SuiteReport[],
@@ -74,8 +83,10 @@ function classFromReports(
     status: verdict.kind,
     counts,
     durationMs: reports.reduce((sum, report) => sum + report.timeMs, 0),
-    usable: verdict.kind === 'Passed',
-    ...(verdict.kind === 'Passed' ? {} : { reason: `on clean code: ${describeVerdict(verdict)}` }),
+    usability:
+      verdict.kind === 'Passed'
+        ? { kind: 'Usable' }
+        : { kind: 'Unusable', reason: `on clean code: ${describeVerdict(verdict)}` },
     runMode,
   };
 }
@@ -151,8 +162,10 @@ export async function runBaseline(projectDir: string, options: BaselineOptions):
               status: run.verdict.kind,
               counts: null,
               durationMs: run.durationMs,
-              usable: false,
-              reason: `on clean code: ${describeVerdict(run.verdict)}`,
+              usability: {
+                kind: 'Unusable' as const,
+                reason: `on clean code: ${describeVerdict(run.verdict)}`,
+              },
               runMode: 'alone' as const,
             };
       classes.set(testClass, entry);
@@ -171,6 +184,6 @@ export async function runBaseline(projectDir: string, options: BaselineOptions):
       description: describeVerdict(suiteRun.verdict),
     },
     classes: sorted,
-    usableCount: sorted.filter((entry) => entry.usable).length,
+    usableCount: sorted.filter(isUsable).length,
   };
 }

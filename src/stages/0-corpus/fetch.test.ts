@@ -27,7 +27,7 @@ const baseline: Baseline = {
       status: 'Passed',
       counts: { tests: 1, failures: 0, errors: 0, skipped: 0 },
       durationMs: 10,
-      usable: true,
+      usability: { kind: 'Usable' },
       runMode: 'suite',
     },
   ],
@@ -49,7 +49,11 @@ beforeAll(async () => {
   });
   await writeRecordFile(paths.baseline, BaselineRecord, baseline);
   await writeRecordFile(manifestBeside(paths.baseline), BaselineManifest, {
-    inputs: { recipeBuildHash: recipeBuild, pristineCommit: 'c0ffee' },
+    inputs: {
+      recipeBuildHash: recipeBuild,
+      pristineCommit: 'c0ffee',
+      baselineVersion: BaselineRecord.version,
+    },
   });
 });
 

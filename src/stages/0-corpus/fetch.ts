@@ -36,7 +36,12 @@ type FetchRecord = RecordOf<typeof FetchRecord>;
 /** Beside `baseline.json`: the tree and recipe it was run on. */
 export const BaselineManifest = defineManifest(
   'baseline-manifest',
-  z.strictObject({ recipeBuildHash: z.string(), pristineCommit: z.string() }),
+  z.strictObject({
+    recipeBuildHash: z.string(),
+    pristineCommit: z.string(),
+    /** A baseline of another shape (an older witnessgym's) is run again, not misread. */
+    baselineVersion: z.number().int(),
+  }),
 );
 
 export interface FetchedProject {
@@ -203,6 +208,7 @@ export async function fetchState(cache: CacheLayout, recipe: Recipe): Promise<Fe
   const manifest = await readIfBuiltFrom(manifestBeside(paths.baseline), BaselineManifest, {
     recipeBuildHash: recipeBuild,
     pristineCommit: commit,
+    baselineVersion: BaselineRecord.version,
   });
   if (manifest.kind === 'stale') {
     return { kind: 'not-fetched', reason: `out of date (${manifest.reason})` };
@@ -284,7 +290,11 @@ async function fetchLocked(
   }
 
   const manifestFile = manifestBeside(paths.baseline);
-  const baselineInputs = { recipeBuildHash: recipeBuild, pristineCommit: record.commit };
+  const baselineInputs = {
+    recipeBuildHash: recipeBuild,
+    pristineCommit: record.commit,
+    baselineVersion: BaselineRecord.version,
+  };
   const manifest = await readIfBuiltFrom(manifestFile, BaselineManifest, baselineInputs);
   if (manifest.kind === 'stale') {
     log(`running the baseline again: ${manifest.reason}`);

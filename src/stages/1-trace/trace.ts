@@ -88,8 +88,10 @@ export const ExecutionContextLine = defineRecord({
 export const ContextMapManifest = defineManifest(
   'execution-context-manifest',
   z.strictObject({
-    /** The traced tree: the pristine commit, or `local:<path>` for a project used in place. */
+    /** The traced tree: the pristine commit, or a content hash of a project used in place. */
     tree: z.string(),
+    /** Lines of another shape (an older witnessgym's) are traced again, not misread. */
+    recordVersion: z.number().int(),
     /** Id of the build settings. */
     build: z.string(),
     /** Id of the baseline the classes' time limits and baseline verdicts came from. */
@@ -222,6 +224,7 @@ export async function traceProject(
   const log = (line: string) => note(options.events, 'trace', line);
   const wanted = {
     tree: options.tree,
+    recordVersion: ExecutionContextLine.version,
     build: recordId(options.build),
     baselineId: options.baselineId,
   };

@@ -3,6 +3,7 @@ import { UserError } from '../../core/errors.js';
 import type { EventSink } from '../../events/types.js';
 import { recordId } from '../../records/record.js';
 import type { ProjectRef } from '../../project/project.js';
+import { isUsable } from '../0-corpus/baseline.js';
 import { traceProject, type ExecutionContextRecord } from '../1-trace/trace.js';
 
 /** Where a project's execution-context map is, and the lock held while writing it. */
@@ -26,16 +27,15 @@ export async function witnessContexts(
       `${project.label} has no baseline to choose witnesses from: pass --test <FQCN>, or fetch it with 'witnessgym corpus fetch'`,
     );
   }
-  const wanted = tests ?? baseline!.classes.filter((entry) => entry.usable).map((e) => e.testClass);
+  const wanted =
+    tests ?? baseline!.classes.filter((entry) => isUsable(entry)).map((e) => e.testClass);
   for (const testClass of wanted) {
     const entry = baseline?.classes.find((candidate) => candidate.testClass === testClass);
     if (baseline && !entry) {
       throw new UserError(`--test ${testClass}: not a test class of ${project.label}'s baseline`);
     }
-    if (entry && !entry.usable) {
-      throw new UserError(
-        `--test ${testClass} cannot be a witness: ${entry.reason ?? entry.status} on clean code`,
-      );
+    if (entry?.usability.kind === 'Unusable') {
+      throw new UserError(`--test ${testClass} cannot be a witness: ${entry.usability.reason}`);
     }
   }
   const { records: selected } = await traceProject(project.root, {

@@ -2,13 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AttemptJudgement } from '../../agents/engine.js';
 import { specText, type AgentAdapter, type AgentSpec } from '../../agents/types.js';
-import {
-  copyProjectTree,
-  makeTempDir,
-  removeTree,
-  sha256Text,
-  writeJsonAtomic,
-} from '../../core/fs.js';
+import { copyProjectTree, makeTempDir, removeTree, sha256Text } from '../../core/fs.js';
 import { packageRoot } from '../../core/package-root.js';
 import { note } from '../../events/types.js';
 import { shellJoin } from '../../core/process.js';
@@ -23,7 +17,8 @@ import {
   withValidationSession,
   type InjectOptions,
 } from './inject.js';
-import type { EngineRef, InjectSummary, TypeSummary } from './records.js';
+import { AgentRunFile, type EngineRef, type InjectSummary, type TypeSummary } from './records.js';
+import { writeRecordFile } from '../../records/record.js';
 import { injectorFor } from './rules/index.js';
 import { rejectionWithoutChecks, type ValidationOutcome } from './validate.js';
 import { shuffled } from '../../core/random.js';
@@ -226,7 +221,11 @@ export async function injectWithAgent(
             timeoutMs: agent.agentTimeoutMs,
             log: (line) => note(options.events, 'agent', line),
           });
-          await writeJsonAtomic(session.output.file(path.join('agent-runs', `${id}.json`)), result);
+          await writeRecordFile(
+            session.output.file(path.join('agent-runs', `${id}.json`)),
+            AgentRunFile,
+            result,
+          );
           // The harness may have accepted the last change while the attempt failed on its report.
           const stage = result.stop === 'agentFailedToStart' ? 'agent' : 'report';
           const outcome: ValidationOutcome = !last

@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { agentTaskResultSchema } from '../../agents/records.js';
 import { CheckRecordSchema } from '../../checks/types.js';
 import { ProjectBaseSchema, ProjectStateSchema } from '../../project/state.js';
 import { defineRecord } from '../../records/record.js';
+import { InjectReportSchema } from './agent-task/report.js';
 import { AcceptedEvidenceSchema, REJECTION_STAGES, ValidationTimingsSchema } from './validate.js';
 
 /*
@@ -92,6 +94,13 @@ export const RejectionLine = defineRecord({
   }),
 });
 export type RejectionRecord = z.infer<typeof RejectionLine.schema>;
+
+/** One agent task: every attempt with its prompt, transcript, report and verdicts. */
+export const AgentRunFile = defineRecord({
+  kind: 'inject-agent-run',
+  version: 1,
+  schema: agentTaskResultSchema(InjectReportSchema),
+});
 
 export const TypeSummarySchema = z.strictObject({
   typeId: z.string(),

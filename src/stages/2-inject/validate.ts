@@ -11,6 +11,7 @@ import {
 } from '../../checks/runs.js';
 import { checkDiff, checkSignature, checkStructure } from '../../checks/static.js';
 import {
+  CHECK_NAMES,
   CheckLog,
   checkTime,
   failed,
@@ -48,18 +49,8 @@ export const REJECTION_STAGES = [
 ] as const;
 export type RejectionStage = (typeof REJECTION_STAGES)[number];
 
-/** An injection's checks, in the order they run: cheap and static first, Maven near the end. */
-export const INJECTION_CHECKS: readonly CheckName[] = [
-  'diff',
-  'signature',
-  'structure',
-  'reference',
-  'compiles',
-  'exposes',
-  'reached',
-  'maven',
-  'collateral',
-];
+/** An injection goes through every check, in their order: cheap and static first, Maven late. */
+export const INJECTION_CHECKS: readonly CheckName[] = CHECK_NAMES;
 
 export const ValidationTimingsSchema = z.strictObject({
   staticMs: z.number(),
@@ -251,10 +242,10 @@ export class InjectionValidator {
 
     const baselineEntry = this.baselineOf(witness);
     const clean = await log.run('reference', () =>
-      baselineEntry && !baselineEntry.usable
+      baselineEntry?.usability.kind === 'Unusable'
         ? failed(
             'baseline',
-            `the witness is unusable in the baseline: ${baselineEntry.reason ?? baselineEntry.status}`,
+            `the witness is unusable in the baseline: ${baselineEntry.usability.reason}`,
           )
         : this.references.check(copy, reference, witness, project.build),
     );

@@ -7,6 +7,7 @@ import { sha256Text } from '../../../core/fs.js';
 import { injectionSystemPrompt, injectionTaskPayload, PROMPT_VERSION } from './prompts.js';
 import { injectReportFormat } from './report.js';
 import type { InjectionTask } from './task.js';
+import { DEMO_SPEC } from './test-support.js';
 
 async function exampleSpec(): Promise<BugTypeSpec> {
   const file = path.join(bugTypesDir(), 'api_identical_value_comparison.yaml');
@@ -126,22 +127,8 @@ describe('injectionTaskPayload', () => {
 });
 
 describe('PROMPT_VERSION', () => {
-  /** A spec written out here, so edits to the bug-type files do not move the pin. */
-  const pinnedSpec: BugTypeSpec = {
-    id: 'logic_guard_inversion',
-    name: 'Guard Predicate Inversion',
-    category: 'Logic',
-    scope: 'intra_method_branch_condition',
-    language: 'java',
-    description: 'A guard is flipped.',
-    structureConstraints: { requiredElements: ['a guard'], forbiddenElements: ['constants'] },
-    runtimeEffect: { exceptionType: 'none', typicalFailureSignal: 'assertion failure' },
-    triggerConditions: { testShape: 'valid and invalid inputs', inputProperties: 'both kinds' },
-    reach: 'method',
-    changesSignature: false,
-    codeql: null,
-    example: { before: 'if (a > 0)', after: 'if (a < 0)' },
-  };
+  // Written out, so edits to the bug-type files do not move the pin.
+  const pinnedSpec = DEMO_SPEC;
 
   it('belongs to these prompt texts: change them, bump the version and re-pin the hash', () => {
     const texts = [

@@ -1,25 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptJudgement, AttemptRecordWithoutJudgement } from '../../../agents/engine.js';
 import type { AgentOutcome, AgentRunInput, AgentRunResult } from '../../../agents/types.js';
-import type { BugTypeSpec } from '../spec.js';
 import type { InjectReport } from './report.js';
 import { runAgentInjection, type InjectionTask } from './task.js';
+import { DEMO_SPEC } from './test-support.js';
 
-const spec: BugTypeSpec = {
-  id: 'logic_guard_inversion',
-  name: 'Guard Predicate Inversion',
-  category: 'Logic',
-  scope: 'intra_method_branch_condition',
-  language: 'java',
-  description: 'A guard is flipped.',
-  structureConstraints: { requiredElements: ['a guard'], forbiddenElements: ['constants'] },
-  runtimeEffect: { exceptionType: 'none', typicalFailureSignal: 'assertion failure' },
-  triggerConditions: { testShape: 'valid and invalid inputs', inputProperties: 'both kinds' },
-  reach: 'method',
-  changesSignature: false,
-  codeql: null,
-  example: { before: 'if (a > 0)', after: 'if (a < 0)' },
-};
+const spec = DEMO_SPEC;
 
 const task: InjectionTask = {
   spec,
