@@ -1,21 +1,22 @@
 /**
- * Independent re-validation of accepted injections: for every record in the given inject output
- * directories, a fresh copy of the pristine project gets the buggy state's patches (`git apply`,
- * independent of the tool's own patch code), and
- * the CLI's Maven replay (`witnessgym replay <copy> --recipe <name> --test <witness>`, a separate
- * process) must report TestFailed or TestErrored. Prints counts per bug type and every mismatch.
+ * Independent re-validation of accepted injections: every record's buggy state, in the given
+ * inject output directories, is materialised afresh from the cached pristine tree, and the CLI's
+ * Maven replay (`witnessgym replay <copy> --recipe <name> --test <witness>`, a separate process)
+ * must report TestFailed or TestErrored. Prints counts per bug type and every mismatch.
  *
  *   npm run bench:inject-revalidate -- --dirs out1,out2 [--out results.jsonl]
  */
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
-import { copyProjectTree, makeTempDir, removeTree } from '../src/core/fs.js';
+import { makeTempDir, removeTree } from '../src/core/fs.js';
 import { packageRoot } from '../src/core/package-root.js';
 import { runProcess } from '../src/core/process.js';
 import { resolveProject } from '../src/project/project.js';
-import type { InjectionRecord } from '../src/stages/2-inject/records.js';
+import { materialise } from '../src/project/state.js';
+import { readRecords } from '../src/records/record.js';
+import { InjectionLine } from '../src/stages/2-inject/records.js';
 import { formatTable } from './lib/candidates.js';
 
 const { values } = parseArgs({
@@ -32,9 +33,8 @@ const cliPath = path.join(packageRoot(), 'dist', 'src', 'cli', 'main.js');
 const byType = new Map<string, { accepted: number; confirmed: number }>();
 const mismatches: string[] = [];
 for (const dir of values.dirs.split(',')) {
-  const text = await readFile(path.join(dir, 'injections.jsonl'), 'utf8');
-  for (const line of text.split('\n').filter(Boolean)) {
-    const record = JSON.parse(line) as InjectionRecord;
+  const { records } = await readRecords(path.join(dir, 'injections.jsonl'), InjectionLine);
+  for (const record of records) {
     const name = record.state.base.name;
     const label = `${name}@${record.state.base.version}`;
     const project = await resolveProject(name, cache);
@@ -42,19 +42,10 @@ for (const dir of values.dirs.split(',')) {
     const copy = path.join(work, 'project');
     let kind = 'not replayed';
     try {
-      await copyProjectTree(project.root, copy);
-      let applied: { exitCode: number | null; stderr: string } = { exitCode: 0, stderr: '' };
-      for (const [index, patch] of record.state.patches.entries()) {
-        if (applied.exitCode !== 0) break;
-        const patchFile = path.join(work, `${index}.patch`);
-        await writeFile(patchFile, patch.diff);
-        applied = await runProcess('git', ['apply', patchFile], { cwd: copy });
-      }
       if (project.base.commit !== record.state.base.commit) {
         kind = `the cached ${label} is not the base the bug was made on`;
-      } else if (applied.exitCode !== 0) {
-        kind = `patch does not apply: ${applied.stderr.trim()}`;
       } else {
+        await materialise(record.state, project.root, copy);
         const replay = await runProcess(process.execPath, [
           cliPath,
           'replay',

@@ -5,6 +5,7 @@
  *
  *   npm run bench:trace-overhead [-- --projects a,b]
  */
+import { timeLimit } from '../src/runners/time-limits.js';
 import { isUsable } from '../src/stages/0-corpus/baseline.js';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -33,7 +34,8 @@ for (const project of await corpusProjects(cache, values.projects?.split(','))) 
         build: project.recipe.build,
         testClass,
         sources: [],
-        timeoutMs: 30_000 + 3 * durationMs,
+        // The product's limit for a traced run, for both, so the two are judged alike.
+        timeoutMs: timeLimit('jvm', 'trace', durationMs),
         trace,
       });
     // Start the JVM outside the measurement.

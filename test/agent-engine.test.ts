@@ -8,9 +8,9 @@ import {
   createClaudeCodeAdapter,
   createCodexAdapter,
   createCommandAdapter,
-  createOpenAIAdapter,
   createOpenCodeAdapter,
-} from '../src/agents/adapters/index.js';
+} from '../src/agents/adapters/cli.js';
+import { createOpenAIAdapter } from '../src/agents/adapters/openai.js';
 import type { AttemptJudgement, AttemptRecordWithoutJudgement } from '../src/agents/engine.js';
 import type { AgentAdapter } from '../src/agents/types.js';
 import { injectionSystemPrompt } from '../src/stages/2-inject/agent-task/prompts.js';

@@ -16,7 +16,7 @@ import { loadBugTypeSpecs, type BugTypeSpec } from '../src/stages/2-inject/spec.
 import { INJECTION_CHECKS, InjectionValidator } from '../src/stages/2-inject/validate.js';
 import { JvmRunner } from '../src/toolchains/jvm/runner.js';
 import { mavenToolchain } from '../src/toolchains/maven/maven.js';
-import { cli, fetchCorpus, readLines } from './helpers.js';
+import { cli, fetchCorpus, progressLines, readLines } from './helpers.js';
 
 /* Real injections on json-simple, validated end to end (fast runner and Maven). */
 
@@ -121,6 +121,22 @@ describe('inject json-simple (rules engine)', () => {
       summary.types.map((t) => [t.accepted, t.tried]),
     );
     expect(await readLines<InjectionRecord>(path.join(out, 'injections.jsonl'))).toHaveLength(4);
+  });
+
+  it('decides again the candidate whose line an interrupted run cut short, and says so', async () => {
+    const file = path.join(out, 'injections.jsonl');
+    const text = await readFile(file, 'utf8');
+    const lines = text.trimEnd().split('\n');
+    await writeFile(file, `${lines.slice(0, -1).join('\n')}\n${lines.at(-1)!.slice(0, 50)}`);
+    const again = await injectIntoOut();
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(progressLines(again)).toContainEqual(
+      `inject: ${file}:4 was cut short by an interrupted run; its candidate is decided again`,
+    );
+    const records = await readLines<InjectionRecord>(file);
+    expect(records.map((record) => record.id).sort()).toEqual(
+      accepted.map((record) => record.id).sort(),
+    );
   });
 
   it('reports usage mistakes in one line with exit code 2 and writes nothing', async () => {

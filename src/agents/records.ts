@@ -22,7 +22,8 @@ export const AttemptJudgementSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('Rejected'), reason: z.string(), feedback: z.string() }),
 ]);
 
-const AgentSpecSchema = z
+/** An adapter's full spec (see AgentSpec in types.ts). */
+export const AgentSpecSchema = z
   .record(
     z.string(),
     z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.string()).readonly()]),

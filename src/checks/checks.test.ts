@@ -118,4 +118,17 @@ describe('a check log', () => {
     expect(checks[3]).toMatchObject({ reason: 'Maven confirmation is off' });
     await expect(log.run('reached', () => passed(null))).rejects.toThrow(/not in the plan/);
   });
+
+  it('records a check that throws as its infra failure', async () => {
+    const log = new CheckLog(['diff', 'compiles']);
+    const outcome = await log.run('diff', () => {
+      throw new Error('cannot read the report');
+    });
+    expect(outcome).toEqual({
+      kind: 'Failed',
+      stage: 'infra',
+      reason: 'harness error: cannot read the report',
+    });
+    expect(log.finish().checks.map((check) => check.kind)).toEqual(['Failed', 'Skipped']);
+  });
 });

@@ -25,7 +25,7 @@ export const FailureSignatureSchema = z.strictObject({
 });
 export type FailureSignature = z.infer<typeof FailureSignatureSchema>;
 
-export function signatureOf(verdict: SingleVerdict): FailureSignature | null {
+function signatureOf(verdict: SingleVerdict): FailureSignature | null {
   if (verdict.kind !== 'TestFailed' && verdict.kind !== 'TestErrored') return null;
   const first = verdict.failures[0];
   return {
@@ -84,6 +84,8 @@ export class ReferenceRuns {
         return { ...result.verdict, testMs: result.testMs };
       });
       this.runs.set(key, run);
+      // A harness fault is not the class's verdict: the next candidate runs it again.
+      run.catch(() => this.runs.delete(key));
     }
     return run;
   }
@@ -234,7 +236,7 @@ export async function checkWithMaven(
           await maven.run({
             target,
             testClass,
-            timeoutMs: timeLimit('maven', 'run', normalMs),
+            timeoutMs: timeLimit(maven.name, 'run', normalMs),
           })
         ).verdict;
   if (!exposesBug(verdict)) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { errorMessage } from '../core/errors.js';
 
 /**
  * The checks a state of a project can be put through. A stage composes the ones it needs in a
@@ -101,7 +102,10 @@ export class CheckLog {
   ): Promise<CheckOutcome<Evidence>> {
     if (!this.plan.includes(check)) throw new Error(`check ${check} is not in the plan`);
     const started = performance.now();
-    const outcome = await body();
+    // A fault of the harness inside a check is that check's failure, recorded like any other.
+    const outcome = await Promise.resolve()
+      .then(body)
+      .catch((error: unknown) => failed('infra', `harness error: ${errorMessage(error)}`));
     const durationMs = Math.round(performance.now() - started);
     this.records.push(
       outcome.kind === 'Skipped'
@@ -124,12 +128,15 @@ export class CheckLog {
     this.records.push({ kind: 'Skipped', check, reason, durationMs: 0 });
   }
 
-  /** Every planned check's record, in plan order; those never run are Skipped with `reason`. */
-  finish(reason: string): { checks: CheckRecord[]; totalMs: number } {
+  /**
+   * Every planned check's record, in plan order; those never run are Skipped with the reason
+   * `notRun` gives (there are none once every check has run).
+   */
+  finish(notRun = 'an earlier check failed'): { checks: CheckRecord[]; totalMs: number } {
     const checks = this.plan.map(
       (check) =>
         this.records.find((record) => record.check === check) ??
-        ({ kind: 'Skipped', check, reason, durationMs: 0 } as const),
+        ({ kind: 'Skipped', check, reason: notRun, durationMs: 0 } as const),
     );
     return { checks, totalMs: Math.round(performance.now() - this.started) };
   }

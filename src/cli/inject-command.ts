@@ -45,7 +45,7 @@ export function formatInjectSummary(summary: InjectSummary): string {
     `${summary.project}: ${summary.engine.kind} engine, seed ${summary.seed}, ${(summary.durationMs / 1000).toFixed(1)} s`,
     header,
     ...rows,
-    `out: ${summary.out} (injections.jsonl, rejections.jsonl, patches/, summary.json)`,
+    `out: ${summary.out} (injections.jsonl, rejections.jsonl, summary.json${summary.engine.kind === 'agent' ? ', agent-runs/' : ''})`,
   ].join('\n');
 }
 

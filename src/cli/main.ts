@@ -25,7 +25,8 @@ import {
   resolveProject,
   unknownCorpusName,
 } from '../project/project.js';
-import { replayTestClass, type ReplayResult } from '../runners/replay.js';
+import { replayTestClass, type ReplayResult } from './replay.js';
+import { DEFAULT_ATTEMPTS } from '../agents/engine.js';
 import { RUNNERS } from '../runners/index.js';
 import type { RunnerName } from '../runners/types.js';
 import { mavenToolchain } from '../toolchains/maven/maven.js';
@@ -382,7 +383,7 @@ function buildProgram(): Command {
     .addOption(
       new Option(
         '--runner <runner>',
-        'maven: a disposable copy built and tested by Maven (the ground truth); jvm: compile changed sources and run the class in a warm JVM',
+        RUNNERS.map((runner) => `${runner.name}: ${runner.description}`).join('; '),
       )
         .choices(RUNNERS.map((runner) => runner.name))
         .default('maven'),
@@ -413,7 +414,7 @@ function buildProgram(): Command {
   program
     .command('inject')
     .description(
-      'inject bugs of the given types into methods that witness tests reach; keep a bug only if its witness fails in 3 of 3 fast runs and under Maven, entering the changed code. Writes injections.jsonl, rejections.jsonl, patches/ and summary.json; exit 1 when a type falls short of --count',
+      'inject bugs of the given types into methods that witness tests reach; keep a bug only if its witness fails in 3 of 3 fast runs and under Maven, entering the changed code. Writes injections.jsonl, rejections.jsonl, summary.json (and agent-runs/); exit 1 when a type falls short of --count',
     )
     .argument('<project>', 'fetched corpus name, or the path of a Maven project (with --test)')
     .requiredOption('--types <ids>', "bug-type ids separated by commas, or 'all'")
@@ -451,7 +452,7 @@ function buildProgram(): Command {
       '--attempts <n>',
       'agent attempts per task, workspace reset before each',
       positiveInteger('--attempts'),
-      3,
+      DEFAULT_ATTEMPTS,
     )
     .option(
       '--agent-timeout <seconds>',

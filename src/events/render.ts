@@ -109,7 +109,7 @@ export function statusLine(progress: StageProgress, now: number): string {
  * A live display for a terminal: the lines a plain log would show scroll above one status line
  * that is redrawn in place (and every second, so the clock and ETA move while a step runs).
  */
-export function terminalSink(stream: NodeJS.WriteStream): EventSink & { stop(): void } {
+function terminalSink(stream: NodeJS.WriteStream): EventSink & { stop(): void } {
   let progress: StageProgress | undefined;
   let shown = false;
   const clear = () => {

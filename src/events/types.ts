@@ -54,12 +54,6 @@ export interface EventSink {
 /** Drops every event: for library callers and tests that do not watch progress. */
 export const silent: EventSink = { emit: () => undefined };
 
-/** A sink that keeps what it was sent, for tests and benchmarks. */
-export function collecting(): EventSink & { events: ProgressEvent[] } {
-  const events: ProgressEvent[] = [];
-  return { events, emit: (event) => events.push(event) };
-}
-
 export function note(events: EventSink, stage: StageName, message: string): void {
   events.emit({ kind: 'Note', stage, message });
 }

@@ -15,7 +15,7 @@ import {
   type TestSelection,
 } from '../stages/0-corpus/recipe.js';
 import { DEFAULT_BUILD, type BuildSettings } from '../toolchains/build.js';
-import { projectLayout, type ProjectLayout } from '../toolchains/layout.js';
+import { BUILD_OUTPUT, projectLayout, type ProjectLayout } from '../toolchains/layout.js';
 import { baseState, type ProjectBase, type ProjectState } from './state.js';
 
 /** A project ready to be copied and run: a fetched corpus project or any local Maven project. */
@@ -123,7 +123,7 @@ export function pristineState(project: ProjectRef): ProjectState {
 }
 
 /** Build output and version control are not part of a tree's identity. */
-const NOT_TREE = new Set(['target', '.git']);
+const NOT_TREE = new Set([BUILD_OUTPUT, '.git']);
 
 /** A content hash of a local project's files, standing in for a pristine commit. */
 async function treeHash(root: string): Promise<string> {

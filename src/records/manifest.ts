@@ -33,7 +33,7 @@ function describe(value: InputValue | undefined): string {
 }
 
 /** The inputs of `wanted` that `recorded` has otherwise, as `name old → new`. */
-export function inputDifferences(recorded: Inputs, wanted: Partial<Inputs>): string[] {
+function inputDifferences(recorded: Inputs, wanted: Partial<Inputs>): string[] {
   return Object.entries(wanted)
     .filter((entry): entry is [string, InputValue] => entry[1] !== undefined)
     .filter(([name, value]) => recorded[name] !== value)

@@ -34,7 +34,8 @@ export const RUNNERS: readonly RunnerPlugin[] = [
   {
     kind: 'runner',
     name: 'jvm',
-    description: 'changed sources compiled into an overlay, the class run in a warm JVM',
+    description:
+      'the sources newer than their classes compiled into an overlay, the class run in a warm JVM',
     create: ({ cache, jvm }) => jvmTestRunner(cache, jvm),
   },
 ];

@@ -41,7 +41,7 @@ export function jvmTestRunner(cache: CacheLayout, shared?: JvmRunner): TestRunne
     },
     async compile(target, timeoutMs) {
       const compiled = await jvm.compile(compileRequest(target, timeoutMs));
-      return compiled.verdict
+      return compiled.kind === 'Failed'
         ? {
             kind: 'CompileFailed',
             verdict: compiled.verdict,

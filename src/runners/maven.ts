@@ -16,7 +16,10 @@ interface BuiltCopy {
   context: ToolchainContext;
 }
 
-/** The directory and the text of its changed sources: a changed text needs a new copy. */
+/**
+ * The directory and the text of the sources a caller says changed. Maven builds the whole tree,
+ * so `compile` always copies afresh; a run reuses the copy of the last compile of the same key.
+ */
 async function targetKey(target: RunTarget): Promise<string> {
   const texts = await Promise.all(
     target.changed.map(async (source) => [source.path, await readFile(source.path, 'utf8')]),
@@ -45,7 +48,6 @@ export function mavenTestRunner(
   async function build(target: RunTarget, timeoutMs?: number): Promise<BuiltCopy> {
     const key = await targetKey(target);
     const existing = copies.get(target.projectDir);
-    if (existing?.key === key) return existing;
     if (existing && !options.keep) await removeTree(existing.dir);
     const dir = await makeTempDir('replay');
     const copy = path.join(dir, 'project');
@@ -98,7 +100,11 @@ export function mavenTestRunner(
       if (request.timeoutMs === undefined) {
         throw new Error('the maven runner needs a time limit: wrap it with withTimeLimit');
       }
-      const built = await build(request.target, request.compileTimeoutMs);
+      const kept = copies.get(request.target.projectDir);
+      const built =
+        kept?.key === (await targetKey(request.target))
+          ? kept
+          : await build(request.target, request.compileTimeoutMs);
       if (built.result.kind === 'CompileFailed') {
         return {
           verdict: built.result.verdict,

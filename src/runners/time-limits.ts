@@ -15,7 +15,7 @@ export type LimitPurpose = 'run' | 'reference' | 'trace';
 export const UNKNOWN_TIME_LIMIT_MS = 600_000;
 
 /** PIT's limit for a run in a warm JVM. */
-export function warmRunTimeout(normalMs: number): number {
+function warmRunTimeout(normalMs: number): number {
   return Math.round(1.25 * normalMs) + 4000;
 }
 

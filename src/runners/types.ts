@@ -10,7 +10,7 @@ export interface RunTarget {
   build: BuildSettings;
   /**
    * Sources changed since the directory was compiled. The warm JVM compiles just these into an
-   * overlay; Maven builds the whole tree and needs no list.
+   * overlay; Maven builds the whole tree (compiling copies it afresh).
    */
   changed: ChangedSource[];
 }

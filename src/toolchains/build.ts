@@ -11,7 +11,6 @@ export const GeneratorSchema = z.strictObject({
   args: z.array(z.string()).default([]),
   systemProperties: z.record(z.string(), z.string()).default({}),
 });
-export type Generator = z.infer<typeof GeneratorSchema>;
 
 /** How a project is built and its tests run; a local project without a recipe gets the defaults. */
 export const BuildSettingsSchema = z.strictObject({

@@ -8,21 +8,32 @@ import type { BuildSettings } from './build.js';
 export interface ProjectLayout {
   /** The module directory ('' for a single-module project). */
   module: string;
+  /** Where the main source roots live (java/, resources/, and any other language's). */
+  mainSourceRoots: string;
   mainSources: string;
   testSources: string;
   mainClasses: string;
   testClasses: string;
+  /** Sources that build steps generate (straight in, or in a directory per tool). */
+  generatedSources: string;
+  surefireReports: string;
 }
+
+/** The build output directory's name: never part of a project's sources. */
+export const BUILD_OUTPUT = 'target';
 
 export function projectLayout(build: Pick<BuildSettings, 'module'>): ProjectLayout {
   const module = build.module ?? '';
   const inModule = (relative: string) => (module ? `${module}/${relative}` : relative);
   return {
     module,
+    mainSourceRoots: inModule('src/main'),
     mainSources: inModule('src/main/java'),
     testSources: inModule('src/test/java'),
-    mainClasses: inModule('target/classes'),
-    testClasses: inModule('target/test-classes'),
+    mainClasses: inModule(`${BUILD_OUTPUT}/classes`),
+    testClasses: inModule(`${BUILD_OUTPUT}/test-classes`),
+    generatedSources: inModule(`${BUILD_OUTPUT}/generated-sources`),
+    surefireReports: inModule(`${BUILD_OUTPUT}/surefire-reports`),
   };
 }
 

@@ -1,4 +1,3 @@
-import type { RunResult } from '../core/process.js';
 import type { SingleVerdict } from '../core/verdict.js';
 import type { BuildSettings } from './build.js';
 import type { SuiteReport } from '../core/test-reports.js';
@@ -54,5 +53,3 @@ export interface Toolchain {
   /** Version strings of the tools used, for provenance. */
   versions(): Promise<Record<string, string>>;
 }
-
-export type { RunResult };

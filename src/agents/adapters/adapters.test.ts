@@ -5,7 +5,8 @@ import { UserError } from '../../core/errors.js';
 import { makeTempDir, removeTree } from '../../core/fs.js';
 import { REPLAY_BUDGET, type AgentAdapter, type AgentRunInput } from '../types.js';
 import { createClaudeCodeAdapter } from './cli.js';
-import { createAgentAdapter, DEFAULT_MAX_TURNS } from './index.js';
+import { createAgentAdapter } from './index.js';
+import { DEFAULT_MAX_TURNS } from './openai.js';
 
 async function runIn(
   options: Parameters<typeof createAgentAdapter>[0],

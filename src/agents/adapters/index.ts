@@ -9,17 +9,6 @@ import {
 } from './cli.js';
 import { createOpenAIAdapter } from './openai.js';
 
-export {
-  createClaudeCodeAdapter,
-  createCodexAdapter,
-  createCommandAdapter,
-  createOpenCodeAdapter,
-  PROMPT_FILE_PLACEHOLDER,
-} from './cli.js';
-export type { CodexOptions, CommandAgentOptions, VendorCliOptions } from './cli.js';
-export { createOpenAIAdapter, DEFAULT_MAX_TURNS } from './openai.js';
-export type { OpenAIAdapterOptions } from './openai.js';
-
 export const AGENT_NAMES = ['claude-code', 'codex', 'opencode', 'command', 'openai'] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 

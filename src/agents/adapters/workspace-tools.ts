@@ -1,4 +1,5 @@
 import type { Dirent } from 'node:fs';
+import { BUILD_OUTPUT } from '../../toolchains/layout.js';
 import { lstat, mkdir, readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { globToRegExp } from '../../core/glob.js';
@@ -9,7 +10,7 @@ import { capMiddle, capTail } from '../types.js';
 class ToolError extends Error {}
 
 /** Directories no injection needs to look into, and that are large. */
-const SKIPPED_DIRS = new Set(['.git', 'target', 'node_modules', '.idea']);
+const SKIPPED_DIRS = new Set(['.git', BUILD_OUTPUT, 'node_modules', '.idea']);
 const MAX_LISTED = 500;
 const MAX_MATCHES = 100;
 const MAX_SEARCHED_FILE_BYTES = 1024 * 1024;

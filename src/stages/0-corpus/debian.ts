@@ -3,7 +3,7 @@ import path from 'node:path';
 import { downloadsLock, type CacheLayout } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
 import { exists, makeTempDir, removeTree, sha256File, writeFileAtomic } from '../../core/fs.js';
-import { withLock } from '../../core/lock.js';
+import { withLock } from '../../records/lock.js';
 import { runProcess } from '../../core/process.js';
 
 /*

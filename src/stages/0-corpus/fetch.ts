@@ -1,11 +1,12 @@
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { BUILD_OUTPUT } from '../../toolchains/layout.js';
 import path from 'node:path';
 import { z } from 'zod';
 import { projectCache, type CacheLayout, type ProjectCache } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
 import { copyProjectTree, exists, makeTempDir, removeTree } from '../../core/fs.js';
 import { globToRegExp } from '../../core/glob.js';
-import { withLock } from '../../core/lock.js';
+import { withLock } from '../../records/lock.js';
 import { runProcess } from '../../core/process.js';
 import { describeVerdict, type SingleVerdict } from '../../core/verdict.js';
 import { defineManifest, manifestBeside, readIfBuiltFrom } from '../../records/manifest.js';
@@ -112,7 +113,7 @@ async function materializeSource(
     const root = path.join(staging, 'project');
     log(`copying ${source.path}`);
     // Build output is left behind: the pristine tree is compiled afresh.
-    await copyProjectTree(source.path, root, ['.git', 'target']);
+    await copyProjectTree(source.path, root, ['.git', BUILD_OUTPUT]);
     return root;
   }
   log(`downloading ${source.file} (${source.package}=${source.version})`);

@@ -36,8 +36,6 @@ const LocalSourceSchema = z.strictObject({
   path: z.string().min(1),
 });
 
-export type DebianSourceSpec = z.infer<typeof DebianSourceSchema>;
-
 export const RecipeSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9.-]*$/, 'name: lowercase letters, digits, dots, dashes'),
   version: z.string().min(1),

@@ -1,4 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises';
+import { projectLayout } from '../../toolchains/layout.js';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../core/fs.js';
@@ -27,7 +28,7 @@ describe('method locations', () => {
       await mkdir(path.dirname(path.join(root, file)), { recursive: true });
       await writeFile(path.join(root, file), '');
     }
-    const index = await SourceIndex.build(root, root);
+    const index = await SourceIndex.build(root, projectLayout({}));
     expect(index.fileOf('a/B$Inner', 'B.java')).toBe('src/main/java/a/B.java');
     expect(index.fileOf('c/D', 'D.java')).toBe('target/generated-sources/c/D.java');
     expect(index.fileOf('e/F', 'F.java')).toBe('target/generated-sources/annotations/e/F.java');

@@ -1,4 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
+import type { ProjectLayout } from '../../toolchains/layout.js';
 import path from 'node:path';
 import { z } from 'zod';
 import type { TracedMethod } from '../../toolchains/jvm/runner.js';
@@ -75,15 +76,13 @@ export class SourceIndex {
     private readonly lines = new Map<string, string[]>(),
   ) {}
 
-  static async build(moduleRoot: string, projectRoot: string): Promise<SourceIndex> {
+  static async build(projectRoot: string, layout: ProjectLayout): Promise<SourceIndex> {
     const index = new Map<string, string>();
-    // Generators write either straight into target/generated-sources (jackson's replacer) or
-    // into a directory per tool below it (annotations/): both are tried as source roots.
+    // Generators write either straight into the generated-sources directory (jackson's replacer)
+    // or into a directory per tool below it (annotations/): both are tried as source roots.
+    const generated = path.join(projectRoot, layout.generatedSources);
     const roots: string[] = [];
-    for (const base of [
-      path.join(moduleRoot, 'src', 'main'),
-      path.join(moduleRoot, 'target', 'generated-sources'),
-    ]) {
+    for (const base of [path.join(projectRoot, layout.mainSourceRoots), generated]) {
       try {
         for (const entry of await readdir(base, { withFileTypes: true })) {
           if (entry.isDirectory()) roots.push(path.join(base, entry.name));
@@ -92,7 +91,7 @@ export class SourceIndex {
         // no such source tree
       }
     }
-    roots.push(path.join(moduleRoot, 'target', 'generated-sources'));
+    roots.push(generated);
     for (const sourceRoot of roots) {
       let entries;
       try {

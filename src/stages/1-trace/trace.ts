@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { CacheLayout } from '../../core/cache.js';
 import { note, type EventSink } from '../../events/types.js';
 import { copyProjectTree, exists, makeTempDir, removeTree } from '../../core/fs.js';
-import { withLock } from '../../core/lock.js';
+import { withLock } from '../../records/lock.js';
 import { describeVerdict, type SingleVerdictKind } from '../../core/verdict.js';
 import { defineManifest, manifestBeside, readIfBuiltFrom } from '../../records/manifest.js';
 import {
@@ -21,6 +21,7 @@ import { jvmTestRunner } from '../../runners/jvm.js';
 import { timeLimit } from '../../runners/time-limits.js';
 import { withTimeLimit, withTracing } from '../../runners/wrappers.js';
 import type { BuildSettings } from '../../toolchains/build.js';
+import { projectLayout } from '../../toolchains/layout.js';
 import type { JvmRunner, RawTrace, TestOutcome } from '../../toolchains/jvm/runner.js';
 import type { BaselineClass } from '../0-corpus/baseline.js';
 import { locate, MethodLocationSchema, SourceIndex, type MethodLocation } from './locations.js';
@@ -289,7 +290,7 @@ async function traceClasses(
   });
   try {
     await copyProjectTree(projectRoot, copy);
-    const sources = await SourceIndex.build(path.join(copy, options.build.module ?? ''), copy);
+    const sources = await SourceIndex.build(copy, projectLayout(options.build));
     for (const [index, { testClass, baseline }] of pending.entries()) {
       const result = await runner.run({
         target: { projectDir: copy, build: options.build, changed: [] },

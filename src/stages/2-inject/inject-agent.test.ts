@@ -10,6 +10,7 @@ const parts: AgentTaskIdParts = {
   typeId: 'api_identical_value_comparison',
   adapter: openai('model-a'),
   attempts: 3,
+  specHash: '00000000aaaaaaaa',
   seed: 1,
   task: 0,
 };
@@ -28,10 +29,11 @@ describe('agentTaskId', () => {
     );
   });
 
-  it('differs with any other part: project, type, attempts, seed, task index', () => {
+  it('differs with any other part: state, type, spec, attempts, seed, task index', () => {
     const others: Partial<AgentTaskIdParts>[] = [
       { stateId: 'fedcba9876543210' },
       { typeId: 'logic_predicate_inversion_in_guard' },
+      { specHash: '00000000bbbbbbbb' },
       { attempts: 1 },
       { seed: 2 },
       { task: 1 },

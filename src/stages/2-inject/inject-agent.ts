@@ -7,10 +7,11 @@ import { packageRoot } from '../../core/package-root.js';
 import { note } from '../../events/types.js';
 import { shellJoin } from '../../core/process.js';
 import type { FileChange } from '../../core/file-change.js';
-import { testSourceFile } from '../../toolchains/layout.js';
+import { BUILD_OUTPUT, testSourceFile } from '../../toolchains/layout.js';
 import { PROMPT_VERSION } from './agent-task/prompts.js';
 import { runAgentInjection, type AgentInjectionResult } from './agent-task/task.js';
 import {
+  bugTypeRef,
   recordOutcome,
   typeRandom,
   typeSummary,
@@ -20,6 +21,7 @@ import {
 import { AgentRunFile, type EngineRef, type InjectSummary, type TypeSummary } from './records.js';
 import { writeRecordFile } from '../../records/record.js';
 import { injectorFor } from './rules/index.js';
+import { specHash } from './spec.js';
 import { rejectionWithoutChecks, type ValidationOutcome } from './validate.js';
 import { shuffled } from '../../core/random.js';
 
@@ -32,7 +34,7 @@ export interface AgentEngineOptions {
 }
 
 /** Build output and version control are not the agent's sources. */
-const NOT_SOURCES = new Set(['target', '.git']);
+const NOT_SOURCES = new Set([BUILD_OUTPUT, '.git']);
 
 async function listFiles(root: string): Promise<Set<string>> {
   const files = new Set<string>();
@@ -106,6 +108,8 @@ export interface AgentTaskIdParts {
   typeId: string;
   adapter: AgentSpec;
   attempts: number;
+  /** The bug type's spec as it reads now: an edited spec gets new tasks. */
+  specHash: string;
   seed: number;
   /** The task's index among the type's tasks, which picks its witness. */
   task: number;
@@ -120,6 +124,7 @@ export function agentTaskId(parts: AgentTaskIdParts): string {
     [
       parts.stateId,
       parts.typeId,
+      parts.specHash,
       'agent',
       specText(parts.adapter),
       parts.attempts,
@@ -141,7 +146,7 @@ export async function injectWithAgent(
 ): Promise<InjectSummary> {
   const started = performance.now();
   return withValidationSession(options, async (session) => {
-    // Outside the output and the cache, which hold the answers (patches, pristine sources).
+    // Outside the output and the cache, which hold the answers (accepted bugs, pristine sources).
     const scratch = await makeTempDir('inject-agent');
     const workspace = path.join(scratch, 'workspace');
     const reset = async () => {
@@ -170,11 +175,13 @@ export async function injectWithAgent(
         });
         const witnesses = shuffled(session.witnessOrder, typeRandom(options.seed, spec.id));
         for (let task = 0; task < options.maxTries; task++) {
-          if (session.output.tally(spec.id, engine).accepted >= options.count) break;
+          const tally = session.output.tally(bugTypeRef(spec), options.project.base, engine);
+          if (tally.accepted >= options.count) break;
           const witness = witnesses[task % witnesses.length]!;
           const id = agentTaskId({
             stateId: session.reference.id,
             typeId: spec.id,
+            specHash: specHash(spec),
             adapter: agent.adapter.spec,
             attempts: agent.attempts,
             seed: options.seed,

@@ -7,10 +7,10 @@ import { appendRecords, readRecords, writeRecordFile } from '../../records/recor
 import { seededRandom, shuffled } from '../../core/random.js';
 import { applyEdits, loadJavaGrammar, type TextEdit } from '../../lang/java/syntax.js';
 import { pristineState, type ProjectRef } from '../../project/project.js';
-import type { ProjectState } from '../../project/state.js';
+import { baseState, type ProjectBase, type ProjectState } from '../../project/state.js';
 import { WorkingCopy } from '../../project/working-copy.js';
 import { specText } from '../../agents/types.js';
-import type { EventSink } from '../../events/types.js';
+import { note, type EventSink } from '../../events/types.js';
 import { JvmRunner } from '../../toolchains/jvm/runner.js';
 import type { Toolchain } from '../../toolchains/types.js';
 import type { ExecutionContextRecord } from '../1-trace/trace.js';
@@ -85,12 +85,24 @@ export class InjectionOutput {
 
   private constructor(readonly dir: string) {}
 
-  static async open(dir: string): Promise<InjectionOutput> {
+  static async open(dir: string, events: EventSink): Promise<InjectionOutput> {
     const output = new InjectionOutput(dir);
     await mkdir(dir, { recursive: true });
-    // A torn last line is a candidate decided again.
     const injections = await readRecords(output.file('injections.jsonl'), InjectionLine);
     const rejections = await readRecords(output.file('rejections.jsonl'), RejectionLine);
+    for (const [name, read] of [
+      ['injections.jsonl', injections],
+      ['rejections.jsonl', rejections],
+    ] as const) {
+      if (read.tornLastLine) {
+        const where = `${output.file(name)}:${read.tornLastLine.line}`;
+        note(
+          events,
+          'inject',
+          `${where} was cut short by an interrupted run; its candidate is decided again`,
+        );
+      }
+    }
     output.accepted.push(...injections.records);
     output.rejected.push(...rejections.records);
     for (const record of [...output.accepted, ...output.rejected]) output.decided.add(record.id);
@@ -117,10 +129,18 @@ export class InjectionOutput {
     this.decided.add(record.id);
   }
 
-  /** Accepted, tried and rejections by stage of one type and engine so far (earlier runs included). */
-  tally(typeId: string, engine: EngineRef) {
+  /**
+   * Accepted, tried and rejections by stage so far (earlier runs included) of one bug type, as
+   * its spec now reads, by one engine, on one base: a directory reused for another project or
+   * after a spec edit counts only its own work.
+   */
+  tally(bugType: BugTypeRef, base: ProjectBase, engine: EngineRef) {
+    const baseId = baseState(base).id;
     const mine = (record: InjectionRecord | RejectionRecord) =>
-      record.bugType.id === typeId && sameEngine(record.engine, engine);
+      record.bugType.id === bugType.id &&
+      record.bugType.specHash === bugType.specHash &&
+      baseState('state' in record ? record.state.base : record.base).id === baseId &&
+      sameEngine(record.engine, engine);
     const accepted = this.accepted.filter(mine).length;
     const rejections = this.rejected.filter(mine);
     const rejectedBy: Partial<Record<RejectionStage, number>> = {};
@@ -134,14 +154,10 @@ export class InjectionOutput {
   }
 }
 
-/** Content-addressed: the same state, type, file and rewrite always get the same id. */
-export function candidateId(
-  state: ProjectState,
-  typeId: string,
-  file: string,
-  after: string,
-): string {
-  return sha256Text([state.id, typeId, file, sha256Text(after)].join('\0')).slice(0, 16);
+/** Content-addressed: the same state, type (as its spec reads), file and rewrite, the same id. */
+function candidateId(state: ProjectState, spec: BugTypeSpec, file: string, after: string): string {
+  const key = [state.id, spec.id, specHash(spec), file, sha256Text(after)];
+  return sha256Text(key.join('\0')).slice(0, 16);
 }
 
 /** The members of each file that witnesses reach, with the witnesses reaching each. */
@@ -184,7 +200,7 @@ async function ruleCandidates(
     const rewrites = rewritesIn(injector, source, (name, line) => reached.get(`${name}:${line}`));
     for (const rewrite of rewrites) {
       candidates.push({
-        id: candidateId(pristineState(project), spec.id, file, rewrite.after),
+        id: candidateId(pristineState(project), spec, file, rewrite.after),
         file,
         before: source,
         member: rewrite.member,
@@ -236,7 +252,7 @@ export async function withValidationSession<T>(
   use: (session: ValidationSession) => Promise<T>,
 ): Promise<T> {
   await loadJavaGrammar();
-  const output = await InjectionOutput.open(options.out);
+  const output = await InjectionOutput.open(options.out, options.events);
   const reference = pristineState(options.project);
   const copy = await WorkingCopy.create(
     options.project.root,
@@ -297,7 +313,7 @@ export function typeRandom(seed: number, typeId: string): () => number {
   return seededRandom(seed ^ Number.parseInt(sha256Text(typeId).slice(0, 8), 16));
 }
 
-export interface Decision {
+interface Decision {
   session: ValidationSession;
   options: InjectOptions;
   spec: BugTypeSpec;
@@ -313,10 +329,7 @@ export function bugTypeRef(spec: BugTypeSpec): BugTypeRef {
 }
 
 /** Records a validation outcome as an accepted injection or a rejection. */
-export async function recordOutcome(
-  decision: Decision,
-  outcome: ValidationOutcome,
-): Promise<InjectionRecord | RejectionRecord> {
+export async function recordOutcome(decision: Decision, outcome: ValidationOutcome): Promise<void> {
   const { session, options, spec, id, witness } = decision;
   if (outcome.kind === 'Accepted') {
     const touched = outcome.evidence.touched[0];
@@ -340,7 +353,7 @@ export async function recordOutcome(
       createdAt: new Date().toISOString(),
     };
     await session.output.accept(record);
-    const tally = session.output.tally(spec.id, decision.engine);
+    const tally = session.output.tally(bugTypeRef(spec), options.project.base, decision.engine);
     options.events.emit({
       kind: 'CandidateDecided',
       typeId: spec.id,
@@ -351,7 +364,7 @@ export async function recordOutcome(
       accepted: tally.accepted,
       tried: tally.tried,
     });
-    return record;
+    return;
   }
   const record: RejectionRecord = {
     id,
@@ -367,7 +380,7 @@ export async function recordOutcome(
     timings: outcome.timings,
   };
   await session.output.reject(record);
-  const tally = session.output.tally(spec.id, decision.engine);
+  const tally = session.output.tally(bugTypeRef(spec), options.project.base, decision.engine);
   options.events.emit({
     kind: 'CandidateDecided',
     typeId: spec.id,
@@ -378,7 +391,6 @@ export async function recordOutcome(
     accepted: tally.accepted,
     tried: tally.tried,
   });
-  return record;
 }
 
 /** A type's tally once its tries are over, announced as the type's end. */
@@ -389,7 +401,7 @@ export function typeSummary(
   sitesFound: number | null,
   durationMs: number,
 ): TypeSummary {
-  const tally = session.output.tally(spec.id, engine);
+  const tally = session.output.tally(bugTypeRef(spec), session.reference.base, engine);
   session.events.emit({
     kind: 'TypeFinished',
     typeId: spec.id,
@@ -439,7 +451,12 @@ export async function injectWithRules(options: InjectOptions): Promise<InjectSum
       });
       let triedNow = 0;
       for (const candidate of triesInOrder(candidates, typeRandom(options.seed, spec.id))) {
-        if (session.output.tally(spec.id, RULES).accepted >= options.count) break;
+        if (
+          session.output.tally(bugTypeRef(spec), options.project.base, RULES).accepted >=
+          options.count
+        ) {
+          break;
+        }
         if (triedNow >= options.maxTries) break;
         if (session.output.isDecided(candidate.id)) continue;
         triedNow++;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { agentTaskResultSchema } from '../../agents/records.js';
+import { AgentSpecSchema, agentTaskResultSchema } from '../../agents/records.js';
 import { CheckRecordSchema } from '../../checks/types.js';
 import { ProjectBaseSchema, ProjectStateSchema } from '../../project/state.js';
 import { defineRecord } from '../../records/record.js';
@@ -11,20 +11,12 @@ import { AcceptedEvidenceSchema, REJECTION_STAGES, ValidationTimingsSchema } fro
  * or file with its kind and version (see src/records). The TS types are the schemas' outputs.
  */
 
-const AgentSpecValueSchema = z.union([
-  z.string(),
-  z.number(),
-  z.boolean(),
-  z.null(),
-  z.array(z.string()).readonly(),
-]);
-
 /** Who made a bug: the rules engine, or an agent (its full spec, attempt budget and prompts). */
 export const EngineRefSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('rules') }),
   z.strictObject({
     kind: z.literal('agent'),
-    agent: z.record(z.string(), AgentSpecValueSchema).and(z.object({ name: z.string() })),
+    agent: AgentSpecSchema,
     attempts: z.number().int().positive(),
     promptVersion: z.number().int().positive(),
   }),

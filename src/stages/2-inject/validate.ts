@@ -265,7 +265,7 @@ export class InjectionValidator {
         target,
         witness,
         this.options.fastRuns,
-        timeLimit('jvm', 'run', clean.evidence.testMs),
+        timeLimit(this.fast.name, 'run', clean.evidence.testMs),
       ),
     );
     if (exposed.kind !== 'Passed') return this.rejected(log, failure(exposed));
@@ -301,7 +301,7 @@ export class InjectionValidator {
     );
     if (collateral.kind !== 'Passed') return this.rejected(log, failure(collateral));
 
-    const { checks, totalMs } = log.finish('not reached');
+    const { checks, totalMs } = log.finish();
     return {
       kind: 'Accepted',
       state: candidate,

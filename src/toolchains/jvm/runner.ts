@@ -31,6 +31,11 @@ export interface JvmCompileRequest {
   compileTimeoutMs?: number;
 }
 
+/** A compile request's outcome: the build is kept for runs of the same sources either way. */
+export type JvmCompileResult =
+  | { kind: 'Compiled'; compileMs: number }
+  | { kind: 'Failed'; verdict: SingleVerdict; compileMs: number };
+
 export interface JvmRunRequest extends JvmCompileRequest {
   testClass: string;
   /** Limit for running the test class; the JVM is killed and restarted past it. */
@@ -229,18 +234,16 @@ export class JvmRunner {
    * Compiles a request's changed sources (rerunning build steps as needed) into a kept build, so
    * a later run of the same sources runs it without compiling; a failed compile is its verdict.
    */
-  async compile(
-    request: JvmCompileRequest,
-  ): Promise<{ verdict?: SingleVerdict; compileMs: number }> {
+  async compile(request: JvmCompileRequest): Promise<JvmCompileResult> {
     const prepared = await this.prepare(request);
     const acquired = await this.acquireBuild(request, prepared);
-    if ('verdict' in acquired) return { verdict: acquired.verdict, compileMs: acquired.compileMs };
+    const { compileMs } = acquired;
+    if (acquired.kind === 'Fault') return { kind: 'Failed', verdict: acquired.verdict, compileMs };
     acquired.build.users--;
     const { answer } = acquired.build;
-    return {
-      ...(answer.kind !== 'Compiled' ? { verdict: compileVerdict(answer) } : {}),
-      compileMs: acquired.compileMs,
-    };
+    return answer.kind === 'Compiled'
+      ? { kind: 'Compiled', compileMs }
+      : { kind: 'Failed', verdict: compileVerdict(answer), compileMs };
   }
 
   async run(request: JvmRunRequest): Promise<JvmRunResult> {
@@ -251,7 +254,7 @@ export class JvmRunner {
     const timings = { compileMs: 0, loadMs: 0, testMs: 0, wallMs: 0 };
     const acquired = await this.acquireBuild(request, prepared);
     timings.compileMs = acquired.compileMs;
-    const buildReused = 'build' in acquired && acquired.reused;
+    const buildReused = acquired.kind === 'Build' && acquired.reused;
     const finish = (verdict: SingleVerdict, extra: Partial<JvmRunResult> = {}): JvmRunResult => ({
       verdict,
       started: helper.starts !== startsBefore,
@@ -260,7 +263,7 @@ export class JvmRunner {
       timings: { ...timings, wallMs: Math.round(performance.now() - started) },
       ...extra,
     });
-    if ('verdict' in acquired) return finish(acquired.verdict);
+    if (acquired.kind === 'Fault') return finish(acquired.verdict);
     const { build } = acquired;
     try {
       if (build.answer.kind !== 'Compiled') return finish(compileVerdict(build.answer));
@@ -322,14 +325,25 @@ export class JvmRunner {
     request: JvmCompileRequest,
     { runtimeKey, project, helper }: Awaited<ReturnType<JvmRunner['prepare']>>,
   ): Promise<
-    | { build: Build; reused: boolean; compileMs: number; buildSteps: JvmRunResult['buildSteps'] }
-    | { verdict: SingleVerdict; compileMs: number; buildSteps: JvmRunResult['buildSteps'] }
+    | {
+        kind: 'Build';
+        build: Build;
+        reused: boolean;
+        compileMs: number;
+        buildSteps: JvmRunResult['buildSteps'];
+      }
+    | {
+        kind: 'Fault';
+        verdict: SingleVerdict;
+        compileMs: number;
+        buildSteps: JvmRunResult['buildSteps'];
+      }
   > {
     const buildSteps = { rerun: 0, rerunMs: 0, learningMs: 0 };
     const generators = generatorsFor(request.build, request.projectDir);
     const buildKey = await buildKeyOf(project.key, generators, request.sources);
     const kept = this.takeBuild(buildKey);
-    if (kept) return { build: kept, reused: true, compileMs: 0, buildSteps };
+    if (kept) return { kind: 'Build', build: kept, reused: true, compileMs: 0, buildSteps };
     const overlay = await makeTempDir('overlay');
     const compileLimitMs = request.compileTimeoutMs ?? DEFAULT_COMPILE_TIMEOUT_MS;
     // Compile and run are separate requests, so the run gets the baseline-derived limit alone.
@@ -347,6 +361,7 @@ export class JvmRunner {
     if (compiled.kind !== 'answered') {
       await removeTree(overlay);
       return {
+        kind: 'Fault',
         verdict: await this.fault(helper, compiled, 'compile', compileLimitMs),
         compileMs: 0,
         buildSteps,
@@ -365,10 +380,10 @@ export class JvmRunner {
     }
     if (answer.kind === 'Error') {
       await removeTree(overlay);
-      return { verdict: compileVerdict(answer), compileMs: 0, buildSteps };
+      return { kind: 'Fault', verdict: compileVerdict(answer), compileMs: 0, buildSteps };
     }
     const build = await this.keepBuild({ key: buildKey, overlay, answer, users: 1 });
-    return { build, reused: false, compileMs: answer.compileMs, buildSteps };
+    return { kind: 'Build', build, reused: false, compileMs: answer.compileMs, buildSteps };
   }
 
   /**

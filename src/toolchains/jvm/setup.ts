@@ -1,8 +1,15 @@
 import { open, readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { z } from 'zod';
 import { runnerCache, type CacheLayout } from '../../core/cache.js';
-import { exists, sha256Text, writeFileAtomic } from '../../core/fs.js';
-import { withLock } from '../../core/lock.js';
+import { exists, sha256Text } from '../../core/fs.js';
+import { withLock } from '../../records/lock.js';
+import {
+  defineRecord,
+  readRecordFile,
+  writeRecordFile,
+  type RecordOf,
+} from '../../records/record.js';
 import { packageRoot } from '../../core/package-root.js';
 import { runProcess } from '../../core/process.js';
 import type { BuildSettings } from '../build.js';
@@ -266,11 +273,17 @@ async function compiledRelease(classesDir: string): Promise<string | null> {
 }
 
 /** What is cached per pom and build flags; class directories are added per project copy. */
-interface DependencyRuntime {
-  classpath: string[];
-  platformDir: string;
-  platformJars: string[];
-}
+/** A project's dependency class path and matching JUnit Platform jars, resolved once. */
+const DependencyRuntimeFile = defineRecord({
+  kind: 'jvm-dependency-runtime',
+  version: 1,
+  schema: z.strictObject({
+    classpath: z.array(z.string()),
+    platformDir: z.string(),
+    platformJars: z.array(z.string()),
+  }),
+});
+type DependencyRuntime = RecordOf<typeof DependencyRuntimeFile>;
 
 async function dependencyRuntime(
   moduleDir: string,
@@ -281,14 +294,14 @@ async function dependencyRuntime(
   const pom = await readFile(path.join(moduleDir, 'pom.xml'), 'utf8');
   const key = sha256Text(JSON.stringify([pom, build.module ?? '', build.mavenArgs])).slice(0, 16);
   const dir = runnerCache(cache).projectRuntime(key);
-  const record = path.join(dir, 'runtime.json');
+  const record = path.join(dir, 'dependencies.json');
   await buildOnce(
     cache,
     `prepare the runtime of ${projectDir}`,
     () => exists(record),
     () => buildDependencyRuntime(dir, record, projectDir, build, cache),
   );
-  return JSON.parse(await readFile(record, 'utf8')) as DependencyRuntime;
+  return (await readRecordFile(record, DependencyRuntimeFile))!;
 }
 
 async function buildDependencyRuntime(
@@ -327,7 +340,7 @@ async function buildDependencyRuntime(
     platformDir,
     platformJars,
   };
-  await writeFileAtomic(record, JSON.stringify(runtime, null, 2));
+  await writeRecordFile(record, DependencyRuntimeFile, runtime);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { projectLayout } from '../layout.js';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { exists, removeTree } from '../../core/fs.js';
@@ -75,7 +76,7 @@ function testArgs(build: BuildSettings, selection: string | undefined): string[]
 }
 
 export function reportsDirectory(projectDir: string, build: BuildSettings): string {
-  return path.join(projectDir, build.module ?? '', 'target', 'surefire-reports');
+  return path.join(projectDir, projectLayout(build).surefireReports);
 }
 
 /**

@@ -18,7 +18,8 @@ import {
   unparenthesized,
   within,
 } from '../../../lang/java/syntax.js';
-import type { CandidateEdit, Injector, StructuralCheck } from './types.js';
+import type { StructuralCheck } from '../../../lang/java/changed-members.js';
+import type { CandidateEdit, Injector } from './types.js';
 
 const LOOPS = ['for_statement', 'enhanced_for_statement', 'while_statement', 'do_statement'];
 const LIST_TYPES = new Set(['List', 'ArrayList', 'LinkedList', 'Vector', 'CopyOnWriteArrayList']);

@@ -13,7 +13,8 @@ import {
   unparenthesized,
   within,
 } from '../../../lang/java/syntax.js';
-import type { CandidateEdit, Injector, StructuralCheck } from './types.js';
+import type { StructuralCheck } from '../../../lang/java/changed-members.js';
+import type { CandidateEdit, Injector } from './types.js';
 
 /** Statements and expressions whose `condition` decides which code runs. */
 const GUARDS = [

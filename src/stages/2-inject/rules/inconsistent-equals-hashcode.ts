@@ -19,7 +19,8 @@ import {
 import { declaredMethods, isEqualsOverride, isHashCodeOverride } from './equals-typo.js';
 import { linesRemoval } from './hashed-without-hashcode.js';
 import { identicalComparisonInjector } from './identical-comparison.js';
-import type { CandidateEdit, Injector, StructuralCheck } from './types.js';
+import type { StructuralCheck } from '../../../lang/java/changed-members.js';
+import type { CandidateEdit, Injector } from './types.js';
 
 /**
  * Calls that say nothing about which state a method reads: Object's own methods and the

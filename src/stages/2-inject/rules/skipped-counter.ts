@@ -23,7 +23,8 @@ import {
   unparenthesized,
   within,
 } from '../../../lang/java/syntax.js';
-import type { CandidateEdit, Injector, StructuralCheck } from './types.js';
+import type { StructuralCheck } from '../../../lang/java/changed-members.js';
+import type { CandidateEdit, Injector } from './types.js';
 
 const NUMERIC = /^(int|long|short|byte|float|double|Integer|Long|Short|Byte|Float|Double)$/;
 const ATOMIC = /^(AtomicInteger|AtomicLong|LongAdder|DoubleAdder)$/;

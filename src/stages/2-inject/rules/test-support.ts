@@ -4,7 +4,8 @@
  */
 import { withJavaTree, withJavaTrees, type TextEdit } from '../../../lang/java/syntax.js';
 import { rewritesIn } from './rewrites.js';
-import type { Injector, StructuralCheck } from './types.js';
+import type { StructuralCheck } from '../../../lang/java/changed-members.js';
+import type { Injector } from './types.js';
 
 export interface Mutation {
   methodKey: string;

@@ -2,8 +2,6 @@ import type { Node } from 'web-tree-sitter';
 import type { StructuralCheck } from '../../../lang/java/changed-members.js';
 import type { TextEdit } from '../../../lang/java/syntax.js';
 
-export type { StructuralCheck };
-
 /** One way to inject a bug at one place: edits to the file holding the target method. */
 export interface CandidateEdit {
   /** What the edit does, in one line, e.g. "if (size > 0) → if (size >= 0)". */

@@ -4,8 +4,8 @@ import { link, mkdir, unlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { defineRecord, encodeRecord, readRecordFile, RecordError } from '../records/record.js';
-import { UserError } from './errors.js';
+import { defineRecord, encodeRecord, readRecordFile, RecordError } from './record.js';
+import { UserError } from '../core/errors.js';
 
 /*
  * A lock file per shared part of the cache, so two witnessgym processes never write the same

@@ -3,8 +3,8 @@ import { readdir, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { UserError } from './errors.js';
-import { makeTempDir, removeTree } from './fs.js';
+import { UserError } from '../core/errors.js';
+import { makeTempDir, removeTree } from '../core/fs.js';
 import { processAlive, withLock, type LockHolder } from './lock.js';
 
 let dir: string;

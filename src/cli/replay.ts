@@ -8,10 +8,10 @@ import type { BaselineClass } from '../stages/0-corpus/baseline.js';
 import type { JvmRunner } from '../toolchains/jvm/runner.js';
 import { testSourceFile } from '../toolchains/layout.js';
 import type { Toolchain } from '../toolchains/types.js';
-import { createTestRunner } from './index.js';
-import { timeLimit } from './time-limits.js';
-import type { RunnerName } from './types.js';
-import { withReruns, withTimeLimit } from './wrappers.js';
+import { createTestRunner } from '../runners/index.js';
+import { timeLimit } from '../runners/time-limits.js';
+import type { RunnerName } from '../runners/types.js';
+import { withReruns, withTimeLimit } from '../runners/wrappers.js';
 
 export interface ReplayOptions {
   runner: RunnerName;
