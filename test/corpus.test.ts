@@ -22,9 +22,10 @@ describe('corpus list', () => {
   it('lists at least six projects as JSON', async () => {
     const result = await cli(['corpus', 'list', '--json']);
     expect(result.exitCode).toBe(0);
-    const rows = result.json as { name: string; source: string }[];
+    const rows = result.json as { name: string; source: string; cache: { kind: string } }[];
     expect(rows.length).toBeGreaterThanOrEqual(6);
     expect(rows.map((row) => row.name)).toContain('json-simple');
+    for (const row of rows) expect(['Fetched', 'NotFetched']).toContain(row.cache.kind);
     for (const row of rows) expect(row.source).toMatch(/^debian:[\w.+-]+=[\w.+~-]+$/);
   });
 

@@ -93,22 +93,27 @@ async function corpusList(options: { json?: boolean }, command: Command): Promis
   const rows = [];
   for (const recipe of await loadRecipes()) {
     const state = await fetchState(cache, recipe);
-    const fetched = state.kind === 'fetched' ? state.project : undefined;
     rows.push({
       name: recipe.name,
       version: recipe.version,
       summary: recipe.summary,
       source: describeSource(recipe.source),
-      fetched: fetched !== undefined,
-      path: fetched?.path ?? null,
-      baseline: fetched ? baselineSummary(fetched.baseline) : null,
+      cache:
+        state.kind === 'fetched'
+          ? {
+              kind: 'Fetched' as const,
+              path: state.project.path,
+              baseline: baselineSummary(state.project.baseline),
+            }
+          : { kind: 'NotFetched' as const, reason: state.reason },
     });
   }
   if (options.json) return printJson(rows);
   const lines = rows.map((row) => {
-    const state = row.baseline
-      ? `fetched, ${row.baseline.usable}/${row.baseline.classes} test classes usable`
-      : 'not fetched';
+    const state =
+      row.cache.kind === 'Fetched'
+        ? `fetched, ${row.cache.baseline.usable}/${row.cache.baseline.classes} test classes usable`
+        : row.cache.reason;
     return `${row.name.padEnd(16)} ${row.version.padEnd(9)} ${row.source.padEnd(46)} ${state}`;
   });
   process.stdout.write(`${lines.join('\n')}\n`);
