@@ -7,7 +7,7 @@ import { witnessContexts } from '../stages/2-inject/contexts.js';
 import { createAgentAdapter, AGENT_NAMES } from '../agents/adapters/index.js';
 import { injectWithAgent } from '../stages/2-inject/inject-agent.js';
 import { injectWithRules } from '../stages/2-inject/inject.js';
-import type { InjectSummary } from '../stages/2-inject/records.js';
+import type { InjectSummary, TypeSummary } from '../stages/2-inject/records.js';
 import { loadBugTypeSpecs, selectBugTypes } from '../stages/2-inject/spec.js';
 import { mavenToolchain } from '../toolchains/maven/maven.js';
 
@@ -35,16 +35,44 @@ export interface InjectCommandOptions {
   json?: boolean;
 }
 
+/** Why a type got fewer bugs than asked for, in words. */
+function shortfall(type: TypeSummary, summary: InjectSummary): string {
+  if (type.ended === 'tries-exhausted') {
+    return summary.engine.kind === 'agent'
+      ? `its ${summary.maxTries} agent tasks (--max-tries) were spent`
+      : `its ${summary.maxTries} tries (--max-tries) were spent; raise --max-tries to try more of its ${type.sitesFound ?? '?'} sites`;
+  }
+  if (type.sitesFound === 0) return 'no site of this type in the methods the witnesses reach';
+  return `every one of its ${type.sitesFound} sites was tried (${rejections(type)})`;
+}
+
+function rejections(type: TypeSummary): string {
+  const counts = Object.entries(type.rejectedBy).map(([stage, count]) => `${count} ${stage}`);
+  return counts.length > 0 ? `rejected: ${counts.join(', ')}` : 'none rejected';
+}
+
 export function formatInjectSummary(summary: InjectSummary): string {
   const header = `${'type'.padEnd(46)} ${'sites'.padStart(6)} ${'tried'.padStart(6)} ${'accepted'.padStart(8)} ${'rate'.padStart(6)} ${'time'.padStart(8)}`;
   const rows = summary.types.map(
     (type) =>
       `${type.typeId.padEnd(46)} ${String(type.sitesFound ?? '-').padStart(6)} ${String(type.tried).padStart(6)} ${String(type.accepted).padStart(8)} ${`${Math.round(type.acceptanceRate * 100)}%`.padStart(6)} ${`${(type.durationMs / 1000).toFixed(1)} s`.padStart(8)}`,
   );
+  const short = summary.types
+    .filter((type) => type.ended !== 'count-reached')
+    .map(
+      (type) =>
+        `  ${type.typeId}: ${type.accepted} of ${summary.wanted}, ${shortfall(type, summary)}`,
+    );
   return [
     `${summary.project}: ${summary.engine.kind} engine, seed ${summary.seed}, ${(summary.durationMs / 1000).toFixed(1)} s`,
     header,
     ...rows,
+    ...(short.length > 0
+      ? [
+          `${short.length} of ${summary.types.length} types fell short of --count ${summary.wanted}:`,
+          ...short,
+        ]
+      : []),
     `out: ${summary.out} (injections.jsonl, rejections.jsonl, summary.json${summary.engine.kind === 'agent' ? ', agent-runs/' : ''})`,
   ].join('\n');
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readdirSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { cacheLayout, projectCache, resolveCacheDir, type CacheLayout } from '../core/cache.js';
 import { UserError, errorMessage } from '../core/errors.js';
@@ -27,6 +28,7 @@ import {
 } from '../project/project.js';
 import { replayTestClass, type ReplayResult } from './replay.js';
 import { DEFAULT_ATTEMPTS } from '../agents/engine.js';
+import { bugTypesDir } from '../stages/2-inject/spec.js';
 import { RUNNERS } from '../runners/index.js';
 import type { RunnerName } from '../runners/types.js';
 import { mavenToolchain } from '../toolchains/maven/maven.js';
@@ -325,6 +327,14 @@ function wholeNumber(name: string) {
   };
 }
 
+/** The ids of the bug-type specs, named after their files, for help texts. */
+function bugTypeIds(): string[] {
+  return readdirSync(bugTypesDir())
+    .filter((name) => name.endsWith('.yaml'))
+    .map((name) => name.slice(0, -'.yaml'.length))
+    .sort();
+}
+
 function buildProgram(): Command {
   const program = new Command('witnessgym')
     .description(
@@ -421,8 +431,9 @@ function buildProgram(): Command {
     .description(
       'inject bugs of the given types into methods that witness tests reach; keep a bug only if its witness fails in 3 of 3 fast runs and under Maven, entering the changed code. Writes injections.jsonl, rejections.jsonl, summary.json (and agent-runs/); exit 1 when a type falls short of --count',
     )
+    .usage('<project> --types <ids|all> --out <dir> [options]')
     .argument('<project>', 'fetched corpus name, or the path of a Maven project (with --test)')
-    .requiredOption('--types <ids>', "bug-type ids separated by commas, or 'all'")
+    .requiredOption('--types <ids>', "(required) bug-type ids separated by commas, or 'all'")
     .option('--test <fqcn...>', 'witness test classes (default: every usable class)')
     .addOption(
       new Option('--engine <engine>', 'rules: deterministic AST rewrites; agent: a coding agent')
@@ -472,7 +483,7 @@ function buildProgram(): Command {
       positiveInteger('--max-tries'),
     )
     .option('--seed <n>', 'seed of the site order (recorded)', wholeNumber('--seed'), 1)
-    .requiredOption('--out <dir>', 'output directory; an existing one is resumed')
+    .requiredOption('--out <dir>', '(required) output directory; an existing one is resumed')
     .option('--recipe <name>', "apply a corpus recipe's build settings to a local project path")
     .option(
       '--collateral-limit <n>',
@@ -481,6 +492,13 @@ function buildProgram(): Command {
       25,
     )
     .option('--json', 'machine-readable output')
+    .addHelpText(
+      'after',
+      () =>
+        `\nBug types (specs/bug-types/):\n${bugTypeIds()
+          .map((id) => `  ${id}\n`)
+          .join('')}`,
+    )
     .action(inject);
   return program;
 }
@@ -510,4 +528,9 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+// A reader that stops early (`| head`) is not an error of ours.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
 await main(process.argv);

@@ -20,7 +20,7 @@ export function plainLine(event: ProgressEvent): string | null {
     case 'TypeStarted':
       return event.sites === null
         ? `inject: ${event.typeId}: agent tasks`
-        : `inject: ${event.typeId}: ${event.sites} sites in reached members`;
+        : `inject: ${event.typeId}: ${event.sites} ${event.sites === 1 ? 'site' : 'sites'} in reached members`;
     case 'CandidateDecided':
       return event.decision === 'Accepted'
         ? `inject: ${event.typeId}: accepted ${event.candidateId} ${event.what} (${event.detail})`

@@ -17,6 +17,8 @@ export interface ProjectLayout {
   /** Sources that build steps generate (straight in, or in a directory per tool). */
   generatedSources: string;
   surefireReports: string;
+  /** Where Maven's test runs keep their temporary files. */
+  testTemp: string;
 }
 
 /** The build output directory's name: never part of a project's sources. */
@@ -34,6 +36,7 @@ export function projectLayout(build: Pick<BuildSettings, 'module'>): ProjectLayo
     testClasses: inModule(`${BUILD_OUTPUT}/test-classes`),
     generatedSources: inModule(`${BUILD_OUTPUT}/generated-sources`),
     surefireReports: inModule(`${BUILD_OUTPUT}/surefire-reports`),
+    testTemp: inModule(`${BUILD_OUTPUT}/witnessgym-tmp`),
   };
 }
 

@@ -144,7 +144,6 @@ export async function injectWithAgent(
   options: InjectOptions,
   agent: AgentEngineOptions,
 ): Promise<InjectSummary> {
-  const started = performance.now();
   return withValidationSession(options, async (session) => {
     // Outside the output and the cache, which hold the answers (accepted bugs, pristine sources).
     const scratch = await makeTempDir('inject-agent');
@@ -260,7 +259,14 @@ export async function injectWithAgent(
           );
         }
         types.push(
-          typeSummary(spec, engine, session, null, Math.round(performance.now() - typeStarted)),
+          typeSummary(
+            spec,
+            engine,
+            session,
+            options,
+            { sites: null, triesLeft: false },
+            Math.round(performance.now() - typeStarted),
+          ),
         );
       }
     } finally {
@@ -270,9 +276,11 @@ export async function injectWithAgent(
       project: options.project.label,
       engine,
       seed: options.seed,
+      wanted: options.count,
+      maxTries: options.maxTries,
       out: options.out,
       types,
-      durationMs: Math.round(performance.now() - started),
+      durationMs: types.reduce((sum, type) => sum + type.durationMs, 0),
     });
   });
 }

@@ -3,7 +3,12 @@ import path from 'node:path';
 import type { CacheLayout } from '../../core/cache.js';
 import type { FileChange } from '../../core/file-change.js';
 import { sha256Text } from '../../core/fs.js';
-import { appendRecords, readRecords, writeRecordFile } from '../../records/record.js';
+import {
+  appendRecords,
+  readRecordFile,
+  readRecords,
+  writeRecordFile,
+} from '../../records/record.js';
 import { seededRandom, shuffled } from '../../core/random.js';
 import { applyEdits, loadJavaGrammar, type TextEdit } from '../../lang/java/syntax.js';
 import { pristineState, type ProjectRef } from '../../project/project.js';
@@ -82,6 +87,8 @@ export class InjectionOutput {
   readonly accepted: InjectionRecord[] = [];
   readonly rejected: RejectionRecord[] = [];
   private readonly decided = new Set<string>();
+  /** The summary an earlier run into this directory left, if any. */
+  private earlier: InjectSummary | undefined;
 
   private constructor(readonly dir: string) {}
 
@@ -105,6 +112,7 @@ export class InjectionOutput {
     }
     output.accepted.push(...injections.records);
     output.rejected.push(...rejections.records);
+    output.earlier = await readRecordFile(output.file('summary.json'), InjectSummaryFile);
     for (const record of [...output.accepted, ...output.rejected]) output.decided.add(record.id);
     return output;
   }
@@ -146,6 +154,12 @@ export class InjectionOutput {
     const rejectedBy: Partial<Record<RejectionStage, number>> = {};
     for (const record of rejections) rejectedBy[record.stage] = (rejectedBy[record.stage] ?? 0) + 1;
     return { accepted, tried: accepted + rejections.length, rejectedBy };
+  }
+
+  /** The time earlier runs into this directory spent on a type, from their summary. */
+  earlierDuration(typeId: string, engine: EngineRef): number {
+    if (!this.earlier || !sameEngine(this.earlier.engine, engine)) return 0;
+    return this.earlier.types.find((type) => type.typeId === typeId)?.durationMs ?? 0;
   }
 
   async writeSummary(summary: InjectSummary): Promise<InjectSummary> {
@@ -393,15 +407,20 @@ export async function recordOutcome(decision: Decision, outcome: ValidationOutco
   });
 }
 
-/** A type's tally once its tries are over, announced as the type's end. */
+/**
+ * A type's tally once its tries are over, announced as the type's end; `triesLeft` says whether
+ * the run could have tried more (so it was the sites that ran out).
+ */
 export function typeSummary(
   spec: BugTypeSpec,
   engine: EngineRef,
   session: ValidationSession,
-  sitesFound: number | null,
-  durationMs: number,
+  options: InjectOptions,
+  found: { sites: number | null; triesLeft: boolean },
+  runMs: number,
 ): TypeSummary {
   const tally = session.output.tally(bugTypeRef(spec), session.reference.base, engine);
+  const durationMs = runMs + session.output.earlierDuration(spec.id, engine);
   session.events.emit({
     kind: 'TypeFinished',
     typeId: spec.id,
@@ -412,11 +431,17 @@ export function typeSummary(
   return {
     typeId: spec.id,
     name: spec.name,
-    sitesFound,
+    sitesFound: found.sites,
     tried: tally.tried,
     accepted: tally.accepted,
     acceptanceRate: tally.tried === 0 ? 0 : tally.accepted / tally.tried,
     rejectedBy: tally.rejectedBy,
+    ended:
+      tally.accepted >= options.count
+        ? 'count-reached'
+        : found.triesLeft
+          ? 'sites-exhausted'
+          : 'tries-exhausted',
     durationMs,
   };
 }
@@ -427,7 +452,6 @@ export function typeSummary(
  * rejections are appended as they are decided, so an interrupted run resumes where it stopped.
  */
 export async function injectWithRules(options: InjectOptions): Promise<InjectSummary> {
-  const started = performance.now();
   const productionRoot = options.project.layout.mainSources;
   return withValidationSession(options, async (session) => {
     const types: TypeSummary[] = [];
@@ -500,7 +524,8 @@ export async function injectWithRules(options: InjectOptions): Promise<InjectSum
           spec,
           RULES,
           session,
-          candidates.length,
+          options,
+          { sites: candidates.length, triesLeft: triedNow < options.maxTries },
           Math.round(performance.now() - typeStarted),
         ),
       );
@@ -509,9 +534,11 @@ export async function injectWithRules(options: InjectOptions): Promise<InjectSum
       project: options.project.label,
       engine: RULES,
       seed: options.seed,
+      wanted: options.count,
+      maxTries: options.maxTries,
       out: options.out,
       types,
-      durationMs: Math.round(performance.now() - started),
+      durationMs: types.reduce((sum, type) => sum + type.durationMs, 0),
     });
   });
 }

@@ -103,6 +103,9 @@ export const TypeSummarySchema = z.strictObject({
   accepted: z.number().int(),
   acceptanceRate: z.number(),
   rejectedBy: z.partialRecord(z.enum(REJECTION_STAGES), z.number().int()),
+  /** Why the type's tries ended: the count was reached, or sites or tries ran out first. */
+  ended: z.enum(['count-reached', 'sites-exhausted', 'tries-exhausted']),
+  /** Over every run into this directory, not only the last. */
   durationMs: z.number(),
 });
 export type TypeSummary = z.infer<typeof TypeSummarySchema>;
@@ -114,6 +117,9 @@ export const InjectSummaryFile = defineRecord({
     project: z.string(),
     engine: EngineRefSchema,
     seed: z.number().int(),
+    /** `--count` and `--max-tries` of the run. */
+    wanted: z.number().int(),
+    maxTries: z.number().int(),
     out: z.string(),
     types: z.array(TypeSummarySchema),
     durationMs: z.number(),

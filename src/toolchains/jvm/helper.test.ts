@@ -1,7 +1,7 @@
 import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeTempDir, removeTree } from '../../core/fs.js';
+import { exists, makeTempDir, removeTree } from '../../core/fs.js';
 import { JvmHelper } from './helper.js';
 import { PROTOCOL_VERSION, type Request } from './protocol.js';
 
@@ -45,6 +45,7 @@ async function fakeRunner(answer: string): Promise<JvmHelper> {
     java,
     `#!${process.execPath}
 import { connect } from 'node:net';
+import { writeFileSync } from 'node:fs';
 const socket = connect(process.argv.at(-1));
 let buffered = '';
 socket.setEncoding('utf8');
@@ -97,5 +98,19 @@ describe('JvmHelper', () => {
     );
     expect(helper.running).toBe(false);
     expect(helper.starts).toBe(1);
+  });
+
+  it('gives the JVM a temp directory of its own, removed when it stops', async () => {
+    // The stand-in reports the java.io.tmpdir it was given, and leaves a file there.
+    const helper = await fakeRunner(
+      `request.op === 'ping' ? JSON.stringify(${PONG}) : (() => { const dir = process.argv.find((a) => a.startsWith('-Djava.io.tmpdir=')).slice(17); writeFileSync(dir + '/left.csv', 'x'); return JSON.stringify({ kind: 'TestClassNotFound', id: request.id, className: dir, restart: false }); })()`,
+    );
+    const outcome = await helper.request(run, 10_000);
+    const dir =
+      outcome.kind === 'answered' && 'className' in outcome.answer ? outcome.answer.className : '';
+    expect(dir).toMatch(/witnessgym-runner-tmp-/);
+    expect(await exists(path.join(dir, 'left.csv'))).toBe(true);
+    await helper.stop();
+    expect(await exists(dir)).toBe(false);
   });
 });

@@ -46,6 +46,7 @@ export class JvmHelper {
   private stderr = '';
   private pending: Pending | undefined;
   private exited = false;
+  private tmpDir: string | undefined;
   /** How many JVMs this helper has started, for reporting restarts. */
   starts = 0;
 
@@ -71,10 +72,14 @@ export class JvmHelper {
     this.server = server;
     await new Promise<void>((resolve) => server.listen(socketPath, resolve));
     const connected = new Promise<Socket>((resolve) => server.once('connection', resolve));
+    // Tests' temporary files go to a directory of this JVM's, removed when it stops (a recipe's
+    // own java.io.tmpdir, given later, still wins).
+    this.tmpDir = await makeTempDir('runner-tmp');
 
     const child = spawn(
       this.java,
       [
+        `-Djava.io.tmpdir=${this.tmpDir}`,
         ...this.jvmArgs,
         `-Xbootclasspath/a:${this.runnerClasspath.boot.join(':')}`,
         '-Djava.system.class.loader=witnessgym.runner.SystemLoader',
@@ -194,7 +199,7 @@ export class JvmHelper {
     });
   }
 
-  /** Kills the runner JVM's process group and waits until none of it is left. */
+  /** Kills the runner JVM's process group, waits until none of it is left, drops its temp files. */
   async stop(): Promise<void> {
     const child = this.child;
     this.child = undefined;
@@ -202,18 +207,21 @@ export class JvmHelper {
     this.socket = undefined;
     this.server?.close();
     this.server = undefined;
-    if (!child?.pid) return;
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // already gone
+    if (child?.pid) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      for (
+        let waited = 0;
+        waited < 10_000 && processGroupMembers(child.pid).length > 0;
+        waited += 20
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
     }
-    for (
-      let waited = 0;
-      waited < 10_000 && processGroupMembers(child.pid).length > 0;
-      waited += 20
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    if (this.tmpDir) await removeTree(this.tmpDir);
+    this.tmpDir = undefined;
   }
 }

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { projectLayout } from '../layout.js';
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { exists, removeTree } from '../../core/fs.js';
 import { runProcess, shellJoin, type RunResult } from '../../core/process.js';
@@ -59,7 +59,11 @@ function surefireGoal(build: BuildSettings): string {
   return `org.apache.maven.plugins:maven-surefire-plugin:${build.surefireVersion}:test`;
 }
 
-function testArgs(build: BuildSettings, selection: string | undefined): string[] {
+function testArgs(
+  build: BuildSettings,
+  selection: string | undefined,
+  extraJvmArgs: readonly string[] = [],
+): string[] {
   return [
     ...(build.module ? ['-pl', build.module] : []),
     surefireGoal(build),
@@ -71,7 +75,7 @@ function testArgs(build: BuildSettings, selection: string | undefined): string[]
     // Test output goes to files, so Maven's console only carries Maven's and Surefire's words.
     '-Dmaven.test.redirectTestOutputToFile=true',
     '-DskipTests=false',
-    `-DargLine=${testJvmArgs(build).join(' ')}`,
+    `-DargLine=${[...extraJvmArgs, ...testJvmArgs(build)].join(' ')}`,
   ];
 }
 
@@ -199,7 +203,13 @@ export const mavenToolchain: Toolchain = {
     const reportsDir = reportsDirectory(projectDir, build);
     // Stale reports from an earlier run must never be read as this run's results.
     await removeTree(reportsDir);
-    const args = [...mavenArgs(build.mavenArgs, context), ...testArgs(build, request.selection)];
+    // Tests' temporary files stay in the build output, not in the machine's temp directory.
+    const testTemp = path.join(projectDir, projectLayout(build).testTemp);
+    await mkdir(testTemp, { recursive: true });
+    const args = [
+      ...mavenArgs(build.mavenArgs, context),
+      ...testArgs(build, request.selection, [`-Djava.io.tmpdir=${testTemp}`]),
+    ];
     const run = await runProcess('mvn', args, {
       cwd: projectDir,
       env: mavenEnvironment(),
