@@ -16,7 +16,7 @@ import { loadBugTypeSpecs, type BugTypeSpec } from '../src/stages/2-inject/spec.
 import { INJECTION_CHECKS, InjectionValidator } from '../src/stages/2-inject/validate.js';
 import { JvmRunner } from '../src/toolchains/jvm/runner.js';
 import { mavenToolchain } from '../src/toolchains/maven/maven.js';
-import { cli, fetchCorpus, progressLines, readLines } from './helpers.js';
+import { cli, editedCopy, fetchCorpus, progressLines, readLines } from './helpers.js';
 
 /* Real injections on json-simple, validated end to end (fast runner and Maven). */
 
@@ -169,6 +169,64 @@ describe('inject json-simple (rules engine)', () => {
     expect(unknownTest.exitCode).toBe(2);
     expect(unknownTest.stderr).toContain('org.Nope');
     await expect(readFile(path.join(bad, 'summary.json'))).rejects.toThrow();
+  });
+});
+
+describe('inject on a path fetched with corpus fetch <path>', () => {
+  it('uses the fetched copy, its baseline and map, and skips a --test class that fails', async () => {
+    const local = await editedCopy(pristine, [
+      {
+        file: 'src/test/java/org/json/simple/YylexTest.java',
+        from: 'public void testLexingNegativeNumber() throws IOException, DeserializationException{',
+        to: 'public void testLexingNegativeNumber() throws IOException, DeserializationException{ org.junit.Assert.fail("broken on purpose");',
+      },
+    ]);
+    const fetched = await cli(['corpus', 'fetch', local, '--json']);
+    expect(fetched.exitCode, fetched.stderr).toBe(0);
+    const localOut = path.join(path.dirname(out), 'local-out');
+    const result = await cli([
+      'inject',
+      local,
+      '--types',
+      'api_identical_value_comparison',
+      '--count',
+      '1',
+      '--test',
+      'org.json.simple.YylexTest',
+      '--test',
+      WITNESS,
+      '--out',
+      localOut,
+      '--json',
+    ]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(progressLines(result)).toContainEqual(
+      expect.stringMatching(
+        /^inject: --test org\.json\.simple\.YylexTest cannot be a witness, skipped: on clean code: TestFailed/,
+      ),
+    );
+    const [record] = await readLines<InjectionRecord>(path.join(localOut, 'injections.jsonl'));
+    expect(record!.state.base).toMatchObject({
+      name: 'project',
+      version: expect.stringMatching(/^local-/),
+    });
+    expect(record!.witness.testClass).toBe(WITNESS);
+    expect((result.json as InjectSummary).project).toMatch(/^project@local-/);
+  });
+
+  it('asks for corpus fetch first when the path was never fetched', async () => {
+    const unfetched = await editedCopy(pristine, []);
+    const result = await cli([
+      'inject',
+      unfetched,
+      '--types',
+      'all',
+      '--out',
+      path.join(unfetched, 'out'),
+    ]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain(`run 'witnessgym corpus fetch ${unfetched}' first`);
   });
 });
 

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { UserError } from '../core/errors.js';
 import { projectCache, type CacheLayout } from '../core/cache.js';
 import type { EventSink } from '../events/types.js';
-import { resolveProject } from '../project/project.js';
+import { resolveFetchedProject } from '../project/project.js';
 import { witnessContexts } from '../stages/2-inject/contexts.js';
 import { createAgentAdapter, AGENT_NAMES } from '../agents/adapters/index.js';
 import { injectWithAgent } from '../stages/2-inject/inject-agent.js';
@@ -85,16 +85,9 @@ export async function runInjectCommand(
   events: EventSink,
 ): Promise<InjectSummary> {
   const specs = selectBugTypes(await loadBugTypeSpecs(), options.types);
-  const project = await resolveProject(projectArgument, cache, options.recipe);
+  const project = await resolveFetchedProject(projectArgument, cache, options.recipe);
   const out = path.resolve(options.out);
-  // A project used in place keeps its map with the output; a fetched one, in the cache.
-  const map =
-    project.recipe && project.baseline
-      ? projectCache(cache, project.recipe)
-      : {
-          contextMap: path.join(out, 'execution-contexts.jsonl'),
-          lock: path.join(out, 'execution-contexts.lock'),
-        };
+  const map = projectCache(cache, project.base);
   const contexts = await witnessContexts(project, cache, map, options.test, events);
   if (contexts.length === 0) {
     throw new UserError(

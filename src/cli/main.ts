@@ -432,7 +432,10 @@ function buildProgram(): Command {
       'inject bugs of the given types into methods that witness tests reach; keep a bug only if its witness fails in 3 of 3 fast runs and under Maven, entering the changed code. Writes injections.jsonl, rejections.jsonl, summary.json (and agent-runs/); exit 1 when a type falls short of --count',
     )
     .usage('<project> --types <ids|all> --out <dir> [options]')
-    .argument('<project>', 'fetched corpus name, or the path of a Maven project (with --test)')
+    .argument(
+      '<project>',
+      "fetched corpus name, or a path fetched with 'corpus fetch <path>' (same --recipe)",
+    )
     .requiredOption('--types <ids>', "(required) bug-type ids separated by commas, or 'all'")
     .option('--test <fqcn...>', 'witness test classes (default: every usable class)')
     .addOption(

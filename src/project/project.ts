@@ -11,6 +11,7 @@ import {
   DEFAULT_TESTS,
   findRecipe,
   loadRecipes,
+  localRecipe,
   type Recipe,
   type TestSelection,
 } from '../stages/0-corpus/recipe.js';
@@ -87,25 +88,52 @@ export async function resolveProject(
   if (!corpusRecipe || (recipe && recipe.name !== argument)) {
     throw await unknownCorpusName(argument, 'project');
   }
-  const state = await fetchState(cache, corpusRecipe);
+  return fetchedProject(argument, corpusRecipe, cache, `corpus project ${argument}`);
+}
+
+/**
+ * Resolves the `<project>` of a stage, which works on a fetched project: a corpus name, or a
+ * path fetched with `corpus fetch <path>` (with the same `--recipe`), found by the recipe that
+ * fetch made for it; so a path gives the same pristine copy, baseline and map as a name.
+ */
+export async function resolveFetchedProject(
+  argument: string,
+  cache: CacheLayout,
+  recipeName?: string,
+): Promise<ProjectRef> {
+  if (!(await isPathArgument(argument))) return resolveProject(argument, cache, recipeName);
+  const base = recipeName ? await findRecipe(recipeName) : undefined;
+  if (recipeName && !base) throw await unknownCorpusName(recipeName, '--recipe');
+  const root = await requireMavenProject(argument);
+  return fetchedProject(argument, localRecipe(root, base), cache, root);
+}
+
+/** The fetched copy of a recipe's project, or a one-line error saying how to fetch it. */
+async function fetchedProject(
+  argument: string,
+  recipe: Recipe,
+  cache: CacheLayout,
+  what: string,
+): Promise<ProjectRef> {
+  const state = await fetchState(cache, recipe);
   if (state.kind !== 'fetched') {
     throw new UserError(
-      `corpus project ${argument} is ${state.reason}: run 'witnessgym corpus fetch ${argument}' first`,
+      `${what} is ${state.reason}: run 'witnessgym corpus fetch ${argument}' first`,
     );
   }
   return {
-    label: `${corpusRecipe.name}@${corpusRecipe.version}`,
+    label: `${recipe.name}@${recipe.version}`,
     base: {
-      name: corpusRecipe.name,
-      version: corpusRecipe.version,
+      name: recipe.name,
+      version: recipe.version,
       commit: state.project.commit,
-      recipeHash: recipeBuildHash(corpusRecipe),
+      recipeHash: recipeBuildHash(recipe),
     },
     root: state.project.path,
-    build: corpusRecipe.build,
-    layout: projectLayout(corpusRecipe.build),
-    tests: corpusRecipe.tests,
-    recipe: corpusRecipe,
+    build: recipe.build,
+    layout: projectLayout(recipe.build),
+    tests: recipe.tests,
+    recipe,
     baseline: state.project.baseline,
   };
 }

@@ -1,6 +1,6 @@
 import type { CacheLayout, ProjectCache } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
-import type { EventSink } from '../../events/types.js';
+import { note, type EventSink } from '../../events/types.js';
 import { recordId } from '../../records/record.js';
 import type { ProjectRef } from '../../project/project.js';
 import { isUsable } from '../0-corpus/baseline.js';
@@ -27,16 +27,20 @@ export async function witnessContexts(
       `${project.label} has no baseline to choose witnesses from: pass --test <FQCN>, or fetch it with 'witnessgym corpus fetch'`,
     );
   }
-  const wanted =
-    tests ?? baseline!.classes.filter((entry) => isUsable(entry)).map((e) => e.testClass);
-  for (const testClass of wanted) {
+  // A named class that cannot be a witness is skipped with its reason, not the end of the run.
+  const skipped: string[] = [];
+  const skip = (testClass: string, reason: string) => {
+    skipped.push(`${testClass} (${reason})`);
+    note(events, 'inject', `--test ${testClass} cannot be a witness, skipped: ${reason}`);
+  };
+  const wanted: string[] = [];
+  for (const testClass of tests ?? baseline!.classes.filter(isUsable).map((e) => e.testClass)) {
     const entry = baseline?.classes.find((candidate) => candidate.testClass === testClass);
     if (baseline && !entry) {
       throw new UserError(`--test ${testClass}: not a test class of ${project.label}'s baseline`);
     }
-    if (entry?.usability.kind === 'Unusable') {
-      throw new UserError(`--test ${testClass} cannot be a witness: ${entry.usability.reason}`);
-    }
+    if (entry?.usability.kind === 'Unusable') skip(testClass, entry.usability.reason);
+    else wanted.push(testClass);
   }
   const { records: selected } = await traceProject(project.root, {
     cache,
@@ -52,11 +56,16 @@ export async function witnessContexts(
     lock: map.lock,
     events,
   });
-  const failing = selected.find((record) => record.status !== 'Passed');
-  if (tests && failing) {
+  for (const record of selected) {
+    if (record.status !== 'Passed') {
+      skip(record.testClass, `it does not pass on clean code: ${record.detail}`);
+    }
+  }
+  const witnesses = selected.filter((record) => record.status === 'Passed' && record.size > 0);
+  if (tests && witnesses.length === 0) {
     throw new UserError(
-      `--test ${failing.testClass} cannot be a witness: it does not pass on clean code (${failing.detail})`,
+      `none of the --test classes can be a witness: ${skipped.join('; ') || 'none reaches production code'}`,
     );
   }
-  return selected.filter((record) => record.status === 'Passed' && record.size > 0);
+  return witnesses;
 }
