@@ -76,6 +76,8 @@ describe('corpus fetch of a local Maven project', () => {
 
 describe.each(recipes.map((recipe) => recipe.name))('corpus fetch %s', (name) => {
   it('builds a pristine one-commit repo with a green baseline for >= 90% of test classes', async () => {
+    // A first fetch downloads, builds and runs a whole suite: say so, or the run looks stuck.
+    console.log(`corpus fetch ${name} into the test cache (minutes when not cached yet)`);
     const result = await cli(['corpus', 'fetch', name, '--json']);
     expect(result.exitCode, result.stderr).toBe(0);
     const fetched = result.json as FetchJson;
