@@ -7,7 +7,7 @@ import {
 } from '../core/verdict.js';
 import type { TouchedMember } from '../lang/java/change.js';
 import type { ProjectState } from '../project/state.js';
-import type { WorkingCopy } from '../project/working-copy.js';
+import { compiledSources, type WorkingCopy } from '../project/working-copy.js';
 import { timeLimit } from '../runners/time-limits.js';
 import type { RunTarget, TestRunner } from '../runners/types.js';
 import { withReruns, withTimeLimit } from '../runners/wrappers.js';
@@ -77,7 +77,7 @@ export class ReferenceRuns {
     if (!run) {
       run = copy.visit(state, async (changed) => {
         const result = await this.runner.run({
-          target: { projectDir: copy.root, build, changed: mainAndTest(changed) },
+          target: { projectDir: copy.root, build, changed: compiledSources(changed) },
           testClass,
           timeoutMs: timeLimit(this.runner.name, 'reference', this.normalMs(testClass)),
         });
@@ -106,13 +106,6 @@ export class ReferenceRuns {
     }
     return passed({ testMs: reference.testMs });
   }
-}
-
-/** The sources a runner compiles: Java files under the source roots. */
-export function mainAndTest(changed: Awaited<ReturnType<WorkingCopy['checkout']>>) {
-  return changed
-    .filter((file) => file.scope !== 'other')
-    .map((file) => ({ path: file.path, scope: file.scope as 'main' | 'test' }));
 }
 
 export async function checkCompiles(

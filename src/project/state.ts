@@ -41,6 +41,16 @@ function stateId(base: ProjectBase, patches: readonly Patch[]): string {
   return sha256Text(JSON.stringify(key)).slice(0, 16);
 }
 
+/** Whether two bases are one (what their states' ids are derived from), without hashing. */
+export function sameBase(a: ProjectBase, b: ProjectBase): boolean {
+  return (
+    a.name === b.name &&
+    a.version === b.version &&
+    a.commit === b.commit &&
+    a.recipeHash === b.recipeHash
+  );
+}
+
 export function baseState(base: ProjectBase): ProjectState {
   return { id: stateId(base, []), base, patches: [] };
 }

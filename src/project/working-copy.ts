@@ -1,10 +1,18 @@
 import { mkdir, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { copyProjectTree, makeTempDir, removeTree } from '../core/fs.js';
-import type { ProjectLayout } from '../toolchains/layout.js';
+import type { ChangedSource } from '../toolchains/jvm/runner.js';
+import { sourceScope, type ProjectLayout } from '../toolchains/layout.js';
 import { stateFiles, treeReader, type ProjectState } from './state.js';
 
-/** A source the current state changes relative to the compiled base. */
+/** What a runner compiles of a state's changes: the Java sources under the source roots. */
+export function compiledSources(changed: readonly ChangedFile[]): ChangedSource[] {
+  return changed.flatMap((file) =>
+    file.scope === 'other' ? [] : [{ path: file.path, scope: file.scope }],
+  );
+}
+
+/** A file the current state changes relative to the compiled base. */
 export interface ChangedFile {
   /** Relative to the project root. */
   file: string;
@@ -55,15 +63,9 @@ export class WorkingCopy {
     return this.current;
   }
 
-  /** What the current state changes relative to the compiled base. */
-  get changedFiles(): ChangedFile[] {
-    return this.changed;
-  }
-
   /** Runs `use` with the copy at `state`, then moves it back to the state it held. */
   async visit<T>(state: ProjectState, use: (changed: ChangedFile[]) => Promise<T>): Promise<T> {
     const previous = this.current;
-    if (previous.id === state.id) return use(this.changed);
     const changed = await this.checkout(state);
     try {
       return await use(changed);
@@ -72,8 +74,9 @@ export class WorkingCopy {
     }
   }
 
-  /** Moves the copy to `state`; returns what differs from the compiled base. */
+  /** Moves the copy to `state` (a no-op when it holds it); returns what differs from the base. */
   async checkout(state: ProjectState): Promise<ChangedFile[]> {
+    if (state.id === this.current.id) return this.changed;
     const readBase = treeReader(this.baseRoot);
     const files = await stateFiles(state, readBase);
     for (const file of this.written) {
@@ -102,15 +105,12 @@ export class WorkingCopy {
       .filter(([, text]) => text !== null)
       .map(([file]) => file)
       .sort()
-      .map((file) => ({ file, path: path.join(this.root, file), scope: this.scopeOf(file) }));
+      .map((file) => ({
+        file,
+        path: path.join(this.root, file),
+        scope: sourceScope(this.layout, file),
+      }));
     return this.changed;
-  }
-
-  private scopeOf(file: string): ChangedFile['scope'] {
-    if (!file.endsWith('.java')) return 'other';
-    if (file.startsWith(`${this.layout.mainSources}/`)) return 'main';
-    if (file.startsWith(`${this.layout.testSources}/`)) return 'test';
-    return 'other';
   }
 
   async close(): Promise<void> {

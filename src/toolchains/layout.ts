@@ -45,7 +45,15 @@ export function testSourceFile(layout: ProjectLayout, testClass: string): string
   return `${layout.testSources}/${testClass.split('$')[0]!.replace(/\./g, '/')}.java`;
 }
 
+/** Which Java sources a project-relative path is: production, test, or neither. */
+export function sourceScope(layout: ProjectLayout, file: string): 'main' | 'test' | 'other' {
+  if (!file.endsWith('.java')) return 'other';
+  if (file.startsWith(`${layout.mainSources}/`)) return 'main';
+  if (file.startsWith(`${layout.testSources}/`)) return 'test';
+  return 'other';
+}
+
 /** Whether a project-relative path is a Java source of the production code. */
 export function isProductionSource(layout: ProjectLayout, file: string): boolean {
-  return file.startsWith(`${layout.mainSources}/`) && file.endsWith('.java');
+  return sourceScope(layout, file) === 'main';
 }

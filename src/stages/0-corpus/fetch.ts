@@ -193,6 +193,15 @@ export type FetchState =
  * What the cache holds for a recipe, without the lock (finished files are written atomically):
  * the fetched project if every step is done and built from this recipe, else why not.
  */
+/** What a baseline is run from: the recipe, the pristine tree, and the shape it is written in. */
+function baselineInputs(recipe: Recipe, pristineCommit: string) {
+  return {
+    recipeBuildHash: recipeBuildHash(recipe),
+    pristineCommit,
+    baselineVersion: BaselineRecord.version,
+  };
+}
+
 export async function fetchState(cache: CacheLayout, recipe: Recipe): Promise<FetchState> {
   const paths = projectCache(cache, recipe);
   const recipeBuild = recipeBuildHash(recipe);
@@ -206,11 +215,11 @@ export async function fetchState(cache: CacheLayout, recipe: Recipe): Promise<Fe
   if (compiledAt === null || !(await exists(paths.pristine))) {
     return { kind: 'not-fetched', reason: 'only partly fetched' };
   }
-  const manifest = await readIfBuiltFrom(manifestBeside(paths.baseline), BaselineManifest, {
-    recipeBuildHash: recipeBuild,
-    pristineCommit: commit,
-    baselineVersion: BaselineRecord.version,
-  });
+  const manifest = await readIfBuiltFrom(
+    manifestBeside(paths.baseline),
+    BaselineManifest,
+    baselineInputs(recipe, commit),
+  );
   if (manifest.kind === 'stale') {
     return { kind: 'not-fetched', reason: `out of date (${manifest.reason})` };
   }
@@ -241,7 +250,7 @@ export async function fetchCorpusProject(
   const paths = projectCache(cache, recipe);
   const log = (line: string) => note(options.events, 'fetch', line);
   return withLock(paths.lock, { purpose: `fetch ${recipe.name}@${recipe.version}`, log }, () =>
-    fetchLocked(recipe, cache, paths, options),
+    fetchLocked(recipe, cache, paths, options, log),
   );
 }
 
@@ -250,9 +259,9 @@ async function fetchLocked(
   cache: CacheLayout,
   paths: ProjectCache,
   options: FetchOptions,
+  log: (line: string) => void,
 ): Promise<FetchedProject> {
   if (options.force) await removeTree(paths.dir);
-  const log = (line: string) => note(options.events, 'fetch', line);
   const recipeBuild = recipeBuildHash(recipe);
   const found = await readIfBuiltFrom(paths.fetchRecord, FetchRecord, {
     recipeBuildHash: recipeBuild,
@@ -291,12 +300,8 @@ async function fetchLocked(
   }
 
   const manifestFile = manifestBeside(paths.baseline);
-  const baselineInputs = {
-    recipeBuildHash: recipeBuild,
-    pristineCommit: record.commit,
-    baselineVersion: BaselineRecord.version,
-  };
-  const manifest = await readIfBuiltFrom(manifestFile, BaselineManifest, baselineInputs);
+  const inputs = baselineInputs(recipe, record.commit);
+  const manifest = await readIfBuiltFrom(manifestFile, BaselineManifest, inputs);
   if (manifest.kind === 'stale') {
     log(`running the baseline again: ${manifest.reason}`);
   }
@@ -314,7 +319,7 @@ async function fetchLocked(
       events: options.events,
     });
     await writeRecordFile(paths.baseline, BaselineRecord, baseline);
-    await writeRecordFile(manifestFile, BaselineManifest, { inputs: baselineInputs });
+    await writeRecordFile(manifestFile, BaselineManifest, { inputs });
   }
   return {
     name: recipe.name,

@@ -14,8 +14,10 @@ import {
   bugTypeRef,
   recordOutcome,
   typeRandom,
+  announceType,
   typeSummary,
   withValidationSession,
+  writeRunSummary,
   type InjectOptions,
 } from './inject.js';
 import { AgentRunFile, type EngineRef, type InjectSummary, type TypeSummary } from './records.js';
@@ -163,15 +165,7 @@ export async function injectWithAgent(
       for (const [index, spec] of options.specs.entries()) {
         const typeStarted = performance.now();
         const injector = injectorFor(spec.id);
-        options.events.emit({
-          kind: 'TypeStarted',
-          typeId: spec.id,
-          index: index + 1,
-          of: options.specs.length,
-          sites: null,
-          wanted: options.count,
-          maxTries: options.maxTries,
-        });
+        announceType(options, index, spec, null);
         const witnesses = shuffled(session.witnessOrder, typeRandom(options.seed, spec.id));
         for (let task = 0; task < options.maxTries; task++) {
           const tally = session.output.tally(bugTypeRef(spec), options.project.base, engine);
@@ -272,15 +266,6 @@ export async function injectWithAgent(
     } finally {
       await removeTree(scratch);
     }
-    return session.output.writeSummary({
-      project: options.project.label,
-      engine,
-      seed: options.seed,
-      wanted: options.count,
-      maxTries: options.maxTries,
-      out: options.out,
-      types,
-      durationMs: types.reduce((sum, type) => sum + type.durationMs, 0),
-    });
+    return writeRunSummary(session, options, engine, types);
   });
 }

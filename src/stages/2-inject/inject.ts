@@ -12,7 +12,7 @@ import {
 import { seededRandom, shuffled } from '../../core/random.js';
 import { applyEdits, loadJavaGrammar, type TextEdit } from '../../lang/java/syntax.js';
 import { pristineState, type ProjectRef } from '../../project/project.js';
-import { baseState, type ProjectBase, type ProjectState } from '../../project/state.js';
+import { sameBase, type ProjectBase, type ProjectState } from '../../project/state.js';
 import { WorkingCopy } from '../../project/working-copy.js';
 import { specText } from '../../agents/types.js';
 import { note, type EventSink } from '../../events/types.js';
@@ -143,11 +143,10 @@ export class InjectionOutput {
    * after a spec edit counts only its own work.
    */
   tally(bugType: BugTypeRef, base: ProjectBase, engine: EngineRef) {
-    const baseId = baseState(base).id;
     const mine = (record: InjectionRecord | RejectionRecord) =>
       record.bugType.id === bugType.id &&
       record.bugType.specHash === bugType.specHash &&
-      baseState('state' in record ? record.state.base : record.base).id === baseId &&
+      sameBase('state' in record ? record.state.base : record.base, base) &&
       sameEngine(record.engine, engine);
     const accepted = this.accepted.filter(mine).length;
     const rejections = this.rejected.filter(mine);
@@ -208,13 +207,14 @@ async function ruleCandidates(
   productionRoot: string,
 ): Promise<RuleCandidate[]> {
   const injector = injectorFor(spec.id);
+  const pristine = pristineState(project);
   const candidates: RuleCandidate[] = [];
   for (const [file, reached] of reachedMembers(contexts, productionRoot)) {
     const source = await readFile(path.join(project.root, file), 'utf8');
     const rewrites = rewritesIn(injector, source, (name, line) => reached.get(`${name}:${line}`));
     for (const rewrite of rewrites) {
       candidates.push({
-        id: candidateId(pristineState(project), spec, file, rewrite.after),
+        id: candidateId(pristine, spec, file, rewrite.after),
         file,
         before: source,
         member: rewrite.member,
@@ -342,68 +342,101 @@ export function bugTypeRef(spec: BugTypeSpec): BugTypeRef {
   return { id: spec.id, name: spec.name, category: spec.category, specHash: specHash(spec) };
 }
 
-/** Records a validation outcome as an accepted injection or a rejection. */
+/** Records a validation outcome as an accepted injection or a rejection, and announces it. */
 export async function recordOutcome(decision: Decision, outcome: ValidationOutcome): Promise<void> {
   const { session, options, spec, id, witness } = decision;
+  let announced: { what: string; detail: string };
   if (outcome.kind === 'Accepted') {
     const touched = outcome.evidence.touched[0];
     if (!decision.site && !touched) throw new Error(`accepted ${id} touches no member`);
-    const record: InjectionRecord = {
+    const site = decision.site ?? {
+      file: touched!.file,
+      member: touched!.key,
+      line: touched!.cleanLine ?? touched!.buggyLines!.first,
+      description: outcome.evidence.structure,
+    };
+    await session.output.accept({
       id,
       state: outcome.state,
       bugType: bugTypeRef(spec),
       engine: decision.engine,
       seed: options.seed,
       witness: { testClass: witness.testClass, contextSize: witness.size, bucket: witness.bucket },
-      site: decision.site ?? {
-        file: touched!.file,
-        member: touched!.key,
-        line: touched!.cleanLine ?? touched!.buggyLines!.first,
-        description: outcome.evidence.structure,
-      },
+      site,
       evidence: outcome.evidence,
       checks: outcome.checks,
       timings: outcome.timings,
       createdAt: new Date().toISOString(),
-    };
-    await session.output.accept(record);
-    const tally = session.output.tally(bugTypeRef(spec), options.project.base, decision.engine);
-    options.events.emit({
-      kind: 'CandidateDecided',
-      typeId: spec.id,
-      candidateId: id,
-      decision: 'Accepted',
-      what: `${record.site.member}: ${record.site.description}`,
-      detail: `${outcome.evidence.failure.kind} in ${witness.testClass}`,
-      accepted: tally.accepted,
-      tried: tally.tried,
     });
-    return;
+    announced = {
+      what: `${site.member}: ${site.description}`,
+      detail: `${outcome.evidence.failure.kind} in ${witness.testClass}`,
+    };
+  } else {
+    await session.output.reject({
+      id,
+      base: options.project.base,
+      bugType: bugTypeRef(spec),
+      engine: decision.engine,
+      witness: witness.testClass,
+      site: decision.site,
+      stage: outcome.stage,
+      reason: outcome.reason,
+      ...(outcome.verdict ? { verdict: outcome.verdict } : {}),
+      checks: outcome.checks,
+      timings: outcome.timings,
+    });
+    announced = {
+      what: decision.site?.member ?? id,
+      detail: `${outcome.stage}: ${outcome.reason}`,
+    };
   }
-  const record: RejectionRecord = {
-    id,
-    base: options.project.base,
-    bugType: bugTypeRef(spec),
-    engine: decision.engine,
-    witness: witness.testClass,
-    site: decision.site,
-    stage: outcome.stage,
-    reason: outcome.reason,
-    ...(outcome.verdict ? { verdict: outcome.verdict } : {}),
-    checks: outcome.checks,
-    timings: outcome.timings,
-  };
-  await session.output.reject(record);
   const tally = session.output.tally(bugTypeRef(spec), options.project.base, decision.engine);
   options.events.emit({
     kind: 'CandidateDecided',
     typeId: spec.id,
     candidateId: id,
-    decision: 'Rejected',
-    what: decision.site?.member ?? id,
-    detail: `${outcome.stage}: ${outcome.reason}`,
+    decision: outcome.kind,
+    ...announced,
     accepted: tally.accepted,
     tried: tally.tried,
+  });
+}
+
+/** Announces that the tries of a type (the `index`-th of the run, 0-based) begin. */
+export function announceType(
+  options: InjectOptions,
+  index: number,
+  spec: BugTypeSpec,
+  sites: number | null,
+): void {
+  options.events.emit({
+    kind: 'TypeStarted',
+    typeId: spec.id,
+    index: index + 1,
+    of: options.specs.length,
+    sites,
+    wanted: options.count,
+    maxTries: options.maxTries,
+  });
+}
+
+/** The run's summary, written beside its records; its time is the sum of its types'. */
+export function writeRunSummary(
+  session: ValidationSession,
+  options: InjectOptions,
+  engine: EngineRef,
+  types: TypeSummary[],
+): Promise<InjectSummary> {
+  return session.output.writeSummary({
+    project: options.project.label,
+    engine,
+    seed: options.seed,
+    wanted: options.count,
+    maxTries: options.maxTries,
+    out: options.out,
+    types,
+    durationMs: types.reduce((sum, type) => sum + type.durationMs, 0),
   });
 }
 
@@ -464,15 +497,7 @@ export async function injectWithRules(options: InjectOptions): Promise<InjectSum
         options.contexts,
         productionRoot,
       );
-      options.events.emit({
-        kind: 'TypeStarted',
-        typeId: spec.id,
-        index: index + 1,
-        of: options.specs.length,
-        sites: candidates.length,
-        wanted: options.count,
-        maxTries: options.maxTries,
-      });
+      announceType(options, index, spec, candidates.length);
       let triedNow = 0;
       for (const candidate of triesInOrder(candidates, typeRandom(options.seed, spec.id))) {
         if (
@@ -530,15 +555,6 @@ export async function injectWithRules(options: InjectOptions): Promise<InjectSum
         ),
       );
     }
-    return session.output.writeSummary({
-      project: options.project.label,
-      engine: RULES,
-      seed: options.seed,
-      wanted: options.count,
-      maxTries: options.maxTries,
-      out: options.out,
-      types,
-      durationMs: types.reduce((sum, type) => sum + type.durationMs, 0),
-    });
+    return writeRunSummary(session, options, RULES, types);
   });
 }

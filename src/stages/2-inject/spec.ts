@@ -48,9 +48,19 @@ export const BugTypeSpecSchema = z.strictObject({
 });
 export type BugTypeSpec = z.infer<typeof BugTypeSpecSchema>;
 
-/** Identifies the spec a bug was made from: any edit to it gives another hash. */
+const specHashes = new WeakMap<BugTypeSpec, string>();
+
+/**
+ * Identifies the spec a bug was made from: any edit to it gives another hash. Specs are loaded
+ * once and never changed, so each is hashed once (ids and tallies ask for it per candidate).
+ */
 export function specHash(spec: BugTypeSpec): string {
-  return sha256Text(JSON.stringify(spec)).slice(0, 16);
+  let hash = specHashes.get(spec);
+  if (hash === undefined) {
+    hash = sha256Text(JSON.stringify(spec)).slice(0, 16);
+    specHashes.set(spec, hash);
+  }
+  return hash;
 }
 
 export function bugTypesDir(): string {

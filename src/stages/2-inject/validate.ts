@@ -5,7 +5,6 @@ import {
   checkExposes,
   checkReached,
   checkWithMaven,
-  mainAndTest,
   ReferenceRuns,
   FailureSignatureSchema,
 } from '../../checks/runs.js';
@@ -28,7 +27,7 @@ import { SingleVerdictKindSchema } from '../../records/schemas.js';
 import { TouchedMemberSchema, type TouchedMember } from '../../lang/java/change.js';
 import type { ProjectRef } from '../../project/project.js';
 import { patchOf, withPatch, type ProjectState } from '../../project/state.js';
-import type { WorkingCopy } from '../../project/working-copy.js';
+import { compiledSources, type WorkingCopy } from '../../project/working-copy.js';
 import { jvmTestRunner } from '../../runners/jvm.js';
 import { mavenTestRunner } from '../../runners/maven.js';
 import { timeLimit } from '../../runners/time-limits.js';
@@ -255,7 +254,7 @@ export class InjectionValidator {
     const target = {
       projectDir: copy.root,
       build: project.build,
-      changed: mainAndTest(await copy.checkout(candidate)),
+      changed: compiledSources(await copy.checkout(candidate)),
     };
     const compiled = await log.run('compiles', () => checkCompiles(this.fast, target));
     if (compiled.kind !== 'Passed') return this.rejected(log, failure(compiled));
