@@ -8,8 +8,7 @@ import { progressSink } from '../events/render.js';
 import type { EventSink } from '../events/types.js';
 import { describeVerdict } from '../core/verdict.js';
 import { surefireSelects } from '../core/glob.js';
-import { recordId } from '../records/record.js';
-import { traceProject } from '../stages/1-trace/trace.js';
+import { traceFetchedProject } from '../stages/1-trace/trace.js';
 import path from 'node:path';
 import { fetchCorpusProject, fetchState, CorpusBuildError } from '../stages/0-corpus/fetch.js';
 import { isUsable, type Baseline } from '../stages/0-corpus/baseline.js';
@@ -23,6 +22,7 @@ import {
 import {
   isPathArgument,
   requireMavenProject,
+  resolveFetchedProject,
   resolveProject,
   unknownCorpusName,
 } from '../project/project.js';
@@ -235,35 +235,24 @@ async function trace(
   command: Command,
 ): Promise<void> {
   const cache = cacheFrom(command);
-  const recipe = await fetchTarget(project);
-  const state = await fetchState(cache, recipe);
-  if (state.kind !== 'fetched') {
-    throw new UserError(
-      `${recipe.name} is ${state.reason}: run 'witnessgym corpus fetch ${project}' first`,
-    );
-  }
-  const { baseline, commit } = state.project;
-  const paths = projectCache(cache, recipe);
-  const selected = baseline.classes.filter((entry) =>
+  const ref = await resolveFetchedProject(project, cache);
+  const selected = ref.baseline!.classes.filter((entry) =>
     options.tests
       ? options.tests.some((pattern) => surefireSelects(pattern, entry.testClass))
       : isUsable(entry),
   );
   if (selected.length === 0) {
     throw new UserError(
-      `no test class of ${recipe.name} matches --tests ${options.tests?.join(' ')}`,
+      `no test class of ${ref.label} matches --tests ${options.tests?.join(' ')}`,
     );
   }
+  const cached = projectCache(cache, ref.base);
   const summary = await withProgress(options.json ?? false, (events) =>
-    traceProject(paths.pristine, {
+    traceFetchedProject(ref, {
       cache,
-      build: recipe.build,
-      classes: selected.map((entry) => ({ testClass: entry.testClass, baseline: entry })),
-      out: options.out ? path.resolve(options.out) : paths.contextMap,
+      classes: selected.map((entry) => entry.testClass),
+      map: options.out ? { contextMap: path.resolve(options.out), lock: cached.lock } : cached,
       perTest: options.perTest ?? false,
-      tree: commit,
-      baselineId: recordId(baseline),
-      lock: paths.lock,
       events,
     }),
   );
@@ -278,7 +267,7 @@ async function trace(
       detail: record.detail,
     }));
   const result = {
-    project: `${recipe.name}@${recipe.version}`,
+    project: ref.label,
     out: summary.out,
     classes: summary.records.length,
     tracedNow: summary.traced,

@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import type { CacheLayout } from '../../core/cache.js';
+import type { ProjectRef } from '../../project/project.js';
 import { note, type EventSink } from '../../events/types.js';
 import { copyProjectTree, exists, makeTempDir, removeTree } from '../../core/fs.js';
 import { withLock } from '../../records/lock.js';
@@ -208,6 +209,43 @@ const TEST_STATUS: Record<TestOutcome['outcome'], SingleVerdictKind> = {
   Failed: 'TestFailed',
   Errored: 'TestErrored',
 };
+
+/** Where a project's execution-context map is, and the lock held while writing it. */
+export interface ContextMapLocation {
+  contextMap: string;
+  lock: string;
+}
+
+/**
+ * Traces test classes of a fetched project into `map`, the map's inputs (tree, build, baseline)
+ * and the classes' time limits taken from the project, for `trace` and for inject alike.
+ */
+export function traceFetchedProject(
+  project: ProjectRef,
+  options: {
+    cache: CacheLayout;
+    classes: string[];
+    map: ContextMapLocation;
+    perTest: boolean;
+    events: EventSink;
+  },
+): Promise<TraceSummary> {
+  const { baseline } = project;
+  return traceProject(project.root, {
+    cache: options.cache,
+    build: project.build,
+    classes: options.classes.map((testClass) => {
+      const entry = baseline?.classes.find((candidate) => candidate.testClass === testClass);
+      return entry ? { testClass, baseline: entry } : { testClass };
+    }),
+    out: options.map.contextMap,
+    perTest: options.perTest,
+    tree: project.base.commit,
+    baselineId: baseline ? recordId(baseline) : null,
+    lock: options.map.lock,
+    events: options.events,
+  });
+}
 
 /**
  * Runs each selected test class once in the warm JVM with production classes instrumented, and

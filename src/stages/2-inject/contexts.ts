@@ -1,13 +1,13 @@
-import type { CacheLayout, ProjectCache } from '../../core/cache.js';
+import type { CacheLayout } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
 import { note, type EventSink } from '../../events/types.js';
-import { recordId } from '../../records/record.js';
 import type { ProjectRef } from '../../project/project.js';
 import { isUsable } from '../0-corpus/baseline.js';
-import { traceProject, type ExecutionContextRecord } from '../1-trace/trace.js';
-
-/** Where a project's execution-context map is, and the lock held while writing it. */
-export type ContextMapLocation = Pick<ProjectCache, 'contextMap' | 'lock'>;
+import {
+  traceFetchedProject,
+  type ContextMapLocation,
+  type ExecutionContextRecord,
+} from '../1-trace/trace.js';
 
 /**
  * Execution contexts of the candidate witnesses, from the project's map; classes the map lacks
@@ -42,18 +42,11 @@ export async function witnessContexts(
     if (entry?.usability.kind === 'Unusable') skip(testClass, entry.usability.reason);
     else wanted.push(testClass);
   }
-  const { records: selected } = await traceProject(project.root, {
+  const { records: selected } = await traceFetchedProject(project, {
     cache,
-    build: project.build,
-    classes: wanted.map((testClass) => {
-      const entry = baseline?.classes.find((candidate) => candidate.testClass === testClass);
-      return entry ? { testClass, baseline: entry } : { testClass };
-    }),
-    out: map.contextMap,
+    classes: wanted,
+    map,
     perTest: false,
-    tree: project.base.commit,
-    baselineId: baseline ? recordId(baseline) : null,
-    lock: map.lock,
     events,
   });
   for (const record of selected) {
