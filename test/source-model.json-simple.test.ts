@@ -1,0 +1,110 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
+import { findRecipe } from '../src/stages/0-corpus/recipe.js';
+import { prepareProjectRuntime, type ProjectRuntime } from '../src/toolchains/jvm/setup.js';
+import {
+  analyzeSource,
+  type SourceModel,
+  type SourceModelRequest,
+} from '../src/toolchains/jvm/source-model.js';
+import { editedCopy, fetchCorpus } from './helpers.js';
+
+/* The compiler's view of a real source file: the types a rewrite would have to write. */
+
+const cache = cacheLayout(resolveCacheDir());
+const JSON_ARRAY = 'src/main/java/org/json/simple/JsonArray.java';
+let pristine: string;
+let runtime: ProjectRuntime;
+
+beforeAll(async () => {
+  pristine = await fetchCorpus('json-simple');
+  runtime = await prepareProjectRuntime(pristine, (await findRecipe('json-simple'))!.build, cache);
+});
+
+async function analyzed(
+  root: string,
+  ranges?: SourceModelRequest['ranges'],
+): Promise<{ model: SourceModel; text: string }> {
+  const file = path.join(root, JSON_ARRAY);
+  const text = await readFile(file, 'utf8');
+  const outcome = await analyzeSource(
+    {
+      file,
+      classpath: [runtime.classes, ...runtime.classpath],
+      release: runtime.release,
+      ranges: ranges ?? [[0, text.length]],
+    },
+    cache,
+  );
+  if (outcome.kind !== 'analyzed') throw new Error(outcome.reason);
+  return { model: outcome.model, text };
+}
+
+describe('source model', () => {
+  it('gives declarations and expression types as the file spells them', async () => {
+    const { model, text } = await analyzed(pristine);
+    expect(model.errors).toEqual([]);
+    expect(model.types.map((type) => type.qualifiedName)).toEqual(['org.json.simple.JsonArray']);
+
+    const getEnum = model.methods.find((method) => method.key === 'getEnum(int)')!;
+    expect(getEnum).toMatchObject({
+      returnType: 'T',
+      typeParameters: ['T'],
+      parameters: [{ name: 'index', type: 'int' }],
+      thrown: ['ClassNotFoundException'],
+    });
+    const local = (name: string) =>
+      model.locals.find((entry) => entry.name === name && entry.method === 'getEnum(int)');
+    expect(local('returnType')).toMatchObject({ type: 'Class<T>', final: true });
+    expect(local('splitValues')?.type).toBe('String[]');
+    // Imported, so simple; BigDecimal is imported too.
+    expect(model.methods.find((method) => method.key === 'getBigDecimal(int)')?.returnType).toBe(
+      'BigDecimal',
+    );
+
+    const typeOf = (source: string) =>
+      model.expressions.find((entry) => text.slice(entry.start, entry.end) === source)?.type;
+    expect(typeOf('numberOfValues - 1')).toBe('int');
+    expect(typeOf('element.split("\\\\.")')).toBe('String[]');
+    expect(typeOf('Enum.valueOf(returnType, enumName.toString())')).toBe('T');
+    const call = model.expressions.find(
+      (entry) => text.slice(entry.start, entry.end) === 'this.getString(index)',
+    );
+    expect(call?.calls).toMatchObject({ name: 'getString', inThisFile: true });
+    expect(
+      model.expressions.find(
+        (entry) => text.slice(entry.start, entry.end) === 'returnTypeName.toString()',
+      )?.calls,
+    ).toMatchObject({ declaringType: 'java.lang.StringBuilder', inThisFile: false });
+  });
+
+  it('types only the expressions inside the ranges asked for', async () => {
+    const text = await readFile(path.join(pristine, JSON_ARRAY), 'utf8');
+    const start = text.indexOf('numberOfValues = splitValues.length;');
+    const { model } = await analyzed(pristine, [[start, start + 40]]);
+    expect(model.expressions.length).toBeGreaterThan(0);
+    expect(
+      model.expressions.every((entry) => entry.start >= start && entry.end <= start + 40),
+    ).toBe(true);
+    // Declarations are always file-wide.
+    expect(model.methods.length).toBeGreaterThan(15);
+  });
+
+  it("reports a rewrite that does not type-check, with javac's own line", async () => {
+    const copy = await editedCopy(pristine, [
+      {
+        file: JSON_ARRAY,
+        from: 'numberOfValues = splitValues.length;',
+        to: 'numberOfValues = splitValues;',
+      },
+    ]);
+    const { model } = await analyzed(copy);
+    expect(model.errors).toHaveLength(1);
+    expect(model.errors[0]!.message).toMatch(
+      /incompatible types: java.lang.String\[\] cannot be converted to int/,
+    );
+    expect(model.errors[0]!.line).toBeGreaterThan(180);
+  });
+});
