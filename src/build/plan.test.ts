@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { loadBugTypeSpecs } from '../stages/2-inject/spec.js';
+import { loadTransformSpecs } from '../stages/3-transform/spec.js';
+import { loadPlan, parsePlan, planCells, type PlanCell } from './plan.js';
+
+const GUARD = 'logic_predicate_inversion_in_guard';
+
+async function cellsOf(name: string): Promise<PlanCell[]> {
+  return planCells(await loadPlan(name), await loadBugTypeSpecs(), await loadTransformSpecs());
+}
+
+const total = (cells: PlanCell[]) => cells.reduce((sum, cell) => sum + cell.wanted, 0);
+
+describe('build plans', () => {
+  it("reproduces the paper's composition: 1,300 cases, 688 of the anchor type, 68 of each other", async () => {
+    const cells = await cellsOf('paper');
+    expect(total(cells)).toBe(1300);
+    const byType = new Map<string, number>();
+    for (const cell of cells) byType.set(cell.typeId, (byType.get(cell.typeId) ?? 0) + cell.wanted);
+    expect(byType.get(GUARD)).toBe(688);
+    expect([...byType].filter(([id]) => id !== GUARD).map(([, n]) => n)).toEqual(Array(9).fill(68));
+    // RQ3/RQ4: 25 of the anchor type in each of 4 buckets × 4 depths.
+    const grid = cells.filter((cell) => cell.typeId === GUARD);
+    expect(grid).toHaveLength(16);
+    expect(grid.every((cell) => cell.wanted >= 25)).toBe(true);
+    // RQ2: 25 short and 25 long at depth 3 for every type, all with one operator sequence.
+    const rq2 = cells.filter((cell) => cell.depth === 3 && ['short', 'long'].includes(cell.bucket));
+    expect(new Set(rq2.map((cell) => cell.typeId)).size).toBe(10);
+    expect(rq2.every((cell) => cell.wanted >= 25)).toBe(true);
+    expect(new Set(rq2.map((cell) => cell.sequence.join(' '))).size).toBe(1);
+    expect(rq2[0]!.sequence).toEqual([
+      't_rare_profile_gate_v1',
+      't_call_stack_deepen_v1',
+      't_private_adapter_layer_v1',
+    ]);
+  });
+
+  it('uses every operator in the depth-10 sequence of both shipped plans', async () => {
+    for (const name of ['paper', 'smoke']) {
+      const deepest = (await cellsOf(name)).find((cell) => cell.depth === 10)!;
+      expect(new Set(deepest.sequence).size).toBe(10);
+    }
+    const smoke = await cellsOf('smoke');
+    expect(total(smoke)).toBe(13);
+  });
+
+  const transformsAndTypes = async () =>
+    [await loadBugTypeSpecs(), await loadTransformSpecs()] as const;
+
+  it('refuses a sequence of the wrong length, an unknown id, or a cell declared twice', async () => {
+    const [types, transforms] = await transformsAndTypes();
+    const plan = (sequence: string, groups: string) =>
+      parsePlan(
+        `name: t\ndescription: d\nsequences:\n  '1': ${sequence}\ngroups:\n${groups}`,
+        't.yaml',
+      );
+    const group = (types: string, purpose = 'g') =>
+      `  - {purpose: ${purpose}, types: ${types}, buckets: [short], depths: [1], perCell: 1}\n`;
+    expect(() =>
+      planCells(
+        plan('[t_call_stack_deepen_v1, t_rare_profile_gate_v1]', group('all')),
+        types,
+        transforms,
+      ),
+    ).toThrow(/depth-1 sequence lists 2 operators/);
+    expect(() => planCells(plan('[t_nope_v1]', group('all')), types, transforms)).toThrow(
+      /unknown operator 't_nope_v1'/,
+    );
+    expect(() =>
+      planCells(plan('[t_call_stack_deepen_v1]', group('[nope]')), types, transforms),
+    ).toThrow(/unknown bug type 'nope'/);
+    expect(() =>
+      planCells(
+        plan('[t_call_stack_deepen_v1]', group('all', 'a') + group(`[${GUARD}]`, 'b')),
+        types,
+        transforms,
+      ),
+    ).toThrow(/cell logic_predicate_inversion_in_guard\/short\/1 is in both 'a' and 'b'/);
+    expect(() =>
+      parsePlan(
+        'name: t\ndescription: d\nsequences: {}\ngroups:\n' +
+          group('all').replace('depths: [1]', 'depths: [2]'),
+        't.yaml',
+      ),
+    ).toThrow(/malformed: groups.0.depths.0/);
+  });
+
+  it('names a missing plan in one line', async () => {
+    await expect(loadPlan('nope')).rejects.toThrow(/plan nope not found/);
+  });
+});

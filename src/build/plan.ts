@@ -1,0 +1,133 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { UserError } from '../core/errors.js';
+import { packageRoot } from '../core/package-root.js';
+import { parseSpec } from '../core/spec-files.js';
+import { ContextBucketSchema, type ContextBucket } from '../stages/1-trace/trace.js';
+import type { BugTypeSpec } from '../stages/2-inject/spec.js';
+import type { TransformSpec } from '../stages/3-transform/spec.js';
+
+/*
+ * A build plan as data: how many cases to build per (bug type × context bucket × depth) cell,
+ * and the operator sequence applied at each depth. Cells the corpus cannot fill are reported
+ * short by the build, never padded.
+ */
+
+export const DEPTHS = [1, 3, 5, 10] as const;
+const DepthSchema = z.union(DEPTHS.map((depth) => z.literal(depth)));
+export type Depth = (typeof DEPTHS)[number];
+
+/** The paper's buckets: contexts of 1–150 production methods. */
+const PlanBucketSchema = ContextBucketSchema.exclude(['none', 'beyond']);
+
+const CellGroupSchema = z.strictObject({
+  /** What the group is for, e.g. the research question whose subset it fills. */
+  purpose: z.string().min(1),
+  /** Bug-type ids, or `all`, or `all-but` with `except`. */
+  types: z.union([z.literal('all'), z.array(z.string().min(1)).min(1)]),
+  except: z.array(z.string().min(1)).default([]),
+  buckets: z.array(PlanBucketSchema).min(1),
+  depths: z.array(DepthSchema).min(1),
+  /** Cases wanted in each (type, bucket, depth) cell of the group. */
+  perCell: z.number().int().positive(),
+});
+
+export const PlanSchema = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/),
+  description: z.string().min(1),
+  /** The operators applied, in order, at each depth; a depth's list has that many entries. */
+  sequences: z.partialRecord(z.enum(['1', '3', '5', '10']), z.array(z.string().min(1))),
+  groups: z.array(CellGroupSchema).min(1),
+});
+export type Plan = z.infer<typeof PlanSchema>;
+
+export interface PlanCell {
+  typeId: string;
+  bucket: ContextBucket;
+  depth: Depth;
+  wanted: number;
+  /** The operator ids applied in order. */
+  sequence: string[];
+  purpose: string;
+}
+
+export function plansDir(): string {
+  return path.join(packageRoot(), 'plans');
+}
+
+export function parsePlan(text: string, origin: string): Plan {
+  return parseSpec(PlanSchema, 'plan', text, origin);
+}
+
+/** A plan by file path, or by name among the shipped plans (`paper`, `smoke`). */
+export async function loadPlan(nameOrFile: string): Promise<Plan> {
+  const file = nameOrFile.endsWith('.yaml')
+    ? nameOrFile
+    : path.join(plansDir(), `${nameOrFile}.yaml`);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    throw new UserError(
+      `plan ${nameOrFile} not found: pass a plan file (.yaml) or a shipped plan name (paper, smoke)`,
+    );
+  }
+  return parsePlan(text, path.basename(file));
+}
+
+/**
+ * The plan's cells, checked against the known types and operators: every sequence has as many
+ * operators as its depth says, each group's types exist, and no cell is declared twice.
+ */
+export function planCells(
+  plan: Plan,
+  types: readonly BugTypeSpec[],
+  transforms: readonly TransformSpec[],
+): PlanCell[] {
+  const knownTypes = new Set(types.map((type) => type.id));
+  const knownTransforms = new Set(transforms.map((transform) => transform.id));
+  const problem = (what: string) => new UserError(`plan ${plan.name}: ${what}`);
+  for (const [depth, sequence] of Object.entries(plan.sequences)) {
+    if (sequence.length !== Number(depth)) {
+      throw problem(`the depth-${depth} sequence lists ${sequence.length} operators`);
+    }
+    const unknown = sequence.find((id) => !knownTransforms.has(id));
+    if (unknown) throw problem(`unknown operator '${unknown}' in the depth-${depth} sequence`);
+  }
+  const cells = new Map<string, PlanCell>();
+  for (const group of plan.groups) {
+    const unknown = [...(group.types === 'all' ? [] : group.types), ...group.except].find(
+      (id) => !knownTypes.has(id),
+    );
+    if (unknown) throw problem(`unknown bug type '${unknown}' in group '${group.purpose}'`);
+    const groupTypes = (group.types === 'all' ? [...knownTypes] : group.types).filter(
+      (id) => !group.except.includes(id),
+    );
+    for (const typeId of groupTypes) {
+      for (const bucket of group.buckets) {
+        for (const depth of group.depths) {
+          const sequence = plan.sequences[String(depth) as keyof Plan['sequences']];
+          if (!sequence)
+            throw problem(`group '${group.purpose}' uses depth ${depth}, which has no sequence`);
+          const key = `${typeId}/${bucket}/${depth}`;
+          const earlier = cells.get(key);
+          if (earlier) {
+            throw problem(
+              `cell ${key} is in both '${earlier.purpose}' and '${group.purpose}'; declare it once`,
+            );
+          }
+          cells.set(key, {
+            typeId,
+            bucket,
+            depth,
+            wanted: group.perCell,
+            sequence,
+            purpose: group.purpose,
+          });
+        }
+      }
+    }
+  }
+  return [...cells.values()];
+}
