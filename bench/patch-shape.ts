@@ -98,6 +98,7 @@ const range = (pick: (summary: ShapeSummary) => number, format: (value: number) 
 };
 const percent = (share: number) => `${Math.round(share * 100)}%`;
 const oneDecimal = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));
+const oneTenth = (value: number) => value.toFixed(1);
 const compared = references.map(
   (project) => `${project.defects4j} ${percent(project.reference!.atMostTwoLines)}`,
 );
@@ -110,12 +111,9 @@ const summaryLines =
         `${percent(pooled.atMostTwoLines)} of accepted bugs change ≤ 2 lines against ` +
           `${range((s) => s.atMostTwoLines, percent)} of Defects4J bugs (${compared.join(', ')})`,
         `injected: median ${oneDecimal(pooled.changedLines.median)} lines, ` +
-          `${oneDecimal(pooled.hunks.mean)} hunks (mean), ${percent(pooled.oneHunk)} with 1 hunk; ` +
+          `mean ${pooled.hunks.mean.toFixed(1)} hunks, ${percent(pooled.oneHunk)} with 1 hunk; ` +
           `Defects4J: median ${range((s) => s.changedLines.median, oneDecimal)} lines, ` +
-          `${range(
-            (s) => s.hunks.mean,
-            (v) => v.toFixed(1),
-          )} hunks (mean), ` +
+          `mean ${range((s) => s.hunks.mean, oneTenth)} hunks, ` +
           `${range((s) => s.oneHunk, percent)} with 1 hunk`,
       ];
 

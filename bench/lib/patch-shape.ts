@@ -7,6 +7,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { cacheLayout, projectCache, resolveCacheDir } from '../../src/core/cache.js';
 import {
+  CHANGED_LINE_BUCKETS,
   diffHunks,
   patchSize,
   summariseSizes,
@@ -178,11 +179,8 @@ export function shapeRows(summaries: readonly ShapeSummary[]): string[][] {
     row('hunks, mean', (s) => number(s.hunks.mean)),
     row('files, median', (s) => number(s.files.median)),
     row('files, mean', (s) => number(s.files.mean)),
-    row('<= 2 changed lines', (s) => percent(s.atMostTwoLines)),
-    ...Object.keys(summaries[0]?.changedLineBuckets ?? {}).map((bucket) =>
-      row(`  ${bucket} lines`, (s) =>
-        percent(s.changedLineBuckets[bucket as keyof SizeSummary['changedLineBuckets']]),
-      ),
+    ...CHANGED_LINE_BUCKETS.map(({ label }) =>
+      row(`changed lines ${label}`, (s) => percent(s.changedLineBuckets[label])),
     ),
     row('1 hunk', (s) => percent(s.oneHunk)),
     row('> 1 file', (s) => percent(s.severalFiles)),

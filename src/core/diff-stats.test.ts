@@ -143,7 +143,7 @@ describe('diff statistics', () => {
       atMostTwoLines: 0.5,
       oneHunk: 0.5,
       severalFiles: 0.25,
-      changedLineBuckets: { '1-2': 0.5, '3-5': 0.25, '6-10': 0, '>10': 0.25 },
+      changedLineBuckets: { '<= 2': 0.5, '3-5': 0.25, '6-10': 0, '> 10': 0.25 },
     });
   });
 });

@@ -93,10 +93,10 @@ export interface Spread {
 
 /** Changed-line buckets, each an upper bound (inclusive); the last catches the rest. */
 export const CHANGED_LINE_BUCKETS = [
-  { label: '1-2', max: 2 },
+  { label: '<= 2', max: 2 },
   { label: '3-5', max: 5 },
   { label: '6-10', max: 10 },
-  { label: '>10', max: Infinity },
+  { label: '> 10', max: Infinity },
 ] as const;
 
 /** The sizes of a set of patches, each share a fraction (0 to 1) of the patches. */

@@ -294,6 +294,18 @@ describe('edit kinds of small edits', () => {
     expect(kinds(hunk('-    return a < b;', '+    return a <= b;'))).toEqual(['condition']);
   });
 
+  it("an operand of a comparison outside any branch header, even a call's", () => {
+    expect(
+      kinds(hunk('-    return a.size() == b.length;', '+    return a.size() == a.size();')),
+    ).toEqual(['condition']);
+  });
+
+  it('a type argument is no comparison', () => {
+    expect(
+      kinds(hunk('-    List<String> names = load();', '+    List<Object> names = load();')),
+    ).toEqual(['operand']);
+  });
+
   it('a one-line guard taken away', () => {
     expect(kinds(hunk('-    if (x != null) x.close();', '+    x.close();'))).toEqual(['guard']);
   });

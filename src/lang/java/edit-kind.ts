@@ -39,6 +39,10 @@ interface Token {
   inCall: boolean;
   /** A name directly followed by `(`: a method or constructor being called. */
   callee: boolean;
+  /** A comparison or logical operator (not a type argument's bracket). */
+  test: boolean;
+  /** Next to a comparison or logical operator: part of an operand of a boolean test. */
+  besideTest: boolean;
 }
 
 const KEYWORDS = new Set(
@@ -50,9 +54,18 @@ const KEYWORDS = new Set(
   ).split(' '),
 );
 const CONDITION_HEADS = new Set(['if', 'while', 'for', 'switch']);
-const CONDITION_OPERATORS = new Set(['==', '!=', '<', '<=', '>', '>=', '&&', '||', '!']);
+const TEST_OPERATORS = new Set(['==', '!=', '<', '<=', '>', '>=', '&&', '||', '!', 'instanceof']);
 const STATEMENT_TOKENS = new Set([';', '{', '}']);
 const BRACE_TOKENS = new Set(['{', '}', 'else']);
+
+/** `<` or `>` around type arguments (`Map<String, List<Integer>>`), by the case of type names. */
+function isTypeBracket(tokens: readonly Token[], index: number): boolean {
+  const before = tokens[index - 1]?.text ?? '';
+  const after = tokens[index + 1]?.text ?? '';
+  if (tokens[index]!.text === '<') return /^[A-Z]/.test(before) && /^[A-Z?>]/.test(after);
+  if (tokens[index]!.text === '>') return /^[A-Z\]>]/.test(before);
+  return false;
+}
 
 // Longest operators first, so `>>>=` is one token and not `>>` `>=`.
 const TOKEN_PATTERN = new RegExp(
@@ -107,6 +120,8 @@ function sideTokens(lines: readonly string[]): Token[] {
         inCondition: frames.includes('condition'),
         inCall: nearestCall === 'call',
         callee: false,
+        test: false,
+        besideTest: false,
       });
       if (text === '(' && previous) {
         const isName = /^[A-Za-z_$]/.test(previous.text);
@@ -117,6 +132,12 @@ function sideTokens(lines: readonly string[]): Token[] {
         } else frames.push('group');
       } else if (text === '(') frames.push('group');
     }
+  });
+  tokens.forEach((token, index) => {
+    token.test = TEST_OPERATORS.has(token.text) && !isTypeBracket(tokens, index);
+  });
+  tokens.forEach((token, index) => {
+    token.besideTest = Boolean(tokens[index - 1]?.test || tokens[index + 1]?.test);
   });
   return tokens;
 }
@@ -152,8 +173,7 @@ function stretchKind({ removed, added }: Stretch): StretchKind {
     return oneSided === removed ? 'statement-deleted' : 'statement-added';
   }
   if (hasStatement(removed) || hasStatement(added)) return 'rewrite';
-  if (all.some((t) => t.inCondition || CONDITION_OPERATORS.has(t.text) || t.text === 'instanceof'))
-    return 'condition';
+  if (all.some((t) => t.inCondition || t.besideTest || t.test)) return 'condition';
   if (all.some((t) => t.inCall || t.callee)) return 'call';
   return 'operand';
 }
