@@ -90,15 +90,22 @@ for (const name of names) {
 
 const pooled = summariseShapes(projects.flatMap((project) => project.patches.injected));
 const references = projects.filter((project) => project.reference !== null);
-const range = (pick: (summary: ShapeSummary) => number, format: (value: number) => string) => {
+/** The lowest to the highest value over the Defects4J projects: `44–50%`, or `3` when one. */
+const range = (
+  pick: (summary: ShapeSummary) => number,
+  format: (value: number) => string,
+  unit = '',
+) => {
   const picked = references.map((project) => pick(project.reference!));
   const low = format(Math.min(...picked));
   const high = format(Math.max(...picked));
-  return low === high ? low : `${low}–${high}`;
+  return `${low === high ? low : `${low}–${high}`}${unit}`;
 };
 const percent = (share: number) => `${Math.round(share * 100)}%`;
+const wholePercent = (share: number) => String(Math.round(share * 100));
 const oneDecimal = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));
 const oneTenth = (value: number) => value.toFixed(1);
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 const compared = references.map(
   (project) => `${project.defects4j} ${percent(project.reference!.atMostTwoLines)}`,
 );
@@ -109,12 +116,12 @@ const summaryLines =
       ]
     : [
         `${percent(pooled.atMostTwoLines)} of accepted bugs change ≤ 2 lines against ` +
-          `${range((s) => s.atMostTwoLines, percent)} of Defects4J bugs (${compared.join(', ')})`,
+          `${range((s) => s.atMostTwoLines, wholePercent, '%')} of Defects4J bugs (${compared.join(', ')})`,
         `injected: median ${oneDecimal(pooled.changedLines.median)} lines, ` +
           `mean ${pooled.hunks.mean.toFixed(1)} hunks, ${percent(pooled.oneHunk)} with 1 hunk; ` +
           `Defects4J: median ${range((s) => s.changedLines.median, oneDecimal)} lines, ` +
           `mean ${range((s) => s.hunks.mean, oneTenth)} hunks, ` +
-          `${range((s) => s.oneHunk, percent)} with 1 hunk`,
+          `${range((s) => s.oneHunk, wholePercent, '%')} with 1 hunk`,
       ];
 
 if (values.json) {
@@ -129,7 +136,8 @@ if (values.json) {
       'injected',
       ...(project.defects4j ? [`Defects4J ${project.defects4j}`] : []),
     ];
-    const spread = `accepted bugs in ${project.sites.files} files, ${project.sites.methods} methods`;
+    const { files, methods } = project.sites;
+    const spread = `accepted bugs in ${plural(files, 'file')}, ${plural(methods, 'method')}`;
     process.stdout.write(
       `\n${project.project} (${spread})\n${formatTable(header, shapeRows(summaries))}\n`,
     );

@@ -104,11 +104,11 @@ function codeLines(lines: readonly string[]): string[] {
 
 type Frame = 'condition' | 'call' | 'group';
 
-/** The tokens of one side of a hunk, each with where it sits among parentheses. */
-function sideTokens(lines: readonly string[]): Token[] {
+/** The tokens of one side of a hunk (its code lines), each with where it sits among parentheses. */
+function sideTokens(code: readonly string[]): Token[] {
   const tokens: Token[] = [];
   const frames: Frame[] = [];
-  const texts = codeLines(lines).map((line) => line.match(TOKEN_PATTERN) ?? []);
+  const texts = code.map((line) => line.match(TOKEN_PATTERN) ?? []);
   texts.forEach((lineTokens, line) => {
     for (const text of lineTokens) {
       const previous = tokens[tokens.length - 1];
@@ -228,22 +228,20 @@ const EXPRESSION_KINDS: readonly EditKind[] = ['condition', 'call', 'operand'];
 
 /** The kind of edit one hunk of a Java diff makes. */
 export function editKind(hunk: DiffHunk): EditKind {
-  const oldLines = hunk.lines.filter((line) => line.kind !== 'added').map((line) => line.text);
-  const newLines = hunk.lines.filter((line) => line.kind !== 'removed').map((line) => line.text);
-  const oldTokens = sideTokens(oldLines);
-  const newTokens = sideTokens(newLines);
+  const side = (left: DiffLine['kind']) =>
+    codeLines(hunk.lines.filter((line) => line.kind !== left).map((line) => line.text));
+  const oldCode = side('added');
+  const newCode = side('removed');
+  const oldTokens = sideTokens(oldCode);
+  const newTokens = sideTokens(newCode);
   const kinds = new Set<StretchKind>();
   for (const block of changeBlocks(hunk.lines)) {
-    const blockLines = [
-      ...block.old.map((i) => oldLines[i]!),
-      ...block.new.map((i) => newLines[i]!),
-    ];
+    const blockCode = [...block.old.map((i) => oldCode[i]!), ...block.new.map((i) => newCode[i]!)];
     const removed = oldTokens.filter((token) => block.old.includes(token.line));
     const added = newTokens.filter((token) => block.new.includes(token.line));
     const found = stretches(removed, added);
     if (found.length === 0) continue;
-    const codeLinesChanged = blockLines.filter((line) => /\S/.test(codeLines([line])[0]!));
-    if (codeLinesChanged.every(isDeclarationLine)) {
+    if (blockCode.filter((line) => /\S/.test(line)).every(isDeclarationLine)) {
       kinds.add('declaration');
       continue;
     }
