@@ -84,8 +84,12 @@ export const SourceModelSchema = z.strictObject({
           inThisFile: z.boolean(),
         })
         .optional(),
+      /** For calls and instance creations: the checked exceptions the callee declares. */
+      checkedThrows: z.array(Spelled).optional(),
     }),
   ),
+  /** `throw` statements in the ranges, with the type thrown and whether it is checked. */
+  throwStatements: z.array(z.strictObject({ ...Located, type: Spelled, checked: z.boolean() })),
 });
 export type SourceModel = z.infer<typeof SourceModelSchema>;
 

@@ -11,8 +11,10 @@ import com.sun.source.tree.LineMap;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.MethodTree;
+import com.sun.source.tree.NewClassTree;
 import com.sun.source.tree.ParameterizedTypeTree;
 import com.sun.source.tree.PrimitiveTypeTree;
+import com.sun.source.tree.ThrowTree;
 import com.sun.source.tree.Tree;
 import com.sun.source.tree.UnionTypeTree;
 import com.sun.source.tree.VariableTree;
@@ -47,6 +49,8 @@ import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
 import javax.lang.model.type.TypeVariable;
 import javax.lang.model.type.WildcardType;
+import javax.lang.model.util.Elements;
+import javax.lang.model.util.Types;
 import javax.tools.Diagnostic;
 import javax.tools.DiagnosticCollector;
 import javax.tools.JavaCompiler;
@@ -117,7 +121,7 @@ public final class SourceModel {
       List<Object> bounds = (List<Object>) range;
       ranges.add(new long[] {toLong(bounds.get(0)), toLong(bounds.get(1))});
     }
-    Collector collector = new Collector(Trees.instance(task), unit, ranges);
+    Collector collector = new Collector(task, unit, ranges);
     collector.scan(unit, null);
 
     List<Object> problems = new ArrayList<>();
@@ -138,6 +142,7 @@ public final class SourceModel {
     answer.put("methods", collector.methods);
     answer.put("locals", collector.locals);
     answer.put("expressions", collector.expressions);
+    answer.put("throwStatements", collector.throwStatements);
     return answer;
   }
 
@@ -151,15 +156,20 @@ public final class SourceModel {
     final List<Object> methods = new ArrayList<>();
     final List<Object> locals = new ArrayList<>();
     final List<Object> expressions = new ArrayList<>();
+    final List<Object> throwStatements = new ArrayList<>();
     private final Trees trees;
+    private final Types typeUtils;
+    private final Elements elements;
     private final CompilationUnitTree unit;
     private final SourcePositions positions;
     private final LineMap lines;
     private final List<long[]> ranges;
     private final Spelling spelling;
 
-    Collector(Trees trees, CompilationUnitTree unit, List<long[]> ranges) {
-      this.trees = trees;
+    Collector(JavacTask task, CompilationUnitTree unit, List<long[]> ranges) {
+      this.trees = Trees.instance(task);
+      this.typeUtils = task.getTypes();
+      this.elements = task.getElements();
       this.unit = unit;
       this.positions = trees.getSourcePositions();
       this.lines = unit.getLineMap();
@@ -333,10 +343,43 @@ public final class SourceModel {
             Element target = trees.getElement(path);
             if (target instanceof ExecutableElement) entry.put("calls", callee(target));
           }
+          if (tree instanceof MethodInvocationTree || tree instanceof NewClassTree) {
+            Element target = trees.getElement(path);
+            if (target instanceof ExecutableElement) {
+              entry.put("checkedThrows", checked(((ExecutableElement) target).getThrownTypes()));
+            }
+          }
           expressions.add(entry);
         }
       }
       return super.scan(tree, unused);
+    }
+
+    /** The checked exceptions among `thrown`, as the file spells them. */
+    private List<Object> checked(List<? extends TypeMirror> thrown) {
+      List<Object> names = new ArrayList<>();
+      for (TypeMirror type : thrown) if (isChecked(type)) names.add(spelling.of(type));
+      return names;
+    }
+
+    private boolean isChecked(TypeMirror type) {
+      TypeMirror runtime = elements.getTypeElement("java.lang.RuntimeException").asType();
+      TypeMirror error = elements.getTypeElement("java.lang.Error").asType();
+      return !typeUtils.isSubtype(type, runtime) && !typeUtils.isSubtype(type, error);
+    }
+
+    @Override
+    public Void visitThrow(ThrowTree tree, Void unused) {
+      if (inRanges(tree)) {
+        TypeMirror type = trees.getTypeMirror(new TreePath(getCurrentPath(), tree.getExpression()));
+        if (type != null && type.getKind() == TypeKind.DECLARED) {
+          Map<String, Object> entry = located(tree);
+          entry.put("type", spelling.of(type));
+          entry.put("checked", isChecked(type));
+          throwStatements.add(entry);
+        }
+      }
+      return super.visitThrow(tree, unused);
     }
 
     private boolean isTypeTree(Tree tree) {

@@ -1,0 +1,95 @@
+import type { Node } from 'web-tree-sitter';
+import { valueNames } from './scopes.js';
+import { descendants, field, isLoop, kids } from './syntax.js';
+
+/*
+ * Names for code a rewrite adds, read off the code it wraps: what it checks, finds, collects,
+ * counts or computes, and the value it is about. A maintainer extracting `if (index < 0) throw …`
+ * calls the helper `checkIndex`, not `helper1`.
+ */
+
+const JAVA_KEYWORDS = new Set(
+  'abstract assert boolean break byte case catch char class const continue default do double else enum extends final finally float for goto if implements import instanceof int interface long native new package private protected public return short static strictfp super switch synchronized this throw throws transient try void volatile while var record yield true false null'.split(
+    ' ',
+  ),
+);
+
+export function capitalized(word: string): string {
+  return word.charAt(0).toUpperCase() + word.slice(1);
+}
+
+/** A lowerCamel name from words, e.g. ["check", "index"] → checkIndex. */
+export function camelName(words: readonly string[]): string {
+  const [head = '', ...rest] = words.filter(Boolean);
+  return head.charAt(0).toLowerCase() + head.slice(1) + rest.map(capitalized).join('');
+}
+
+/** The value a statement is mostly about: the first name in its condition or subject. */
+function subjectOf(statement: Node): string | undefined {
+  const subject =
+    field(statement, 'condition') ??
+    field(statement, 'value') ??
+    (statement.type === 'local_variable_declaration'
+      ? kids(statement).find((k) => k.type === 'variable_declarator')
+      : null) ??
+    statement;
+  const names = valueNames(subject).map((name) => name.text);
+  const fields = descendants(subject, 'field_access').map((access) => field(access, 'field')?.text);
+  const candidates = [...names, ...fields].filter(
+    (name): name is string => !!name && name.length > 1 && !/^[A-Z0-9_]+$/.test(name),
+  );
+  return candidates[0];
+}
+
+function verbOf(statements: readonly Node[]): string {
+  const [first] = statements;
+  if (!first) return 'apply';
+  const all = (types: string | string[]) => statements.flatMap((s) => descendants(s, types));
+  const calls = all('method_invocation').map((call) => field(call, 'name')?.text ?? '');
+  if (
+    first.type === 'if_statement' &&
+    descendants(field(first, 'consequence') ?? first, 'throw_statement').length > 0
+  ) {
+    return 'check';
+  }
+  if (statements.some(isLoop)) {
+    if (all('return_statement').length > 0 || all('break_statement').length > 0) return 'find';
+    if (calls.some((name) => /^(add|put|append|offer|push)/.test(name))) return 'collect';
+    if (
+      all('update_expression').length > 0 ||
+      all('assignment_expression').some((a) => /[+-]=/.test(a.text))
+    )
+      return 'count';
+    return 'scan';
+  }
+  const firstCall = calls.find((name) => /^[a-z]+[A-Z]?/.test(name));
+  const verb = firstCall ? /^[a-z]+/.exec(firstCall)?.[0] : undefined;
+  if (verb && !['get', 'is', 'has', 'to', 'equals', 'size', 'length'].includes(verb)) return verb;
+  return first.type === 'if_statement' ? 'handle' : 'apply';
+}
+
+/**
+ * Names for a helper holding `statements`, most natural first, none of them `taken`. `result`
+ * is the local the helper returns, if any; `member` the name of the method they come from.
+ */
+export function helperNames(
+  statements: readonly Node[],
+  options: { member: string; result?: string; tail: boolean },
+  taken: ReadonlySet<string>,
+): string[] {
+  const subject = options.result ?? (statements[0] ? subjectOf(statements[0]) : undefined);
+  const verb = options.result ? (statements.some(isLoop) ? 'find' : 'compute') : verbOf(statements);
+  const proposals = [
+    subject ? camelName([verb, subject]) : undefined,
+    subject ? camelName([verb, subject, 'for', options.member]) : undefined,
+    options.tail ? camelName(['do', options.member]) : undefined,
+    camelName([verb, options.member]),
+    camelName([options.member, 'internal']),
+  ];
+  const seen = new Set<string>();
+  return proposals.filter((name): name is string => {
+    if (!name || seen.has(name) || taken.has(name) || JAVA_KEYWORDS.has(name)) return false;
+    seen.add(name);
+    return /^[a-z][A-Za-z0-9]*$/.test(name);
+  });
+}
