@@ -123,7 +123,7 @@ function recipeRequest(options: { recipe?: string; mavenArg?: string[] }): Recip
 }
 
 /** Commander's collector for a repeatable option. */
-function collect(value: string, previous: string[]): string[] {
+function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
@@ -381,7 +381,7 @@ function buildProgram(): Command {
       '--recipe <name|file>',
       "a local project's recipe: a corpus recipe name (its settings), or a YAML file in the corpus recipe format (taken as is; with source.kind local, the path may be left out)",
     )
-    .option(MAVEN_ARG, MAVEN_ARG_HELP, collect, [])
+    .option(MAVEN_ARG, MAVEN_ARG_HELP, collect)
     .option('--force', 'discard what is cached for this project and fetch again')
     .option('--json', 'machine-readable output')
     .action(corpusFetch);
@@ -421,7 +421,10 @@ function buildProgram(): Command {
     .description(
       'run the test classes once with production classes instrumented and write the execution-context map (JSONL, one record per test class): ordered trace, distinct methods, length bucket, anchors and files',
     )
-    .argument('<project>', 'fetched corpus name, or the path of a fetched local project')
+    .argument(
+      '<project>',
+      "fetched corpus name, or a path fetched with 'corpus fetch <path>' (same --recipe and --maven-arg)",
+    )
     .option(
       '--tests <patterns...>',
       'test classes to trace: names or globs (default: every usable class of the baseline)',
@@ -435,7 +438,7 @@ function buildProgram(): Command {
       'also write one record per test method (a map traced without them is traced afresh)',
     )
     .option('--recipe <name|file>', 'the --recipe the path was fetched with')
-    .option(MAVEN_ARG, 'the --maven-arg flags the path was fetched with', collect, [])
+    .option(MAVEN_ARG, 'the --maven-arg flags the path was fetched with', collect)
     .option('--json', 'machine-readable output')
     .action(trace);
   program
@@ -446,7 +449,7 @@ function buildProgram(): Command {
     .usage('<project> --types <ids|all> --out <dir> [options]')
     .argument(
       '<project>',
-      "fetched corpus name, or a path fetched with 'corpus fetch <path>' (same --recipe)",
+      "fetched corpus name, or a path fetched with 'corpus fetch <path>' (same --recipe and --maven-arg)",
     )
     .requiredOption('--types <ids>', "(required) bug-type ids separated by commas, or 'all'")
     .option('--test <fqcn...>', 'witness test classes (default: every usable class)')
@@ -500,7 +503,7 @@ function buildProgram(): Command {
     .option('--seed <n>', 'seed of the site order (recorded)', wholeNumber('--seed'), 1)
     .requiredOption('--out <dir>', '(required) output directory; an existing one is resumed')
     .option('--recipe <name|file>', 'the --recipe the path was fetched with')
-    .option(MAVEN_ARG, 'the --maven-arg flags the path was fetched with', collect, [])
+    .option(MAVEN_ARG, 'the --maven-arg flags the path was fetched with', collect)
     .option(
       '--collateral-limit <n>',
       'other test classes reaching the change rerun per accepted bug',

@@ -188,10 +188,14 @@ export class CorpusBuildError extends Error {
     readonly recipe: string,
     readonly verdict: SingleVerdict,
     readonly remedies: AppliedRemedy[] = [],
+    /** What the user can do about it, when there is something. */
+    hint?: string,
   ) {
     const tried =
       remedies.length > 0 ? ` (after ${remedies.map((remedy) => remedy.id).join(', ')})` : '';
-    super(`corpus project ${recipe} does not build${tried}: ${describeVerdict(verdict)}`);
+    super(
+      `corpus project ${recipe} does not build${tried}: ${describeVerdict(verdict)}${hint ? `; ${hint}` : ''}`,
+    );
   }
 }
 
@@ -366,7 +370,19 @@ async function fetchLocked(
       options.adapt && built.source.kind === 'local'
         ? await adaptRecipe(built, compiled.log, applied, built.source.path, paths.pristine)
         : undefined;
-    if (!adapted) throw new CorpusBuildError(recipe.name, verdict, applied);
+    if (!adapted) {
+      if (options.adapt) await writeRecipeFile(paths.recipe, built);
+      throw new CorpusBuildError(
+        recipe.name,
+        verdict,
+        applied,
+        built.source.kind !== 'local'
+          ? undefined
+          : options.adapt
+            ? `no known remedy applies: edit the recipe tried, ${paths.recipe}, and pass it with --recipe, or add flags with --maven-arg`
+            : 'a --recipe is taken as is: edit it, or leave it out to let the fetch ladder try known remedies',
+      );
+    }
     const remedies = [...applied, adapted.remedy];
     log(
       `remedy ${adapted.remedy.id}: ${adapted.remedy.why} (the build said: ${adapted.remedy.trigger})`,
