@@ -31,6 +31,7 @@ export interface InjectCommandOptions {
   seed: number;
   out: string;
   recipe?: string;
+  mavenArg?: string[];
   collateralLimit: number;
   json?: boolean;
 }
@@ -85,7 +86,10 @@ export async function runInjectCommand(
   events: EventSink,
 ): Promise<InjectSummary> {
   const specs = selectBugTypes(await loadBugTypeSpecs(), options.types);
-  const project = await resolveFetchedProject(projectArgument, cache, options.recipe);
+  const project = await resolveFetchedProject(projectArgument, cache, {
+    ...(options.recipe ? { recipe: options.recipe } : {}),
+    mavenArgs: options.mavenArg ?? [],
+  });
   const out = path.resolve(options.out);
   const map = projectCache(cache, project.base);
   const contexts = await witnessContexts(project, cache, map, options.test, events);

@@ -12,19 +12,12 @@ import { traceFetchedProject } from '../stages/1-trace/trace.js';
 import path from 'node:path';
 import { fetchCorpusProject, fetchState, CorpusBuildError } from '../stages/0-corpus/fetch.js';
 import { isUsable, type Baseline } from '../stages/0-corpus/baseline.js';
+import { describeSource, loadRecipes } from '../stages/0-corpus/recipe.js';
 import {
-  describeSource,
-  findRecipe,
-  loadRecipes,
-  localRecipe,
-  type Recipe,
-} from '../stages/0-corpus/recipe.js';
-import {
-  isPathArgument,
-  requireMavenProject,
+  requestedRecipe,
   resolveFetchedProject,
   resolveProject,
-  unknownCorpusName,
+  type RecipeRequest,
 } from '../project/project.js';
 import { replayTestClass, type ReplayResult } from './replay.js';
 import { DEFAULT_ATTEMPTS } from '../agents/engine.js';
@@ -121,27 +114,31 @@ async function corpusList(options: { json?: boolean }, command: Command): Promis
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-/** A corpus name, or a path to a local Maven project (optionally with a corpus recipe's flags). */
-async function fetchTarget(argument: string, recipeName?: string): Promise<Recipe> {
-  const base = recipeName ? await findRecipe(recipeName) : undefined;
-  if (recipeName && !base) throw await unknownCorpusName(recipeName, '--recipe');
-  if (await isPathArgument(argument)) return localRecipe(await requireMavenProject(argument), base);
-  const recipe = await findRecipe(argument);
-  if (!recipe) throw await unknownCorpusName(argument, 'corpus project');
-  return recipe;
+/** What `--recipe` and `--maven-arg` ask of a command's project. */
+function recipeRequest(options: { recipe?: string; mavenArg?: string[] }): RecipeRequest {
+  return {
+    ...(options.recipe ? { recipe: options.recipe } : {}),
+    mavenArgs: options.mavenArg ?? [],
+  };
+}
+
+/** Commander's collector for a repeatable option. */
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
 }
 
 async function corpusFetch(
-  argument: string,
-  options: { json?: boolean; force?: boolean; recipe?: string },
+  argument: string | undefined,
+  options: { json?: boolean; force?: boolean; recipe?: string; mavenArg?: string[] },
   command: Command,
 ): Promise<void> {
-  const recipe = await fetchTarget(argument, options.recipe);
+  const { recipe, adapt } = await requestedRecipe(argument, recipeRequest(options));
   const cache = cacheFrom(command);
   const fetched = await withProgress(options.json ?? false, (events) =>
     fetchCorpusProject(recipe, cache, {
       toolchain: mavenToolchain,
       force: options.force ?? false,
+      adapt,
       events,
     }),
   );
@@ -152,6 +149,8 @@ async function corpusFetch(
       version: fetched.version,
       path: fetched.path,
       commit: fetched.commit,
+      recipe: fetched.recipeFile,
+      remedies: fetched.remedies,
       baseline: summary,
       unusable: fetched.baseline.classes.flatMap((entry) =>
         entry.usability.kind === 'Unusable'
@@ -160,6 +159,10 @@ async function corpusFetch(
       ),
     });
   }
+  if (fetched.remedies.length > 0) {
+    progress(`built with remedies: ${fetched.remedies.map((remedy) => remedy.id).join(', ')}`);
+  }
+  progress(`recipe: ${fetched.recipeFile} (pass it back with --recipe)`);
   progress(
     `baseline: ${summary.usable}/${summary.classes} test classes usable (${(summary.usableRatio * 100).toFixed(1)}%)`,
   );
@@ -231,11 +234,18 @@ async function replay(
 
 async function trace(
   project: string,
-  options: { tests?: string[]; out?: string; perTest?: boolean; json?: boolean },
+  options: {
+    tests?: string[];
+    out?: string;
+    perTest?: boolean;
+    json?: boolean;
+    recipe?: string;
+    mavenArg?: string[];
+  },
   command: Command,
 ): Promise<void> {
   const cache = cacheFrom(command);
-  const ref = await resolveFetchedProject(project, cache);
+  const ref = await resolveFetchedProject(project, cache, recipeRequest(options));
   const selected = ref.baseline!.classes.filter((entry) =>
     options.tests
       ? options.tests.some((pattern) => surefireSelects(pattern, entry.testClass))
@@ -324,6 +334,10 @@ function bugTypeIds(): string[] {
     .sort();
 }
 
+const MAVEN_ARG = '--maven-arg <arg>';
+const MAVEN_ARG_HELP =
+  'a flag added to every Maven run of this project (repeatable), e.g. --maven-arg=-Dmaven.compiler.release=8';
+
 function buildProgram(): Command {
   const program = new Command('witnessgym')
     .description(
@@ -359,8 +373,15 @@ function buildProgram(): Command {
     .description(
       'download, verify and unpack a corpus project into a pristine git repo, compile it and record a baseline of every test class; prints the pristine path',
     )
-    .argument('<name>', 'corpus project name (see corpus list), or a path to a local Maven project')
-    .option('--recipe <name>', "build a local project with a corpus recipe's settings")
+    .argument(
+      '[name]',
+      'corpus project name (see corpus list), or a path to a local Maven project; a local project that does not build is retried with known remedies, and the recipe that worked is written beside it',
+    )
+    .option(
+      '--recipe <name|file>',
+      "a local project's recipe: a corpus recipe name (its settings), or a YAML file in the corpus recipe format (taken as is; with source.kind local, the path may be left out)",
+    )
+    .option(MAVEN_ARG, MAVEN_ARG_HELP, collect)
     .option('--force', 'discard what is cached for this project and fetch again')
     .option('--json', 'machine-readable output')
     .action(corpusFetch);
@@ -400,7 +421,10 @@ function buildProgram(): Command {
     .description(
       'run the test classes once with production classes instrumented and write the execution-context map (JSONL, one record per test class): ordered trace, distinct methods, length bucket, anchors and files',
     )
-    .argument('<project>', 'fetched corpus name, or the path of a fetched local project')
+    .argument(
+      '<project>',
+      "fetched corpus name, or a path fetched with 'corpus fetch <path>' (same --recipe and --maven-arg)",
+    )
     .option(
       '--tests <patterns...>',
       'test classes to trace: names or globs (default: every usable class of the baseline)',
@@ -413,6 +437,8 @@ function buildProgram(): Command {
       '--per-test',
       'also write one record per test method (a map traced without them is traced afresh)',
     )
+    .option('--recipe <name|file>', 'the --recipe the path was fetched with')
+    .option(MAVEN_ARG, 'the --maven-arg flags the path was fetched with', collect)
     .option('--json', 'machine-readable output')
     .action(trace);
   program
@@ -423,7 +449,7 @@ function buildProgram(): Command {
     .usage('<project> --types <ids|all> --out <dir> [options]')
     .argument(
       '<project>',
-      "fetched corpus name, or a path fetched with 'corpus fetch <path>' (same --recipe)",
+      "fetched corpus name, or a path fetched with 'corpus fetch <path>' (same --recipe and --maven-arg)",
     )
     .requiredOption('--types <ids>', "(required) bug-type ids separated by commas, or 'all'")
     .option('--test <fqcn...>', 'witness test classes (default: every usable class)')
@@ -476,7 +502,8 @@ function buildProgram(): Command {
     )
     .option('--seed <n>', 'seed of the site order (recorded)', wholeNumber('--seed'), 1)
     .requiredOption('--out <dir>', '(required) output directory; an existing one is resumed')
-    .option('--recipe <name>', "apply a corpus recipe's build settings to a local project path")
+    .option('--recipe <name|file>', 'the --recipe the path was fetched with')
+    .option(MAVEN_ARG, 'the --maven-arg flags the path was fetched with', collect)
     .option(
       '--collateral-limit <n>',
       'other test classes reaching the change rerun per accepted bug',

@@ -46,6 +46,8 @@ export interface ProjectCache {
   /** What the pristine tree was built from, its commit and whether it compiled. */
   fetchRecord: string;
   baseline: string;
+  /** The recipe the pristine tree was built with (YAML, corpus format), for `--recipe`. */
+  recipe: string;
   /** The execution-context map (JSON lines). */
   contextMap: string;
   /** Held while writing any of the above. */
@@ -63,6 +65,7 @@ export function projectCache(
     pristine: path.join(dir, 'pristine'),
     fetchRecord: path.join(dir, 'fetch.json'),
     baseline: path.join(dir, 'baseline.json'),
+    recipe: path.join(dir, 'recipe.yaml'),
     contextMap: path.join(dir, 'execution-contexts.jsonl'),
     // Outside the project directory, which `fetch --force` removes while holding it.
     lock: path.join(cache.locks, `project-${id}.lock`),

@@ -6,12 +6,15 @@ import { UserError } from '../core/errors.js';
 import { exists, sha256Text } from '../core/fs.js';
 import type { Baseline } from '../stages/0-corpus/baseline.js';
 import { fetchState } from '../stages/0-corpus/fetch.js';
-import { recipeBuildHash } from '../stages/0-corpus/recipe.js';
 import {
   DEFAULT_TESTS,
   findRecipe,
+  isRecipeFile,
+  loadRecipeFile,
   loadRecipes,
   localRecipe,
+  recipeBuildHash,
+  withMavenArgs,
   type Recipe,
   type TestSelection,
 } from '../stages/0-corpus/recipe.js';
@@ -88,52 +91,120 @@ export async function resolveProject(
   if (!corpusRecipe || (recipe && recipe.name !== argument)) {
     throw await unknownCorpusName(argument, 'project');
   }
-  return fetchedProject(argument, corpusRecipe, cache, `corpus project ${argument}`);
+  return fetchedProject(
+    corpusRecipe,
+    cache,
+    `corpus project ${argument}`,
+    fetchCommand(argument, {}),
+  );
+}
+
+/** How a command's `<project>` is to be built: `--recipe` (a corpus name or a file), `--maven-arg`. */
+export interface RecipeRequest {
+  recipe?: string;
+  mavenArgs?: string[];
+}
+
+/**
+ * The recipe a `<project>` argument asks for, and whether the fetch ladder may adapt it (only a
+ * path's own recipe: one someone wrote is taken as is). A corpus name gives its recipe; a path
+ * its own recipe, or a corpus recipe's settings, or a recipe file's; with no argument, a recipe
+ * file names its project. `--maven-arg` flags are added last, so they change the build's id.
+ */
+export async function requestedRecipe(
+  argument: string | undefined,
+  request: RecipeRequest,
+): Promise<{ recipe: Recipe; adapt: boolean }> {
+  const asked = await requestedBaseRecipe(argument, request.recipe);
+  return { ...asked, recipe: withMavenArgs(asked.recipe, request.mavenArgs ?? []) };
+}
+
+async function requestedBaseRecipe(
+  argument: string | undefined,
+  recipeOption: string | undefined,
+): Promise<{ recipe: Recipe; adapt: boolean }> {
+  const isPath = argument !== undefined && (await isPathArgument(argument));
+  if (recipeOption && isRecipeFile(recipeOption)) {
+    if (argument !== undefined && !isPath) {
+      throw new UserError(
+        `--recipe ${recipeOption} is a recipe file: give it with a project path, not the corpus name '${argument}'`,
+      );
+    }
+    const recipe = await loadRecipeFile(
+      recipeOption,
+      argument !== undefined ? await requireMavenProject(argument) : undefined,
+    );
+    if (recipe.source.kind === 'local') await requireMavenProject(recipe.source.path);
+    return { recipe, adapt: false };
+  }
+  if (argument === undefined) {
+    throw new UserError('name a corpus project or a project path, or give --recipe <file.yaml>');
+  }
+  const base = recipeOption ? await findRecipe(recipeOption) : undefined;
+  if (recipeOption && !base) throw await unknownCorpusName(recipeOption, '--recipe');
+  if (isPath) {
+    return { recipe: localRecipe(await requireMavenProject(argument), base), adapt: !base };
+  }
+  const recipe = await findRecipe(argument);
+  if (!recipe || (base && base.name !== argument)) {
+    throw await unknownCorpusName(argument, 'corpus project');
+  }
+  return { recipe, adapt: false };
+}
+
+/** The command line that fetches what a stage's `<project>` and its options ask for. */
+function fetchCommand(argument: string, request: RecipeRequest): string {
+  const options = [
+    ...(request.recipe ? [`--recipe ${request.recipe}`] : []),
+    ...(request.mavenArgs ?? []).map((arg) => `--maven-arg=${arg}`),
+  ];
+  return ['witnessgym corpus fetch', argument, ...options].join(' ');
 }
 
 /**
  * Resolves the `<project>` of a stage, which works on a fetched project: a corpus name, or a
- * path fetched with `corpus fetch <path>` (with the same `--recipe`), found by the recipe that
- * fetch made for it; so a path gives the same pristine copy, baseline and map as a name.
+ * path fetched with `corpus fetch <path>` (with the same `--recipe` and `--maven-arg`), found by
+ * the recipe that fetch asked for; so a path gives the same pristine copy, baseline and map as a
+ * name, and the build settings the fetch ladder found.
  */
 export async function resolveFetchedProject(
   argument: string,
   cache: CacheLayout,
-  recipeName?: string,
+  request: RecipeRequest = {},
 ): Promise<ProjectRef> {
-  if (!(await isPathArgument(argument))) return resolveProject(argument, cache, recipeName);
-  const base = recipeName ? await findRecipe(recipeName) : undefined;
-  if (recipeName && !base) throw await unknownCorpusName(recipeName, '--recipe');
-  const root = await requireMavenProject(argument);
-  return fetchedProject(argument, localRecipe(root, base), cache, root);
+  const { recipe } = await requestedRecipe(argument, request);
+  const what =
+    recipe.source.kind === 'local' && (await isPathArgument(argument))
+      ? recipe.source.path
+      : `corpus project ${argument}`;
+  return fetchedProject(recipe, cache, what, fetchCommand(argument, request));
 }
 
 /** The fetched copy of a recipe's project, or a one-line error saying how to fetch it. */
 async function fetchedProject(
-  argument: string,
   recipe: Recipe,
   cache: CacheLayout,
   what: string,
+  fetch: string,
 ): Promise<ProjectRef> {
   const state = await fetchState(cache, recipe);
   if (state.kind !== 'fetched') {
-    throw new UserError(
-      `${what} is ${state.reason}: run 'witnessgym corpus fetch ${argument}' first`,
-    );
+    throw new UserError(`${what} is ${state.reason}: run '${fetch}' first`);
   }
+  const built = state.project.recipe;
   return {
     label: `${recipe.name}@${recipe.version}`,
     base: {
       name: recipe.name,
       version: recipe.version,
       commit: state.project.commit,
-      recipeHash: recipeBuildHash(recipe),
+      recipeHash: recipeBuildHash(built),
     },
     root: state.project.path,
-    build: recipe.build,
-    layout: projectLayout(recipe.build),
-    tests: recipe.tests,
-    recipe,
+    build: built.build,
+    layout: projectLayout(built.build),
+    tests: built.tests,
+    recipe: built,
     baseline: state.project.baseline,
   };
 }

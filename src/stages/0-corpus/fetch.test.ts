@@ -86,4 +86,56 @@ describe('what the cache holds for a recipe', () => {
       reason: 'not fetched yet',
     });
   });
+
+  describe('a recipe the fetch ladder adapted', () => {
+    const asked: Recipe = { ...recipe, version: 'adapted-1.0' };
+    const adapted: Recipe = {
+      ...asked,
+      build: { ...asked.build, mavenArgs: ['-Dmaven.compiler.release=8'] },
+      notes: 'fetch ladder, release-8-api: why',
+    };
+    const remedies = [{ id: 'release-8-api', why: 'why', trigger: 'ambiguous' }];
+
+    /** The cache as a fetch of `asked` leaves it, the baseline run with `adapted`. */
+    beforeAll(async () => {
+      const paths = projectCache(cache, asked);
+      await mkdir(paths.pristine, { recursive: true });
+      await writeRecordFile(paths.fetchRecord, FetchRecord, {
+        inputs: { recipeBuildHash: recipeBuildHash(asked) },
+        commit: 'beef',
+        compiledAt: '2000-01-01T00:00:00.000Z',
+        adapted: { recipe: adapted, remedies },
+      });
+      await writeRecordFile(paths.baseline, BaselineRecord, baseline);
+      await writeRecordFile(manifestBeside(paths.baseline), BaselineManifest, {
+        inputs: {
+          recipeBuildHash: recipeBuildHash(adapted),
+          pristineCommit: 'beef',
+          baselineVersion: BaselineRecord.version,
+        },
+      });
+    });
+
+    it('is what the recipe asked for finds, with the remedies and the recipe file', async () => {
+      expect(await fetchState(cache, asked)).toMatchObject({
+        kind: 'fetched',
+        project: {
+          recipe: adapted,
+          remedies,
+          recipeFile: projectCache(cache, asked).recipe,
+        },
+      });
+    });
+
+    it('is found again by the adapted recipe passed back, as a build of its own', async () => {
+      const state = await fetchState(cache, { ...adapted, notes: 'kept by the user' });
+      expect(state).toMatchObject({ kind: 'fetched', project: { commit: 'beef', remedies } });
+      expect(state.kind === 'fetched' && state.project.recipe.notes).toBe('kept by the user');
+    });
+
+    it('is out of date for another build of the same project', async () => {
+      const other = { ...asked, build: { ...asked.build, mavenArgs: ['-Dother'] } };
+      expect((await fetchState(cache, other)).kind).toBe('not-fetched');
+    });
+  });
 });

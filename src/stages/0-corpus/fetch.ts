@@ -20,9 +20,13 @@ import { note, type EventSink } from '../../events/types.js';
 import type { Toolchain } from '../../toolchains/types.js';
 import { BaselineRecord, runBaseline, type Baseline } from './baseline.js';
 import { downloadDebianSource } from './debian.js';
-import { recipeBuildHash, type Recipe } from './recipe.js';
+import { adaptRecipe, AppliedRemedySchema, type AppliedRemedy } from './ladder.js';
+import { RecipeSchema, recipeBuildHash, writeRecipeFile, type Recipe } from './recipe.js';
 
-/** `fetch.json`: what the pristine tree was built from, its commit, and when it compiled. */
+/**
+ * `fetch.json`: the recipe asked for, its commit, when it compiled, and, when the fetch ladder
+ * had to adapt the recipe, the recipe the tree was built with and the remedies that made it.
+ */
 export const FetchRecord = defineRecord({
   kind: 'fetch',
   version: 1,
@@ -30,6 +34,10 @@ export const FetchRecord = defineRecord({
     inputs: z.strictObject({ recipeBuildHash: z.string() }),
     commit: z.string(),
     compiledAt: z.string().nullable(),
+    // Optional, so records written before the ladder read as they are: built from `inputs`.
+    adapted: z
+      .strictObject({ recipe: RecipeSchema, remedies: z.array(AppliedRemedySchema) })
+      .optional(),
   }),
 });
 type FetchRecord = RecordOf<typeof FetchRecord>;
@@ -52,6 +60,12 @@ export interface FetchedProject {
   path: string;
   commit: string;
   baseline: Baseline;
+  /** The recipe it was built with: the one asked for, or the ladder's adaptation of it. */
+  recipe: Recipe;
+  /** What the ladder changed to make it build, in order (none for a recipe taken as is). */
+  remedies: AppliedRemedy[];
+  /** `recipe` as a YAML file in the corpus format, for `--recipe`. */
+  recipeFile: string;
 }
 
 /** Fixed identity and date, so the same recipe always yields the same commit id. */
@@ -173,14 +187,26 @@ export class CorpusBuildError extends Error {
   constructor(
     readonly recipe: string,
     readonly verdict: SingleVerdict,
+    readonly remedies: AppliedRemedy[] = [],
+    /** What the user can do about it, when there is something. */
+    hint?: string,
   ) {
-    super(`corpus project ${recipe} does not build: ${describeVerdict(verdict)}`);
+    const tried =
+      remedies.length > 0 ? ` (after ${remedies.map((remedy) => remedy.id).join(', ')})` : '';
+    super(
+      `corpus project ${recipe} does not build${tried}: ${describeVerdict(verdict)}${hint ? `; ${hint}` : ''}`,
+    );
   }
 }
 
 export interface FetchOptions {
   toolchain: Toolchain;
   force?: boolean;
+  /**
+   * Run the adaptation ladder: on a build failure with a known remedy, adapt the recipe and build
+   * again. For a project without a recipe of its own; a recipe someone wrote is taken as is.
+   */
+  adapt?: boolean;
   events: EventSink;
 }
 
@@ -189,10 +215,6 @@ export type FetchState =
   /** `reason` completes "the project is …", e.g. `not fetched yet`. */
   | { kind: 'not-fetched'; reason: string };
 
-/**
- * What the cache holds for a recipe, without the lock (finished files are written atomically):
- * the fetched project if every step is done and built from this recipe, else why not.
- */
 /** What a baseline is run from: the recipe, the pristine tree, and the shape it is written in. */
 function baselineInputs(recipe: Recipe, pristineCommit: string) {
   return {
@@ -202,23 +224,53 @@ function baselineInputs(recipe: Recipe, pristineCommit: string) {
   };
 }
 
+/**
+ * The fetch record of a recipe's cache entry, if built from it: asked for as this recipe (and
+ * perhaps adapted), or adapted into a recipe of the same build (the adapted recipe passed back
+ * with --recipe). `built` is the recipe the tree holds.
+ */
+async function readFetchRecord(
+  file: string,
+  recipe: Recipe,
+): Promise<
+  | { kind: 'missing' }
+  | { kind: 'stale'; reason: string }
+  | { kind: 'current'; record: FetchRecord; built: Recipe }
+> {
+  const found = await readIfBuiltFrom(file, FetchRecord, {});
+  if (found.kind !== 'current') return found;
+  const { record } = found;
+  const wanted = recipeBuildHash(recipe);
+  if (record.inputs.recipeBuildHash === wanted) {
+    return { kind: 'current', record, built: record.adapted?.recipe ?? recipe };
+  }
+  if (record.adapted && recipeBuildHash(record.adapted.recipe) === wanted) {
+    return { kind: 'current', record, built: recipe };
+  }
+  return {
+    kind: 'stale',
+    reason: `${path.basename(file)} records other inputs: recipeBuildHash ${record.inputs.recipeBuildHash} → ${wanted}`,
+  };
+}
+
+/**
+ * What the cache holds for a recipe, without the lock (finished files are written atomically):
+ * the fetched project if every step is done and built from this recipe, else why not.
+ */
 export async function fetchState(cache: CacheLayout, recipe: Recipe): Promise<FetchState> {
   const paths = projectCache(cache, recipe);
-  const recipeBuild = recipeBuildHash(recipe);
-  const fetch = await readIfBuiltFrom(paths.fetchRecord, FetchRecord, {
-    recipeBuildHash: recipeBuild,
-  });
+  const fetch = await readFetchRecord(paths.fetchRecord, recipe);
   if (fetch.kind === 'missing') return { kind: 'not-fetched', reason: 'not fetched yet' };
   if (fetch.kind === 'stale')
     return { kind: 'not-fetched', reason: `out of date (${fetch.reason})` };
-  const { commit, compiledAt } = fetch.record;
-  if (compiledAt === null || !(await exists(paths.pristine))) {
+  const { record, built } = fetch;
+  if (record.compiledAt === null || !(await exists(paths.pristine))) {
     return { kind: 'not-fetched', reason: 'only partly fetched' };
   }
   const manifest = await readIfBuiltFrom(
     manifestBeside(paths.baseline),
     BaselineManifest,
-    baselineInputs(recipe, commit),
+    baselineInputs(built, record.commit),
   );
   if (manifest.kind === 'stale') {
     return { kind: 'not-fetched', reason: `out of date (${manifest.reason})` };
@@ -226,9 +278,25 @@ export async function fetchState(cache: CacheLayout, recipe: Recipe): Promise<Fe
   const baseline =
     manifest.kind === 'current' ? await readRecordFile(paths.baseline, BaselineRecord) : undefined;
   if (!baseline) return { kind: 'not-fetched', reason: 'only partly fetched' };
+  return { kind: 'fetched', project: fetchedProject(recipe, built, record, paths, baseline) };
+}
+
+function fetchedProject(
+  asked: Recipe,
+  built: Recipe,
+  record: FetchRecord,
+  paths: ProjectCache,
+  baseline: Baseline,
+): FetchedProject {
   return {
-    kind: 'fetched',
-    project: { name: recipe.name, version: recipe.version, path: paths.pristine, commit, baseline },
+    name: asked.name,
+    version: asked.version,
+    path: paths.pristine,
+    commit: record.commit,
+    baseline,
+    recipe: built,
+    remedies: record.adapted?.remedies ?? [],
+    recipeFile: paths.recipe,
   };
 }
 
@@ -262,45 +330,83 @@ async function fetchLocked(
   log: (line: string) => void,
 ): Promise<FetchedProject> {
   if (options.force) await removeTree(paths.dir);
-  const recipeBuild = recipeBuildHash(recipe);
-  const found = await readIfBuiltFrom(paths.fetchRecord, FetchRecord, {
-    recipeBuildHash: recipeBuild,
-  });
+  const found = await readFetchRecord(paths.fetchRecord, recipe);
   let record: FetchRecord;
+  let built: Recipe;
   if (found.kind === 'current' && (await exists(paths.pristine))) {
-    record = found.record;
+    ({ record, built } = found);
   } else {
     if (found.kind === 'stale') {
       log(`building the pristine tree again: ${found.reason}`);
     }
     const commit = await buildPristineTree(recipe, cache, paths.pristine, log);
-    record = { inputs: { recipeBuildHash: recipeBuild }, commit, compiledAt: null };
+    record = { inputs: { recipeBuildHash: recipeBuildHash(recipe) }, commit, compiledAt: null };
+    built = recipe;
     await writeRecordFile(paths.fetchRecord, FetchRecord, record);
   }
 
-  if (!record.compiledAt) {
+  // The ladder: compile; on a failure with a known remedy, adapt the recipe and compile again.
+  while (!record.compiledAt) {
     log('resolving dependencies and compiling');
     const compiled = await options.toolchain.compile(
       paths.pristine,
-      recipe.build,
+      built.build,
       { repository: cache.mavenRepo, offline: false },
       3_600_000,
     );
-    if (compiled.kind === 'Failed') {
-      const { verdict } = compiled;
-      if (verdict.kind === 'InfraError' && verdict.cause === 'dependency-resolution') {
-        throw new UserError(
-          `cannot resolve the dependencies of ${recipe.name}: ${verdict.reason}; check the pom's dependencies and that Maven Central is reachable`,
-        );
-      }
-      throw new CorpusBuildError(recipe.name, verdict);
+    if (compiled.kind === 'Compiled') {
+      record = { ...record, compiledAt: new Date().toISOString() };
+      await writeRecordFile(paths.fetchRecord, FetchRecord, record);
+      break;
     }
-    record = { ...record, compiledAt: new Date().toISOString() };
+    const { verdict } = compiled;
+    if (verdict.kind === 'InfraError' && verdict.cause === 'dependency-resolution') {
+      throw new UserError(
+        `cannot resolve the dependencies of ${recipe.name}: ${verdict.reason}; check the pom's dependencies and that Maven Central is reachable`,
+      );
+    }
+    const applied = record.adapted?.remedies ?? [];
+    const adapted =
+      options.adapt && built.source.kind === 'local'
+        ? await adaptRecipe(built, compiled.log, applied, built.source.path, paths.pristine)
+        : undefined;
+    if (!adapted) {
+      if (options.adapt) await writeRecipeFile(paths.recipe, built);
+      throw new CorpusBuildError(
+        recipe.name,
+        verdict,
+        applied,
+        built.source.kind !== 'local'
+          ? undefined
+          : options.adapt
+            ? `no known remedy applies: edit the recipe tried, ${paths.recipe}, and pass it with --recipe, or add flags with --maven-arg`
+            : 'a --recipe is taken as is: edit it, or leave it out to let the fetch ladder try known remedies',
+      );
+    }
+    const remedies = [...applied, adapted.remedy];
+    log(
+      `remedy ${adapted.remedy.id}: ${adapted.remedy.why} (the build said: ${adapted.remedy.trigger})`,
+    );
+    let commit = record.commit;
+    if (adapted.recipe.patch !== built.patch) {
+      commit = await buildPristineTree(adapted.recipe, cache, paths.pristine, log);
+    } else {
+      // A compile that failed half-way leaves classes of the old flags behind.
+      await git(paths.pristine, ['clean', '-fdxq']);
+    }
+    built = adapted.recipe;
+    record = {
+      inputs: record.inputs,
+      commit,
+      compiledAt: null,
+      adapted: { recipe: built, remedies },
+    };
     await writeRecordFile(paths.fetchRecord, FetchRecord, record);
   }
+  await writeRecipeFile(paths.recipe, built);
 
   const manifestFile = manifestBeside(paths.baseline);
-  const inputs = baselineInputs(recipe, record.commit);
+  const inputs = baselineInputs(built, record.commit);
   const manifest = await readIfBuiltFrom(manifestFile, BaselineManifest, inputs);
   if (manifest.kind === 'stale') {
     log(`running the baseline again: ${manifest.reason}`);
@@ -314,18 +420,12 @@ async function fetchLocked(
       toolchain: options.toolchain,
       // Online once more: Surefire's providers are only downloaded by the first test run.
       context: { repository: cache.mavenRepo, offline: false },
-      build: recipe.build,
-      tests: recipe.tests,
+      build: built.build,
+      tests: built.tests,
       events: options.events,
     });
     await writeRecordFile(paths.baseline, BaselineRecord, baseline);
     await writeRecordFile(manifestFile, BaselineManifest, { inputs });
   }
-  return {
-    name: recipe.name,
-    version: recipe.version,
-    path: paths.pristine,
-    commit: record.commit,
-    baseline,
-  };
+  return fetchedProject(recipe, built, record, paths, baseline);
 }

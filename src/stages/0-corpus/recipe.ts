@@ -1,9 +1,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { z } from 'zod';
 import { UserError } from '../../core/errors.js';
-import { sha256Text } from '../../core/fs.js';
+import { readTextIfExists, sha256Text, writeFileAtomic } from '../../core/fs.js';
 import { packageRoot } from '../../core/package-root.js';
 import { BuildSettingsSchema } from '../../toolchains/build.js';
 
@@ -93,14 +93,16 @@ export function recipesDir(): string {
   return path.join(packageRoot(), 'corpus', 'recipes');
 }
 
-export function parseRecipe(text: string, origin: string): Recipe {
+function parseWith<T>(schema: z.ZodType<T>, text: string, origin: string): T {
   let data: unknown;
   try {
     data = parseYaml(text);
   } catch (error) {
-    throw new UserError(`recipe ${origin} is not valid YAML: ${(error as Error).message}`);
+    throw new UserError(
+      `recipe ${origin} is not valid YAML: ${(error as Error).message.split('\n')[0]}`,
+    );
   }
-  const result = RecipeSchema.safeParse(data);
+  const result = schema.safeParse(data);
   if (!result.success) {
     const issue = result.error.issues[0]!;
     throw new UserError(
@@ -108,6 +110,76 @@ export function parseRecipe(text: string, origin: string): Recipe {
     );
   }
   return result.data;
+}
+
+export function parseRecipe(text: string, origin: string): Recipe {
+  return parseWith(RecipeSchema, text, origin);
+}
+
+/** A recipe someone wrote for a local project may leave its identity to the project's path. */
+const UserRecipeSchema = RecipeSchema.partial({
+  name: true,
+  version: true,
+  summary: true,
+  source: true,
+});
+
+/** Whether a `--recipe` value names a recipe file rather than a corpus recipe. */
+export function isRecipeFile(value: string): boolean {
+  return /\.ya?ml$/i.test(value) || value.includes('/');
+}
+
+/**
+ * A recipe file in the corpus format, for a local project. With `projectDir` (the path given on
+ * the command line) name, version, summary and source may be left out and default to those of
+ * the path's own recipe; a source the file gives must be that path. Without it, the file's source
+ * says what to fetch; a local source path is relative to the file.
+ */
+export async function loadRecipeFile(file: string, projectDir?: string): Promise<Recipe> {
+  const text = await readTextIfExists(path.resolve(file));
+  if (text === undefined) throw new UserError(`recipe file ${path.resolve(file)} does not exist`);
+  const data = parseWith(UserRecipeSchema, text, file);
+  const source =
+    data.source?.kind === 'local'
+      ? { ...data.source, path: path.resolve(path.dirname(file), data.source.path) }
+      : data.source;
+  if (projectDir) {
+    const root = path.resolve(projectDir);
+    if (source && !(source.kind === 'local' && source.path === root)) {
+      throw new UserError(
+        `recipe ${file} is for ${describeSource(source)}, not ${root}: leave out the path or the recipe's source`,
+      );
+    }
+    return RecipeSchema.parse({
+      ...localRecipe(root),
+      ...data,
+      source: { kind: 'local', path: root },
+    });
+  }
+  if (!source) {
+    throw new UserError(
+      `recipe ${file} has no source: give the project's path too, or set source (kind: local, path)`,
+    );
+  }
+  const defaults = source.kind === 'local' ? localRecipe(source.path) : {};
+  const result = RecipeSchema.safeParse({ ...defaults, ...data, source });
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw new UserError(`recipe ${file} is malformed at ${issue.path.join('.')}: ${issue.message}`);
+  }
+  return result.data;
+}
+
+/** A recipe as a YAML file in the corpus format, as `--recipe` reads it back. */
+export async function writeRecipeFile(file: string, recipe: Recipe): Promise<void> {
+  const header = '# The recipe witnessgym built this project with; pass it back with --recipe.\n';
+  await writeFileAtomic(file, header + stringifyYaml(recipe, { lineWidth: 0 }));
+}
+
+/** `recipe` with one-off Maven flags added to its build (so a build of another recipe hash). */
+export function withMavenArgs(recipe: Recipe, args: readonly string[]): Recipe {
+  if (args.length === 0) return recipe;
+  return { ...recipe, build: { ...recipe.build, mavenArgs: [...recipe.build.mavenArgs, ...args] } };
 }
 
 export async function loadRecipes(dir = recipesDir()): Promise<Recipe[]> {

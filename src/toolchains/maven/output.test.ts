@@ -3,6 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   failedCompileScope,
+  failedGoal,
+  firstErrorLine,
   forkFailure,
   parseDumpedThrowable,
   isDependencyResolutionFailure,
@@ -72,5 +74,36 @@ describe('Maven build output', () => {
     const offline =
       '[ERROR] Failed to execute goal on project p: Could not resolve dependencies: Cannot access central (https://repo.maven.apache.org/maven2) in offline mode and the artifact org.example:nope:jar:1.0 has not been downloaded from it before.';
     expect(needsOnlineRetry(offline)).toBe(true);
+  });
+
+  describe("a failed build's one line is its own first real error", () => {
+    it('a compiler message without file and line, not the COMPILATION ERROR header', () => {
+      expect(firstErrorLine(load('ladder-unpinned-compiler-3.1.txt'))).toBe(
+        'Source option 5 is no longer supported. Use 7 or later.',
+      );
+    });
+
+    it("the failed goal and its own message, without Maven's framing", () => {
+      expect(firstErrorLine(load('ladder-release-6.txt'))).toBe(
+        'org.apache.maven.plugins:maven-compiler-plugin:3.11.0:compile: Fatal error compiling: error: release version 6 not supported',
+      );
+      expect(firstErrorLine(load('ladder-bundle-manifest-jdk17.txt'))).toBe(
+        'org.apache.felix:maven-bundle-plugin:4.1.0:manifest: Execution bundle-manifest of goal org.apache.felix:maven-bundle-plugin:4.1.0:manifest failed. ConcurrentModificationException',
+      );
+    });
+
+    it('a javac error with its file and line', () => {
+      expect(firstErrorLine(load('ladder-toarray-ambiguous.txt'))).toMatch(
+        /BagTest\.java:\[24,55\] reference to toArray is ambiguous$/,
+      );
+    });
+
+    it('names the goal that failed', () => {
+      expect(failedGoal(load('enforcer-rule-failed.txt'))).toEqual({
+        goal: 'org.apache.maven.plugins:maven-enforcer-plugin:3.0.0:enforce',
+        line: 'org.apache.maven.plugins:maven-enforcer-plugin:3.0.0:enforce: Some Enforcer rules have failed. Look above for specific messages explaining why the rule failed.',
+      });
+      expect(failedGoal('[ERROR] COMPILATION ERROR :')).toBeUndefined();
+    });
   });
 });

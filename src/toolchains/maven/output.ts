@@ -107,17 +107,46 @@ export function parseDumpedThrowable(
   return { exceptionType: exceptionType!, message: rest.join(': '), frames };
 }
 
-/** The first meaningful `[ERROR]` line, for a one-line account of a build-tool failure. */
+/** Maven's own words around an error, which never say what went wrong. */
+const NOISE =
+  /^(->|To see the full|Re-run Maven|For more information|\[Help \d+\]|Help 1|COMPILATION ERROR\b)/;
+
+/** The goal that failed and its message, from `Failed to execute goal G (execution) on project P: M`. */
+const FAILED_GOAL =
+  /^Failed to execute goal (\S+)(?: \([^)]*\))? on project [^:]+: (.*?)(?: -> \[Help \d+\])?$/;
+
+/** A message that only says the compiler failed; the compiler's own lines say why. */
+const BARE_COMPILATION_FAILURE = /^(Compilation failure:?\s*)+$/;
+
+/** An `[ERROR]` line in one line: a goal failure as `goal: message`, any other as it is. */
+export function errorLineSummary(line: string): string {
+  const text = line.replace(/^\[(?:ERROR|WARNING)\]\s*/, '').trim();
+  const goal = FAILED_GOAL.exec(text);
+  return goal ? `${goal[1]}: ${goal[2]}` : text;
+}
+
+/** The goal that failed (`group:artifact:version:goal`) and its line, if one did. */
+export function failedGoal(output: string): { goal: string; line: string } | undefined {
+  for (const line of stripAnsi(output).split(/\r?\n/)) {
+    const match = /^\[ERROR\]\s+Failed to execute goal (\S+)/.exec(line);
+    if (match) return { goal: match[1]!, line: errorLineSummary(line) };
+  }
+  return undefined;
+}
+
+/**
+ * The build's own first real error, in one line: a compiler message (`Source option 5 is no longer
+ * supported`), or the failed goal with its plugin's message; Maven's headers and hints are passed
+ * over, and a goal failure that only says "Compilation failure" gives way to the lines that say why.
+ */
 export function firstErrorLine(output: string): string {
   for (const line of stripAnsi(output).split(/\r?\n/)) {
     const match = /^\[ERROR\]\s+(.*\S)/.exec(line);
-    if (
-      match &&
-      !/^(->|To see the full|Re-run Maven|For more information|Help 1)/.test(match[1]!)
-    ) {
-      return match[1]!;
-    }
+    if (!match || NOISE.test(match[1]!)) continue;
+    const goal = FAILED_GOAL.exec(match[1]!);
+    if (goal && BARE_COMPILATION_FAILURE.test(goal[2]!)) continue;
+    return errorLineSummary(match[1]!);
   }
   const lastLine = stripAnsi(output).trim().split(/\r?\n/).pop();
-  return lastLine ?? 'no output';
+  return lastLine || 'no output';
 }

@@ -1,0 +1,123 @@
+/*
+ * Minimal text edits of pom.xml files, for build remedies that no Maven flag can express (a
+ * plugin version, a level written into a plugin's configuration). Text, not a parsed model, so
+ * that the diff recorded in a recipe touches only the lines it must.
+ */
+
+/** A pom of a project tree: its path relative to the project root, and its text. */
+export interface PomFile {
+  path: string;
+  text: string;
+}
+
+export type PomEdit =
+  /** Every declaration of the plugin gets `version`; with none, the root pom declares it. */
+  | { kind: 'pin-plugin'; groupId: string; artifactId: string; version: string }
+  /** Every Java level below `to` written in a pom (property or plugin configuration) becomes `to`. */
+  | { kind: 'raise-java-level'; to: number };
+
+const DEFAULT_PLUGIN_GROUP = 'org.apache.maven.plugins';
+
+/** `<plugin>` elements do not nest, so each one is the shortest match (`<plugins>` is not one). */
+const PLUGIN_ELEMENT = /<plugin>[\s\S]*?<\/plugin>/g;
+
+/** A plugin's own coordinates come before its executions, configuration and dependencies. */
+function pluginHeader(element: string): string {
+  const end = element.search(/<(executions|configuration|dependencies|extensions|inherited)\b/);
+  return end === -1 ? element : element.slice(0, end);
+}
+
+function declares(element: string, groupId: string, artifactId: string): boolean {
+  const header = pluginHeader(element);
+  const artifact = /<artifactId>\s*([^<\s]+)\s*<\/artifactId>/.exec(header)?.[1];
+  const group = /<groupId>\s*([^<\s]+)\s*<\/groupId>/.exec(header)?.[1] ?? DEFAULT_PLUGIN_GROUP;
+  return artifact === artifactId && group === groupId;
+}
+
+function withVersion(element: string, version: string): string {
+  const header = pluginHeader(element);
+  const rest = element.slice(header.length);
+  const pinned = /<version>[^<]*<\/version>/.test(header)
+    ? header.replace(/<version>[^<]*<\/version>/, `<version>${version}</version>`)
+    : header.replace(/(<artifactId>[^<]*<\/artifactId>)/, `$1<version>${version}</version>`);
+  return pinned + rest;
+}
+
+/** Start and end of the first `<tag>…</tag>` in `text` at or after `from`, outside `skip` ranges. */
+function elementRange(
+  text: string,
+  tag: string,
+  from: number,
+  skip: Array<[number, number]> = [],
+): [number, number] | undefined {
+  const open = new RegExp(`<${tag}>`, 'g');
+  open.lastIndex = from;
+  for (let match = open.exec(text); match; match = open.exec(text)) {
+    const start = match.index;
+    if (skip.some(([a, b]) => start >= a && start < b)) continue;
+    const end = text.indexOf(`</${tag}>`, start);
+    return end === -1 ? undefined : [start, end + `</${tag}>`.length];
+  }
+  return undefined;
+}
+
+/** The root pom with the plugin declared in its own `<build><plugins>`, where the version wins. */
+function declarePlugin(text: string, groupId: string, artifactId: string, version: string): string {
+  // Laid out as poms usually are (two spaces a level), so the recorded patch reads well.
+  const plugin = (depth: number) =>
+    [
+      '<plugin>',
+      `  <groupId>${groupId}</groupId>`,
+      `  <artifactId>${artifactId}</artifactId>`,
+      `  <version>${version}</version>`,
+      '</plugin>',
+    ]
+      .map((line) => `\n${'  '.repeat(depth)}${line}`)
+      .join('');
+  const profiles = elementRange(text, 'profiles', 0);
+  const build = elementRange(text, 'build', 0, profiles ? [profiles] : []);
+  if (!build) {
+    const end = text.lastIndexOf('</project>');
+    return `${text.slice(0, end).trimEnd()}\n  <build>\n    <plugins>${plugin(3)}\n    </plugins>\n  </build>\n${text.slice(end)}`;
+  }
+  const management = elementRange(text, 'pluginManagement', build[0]);
+  const skip: Array<[number, number]> = management && management[1] <= build[1] ? [management] : [];
+  const plugins = elementRange(text, 'plugins', build[0], skip);
+  if (plugins && plugins[0] < build[1]) {
+    const at = plugins[0] + '<plugins>'.length;
+    return `${text.slice(0, at)}${plugin(3)}${text.slice(at)}`;
+  }
+  const at = build[0] + '<build>'.length;
+  return `${text.slice(0, at)}\n    <plugins>${plugin(3)}\n    </plugins>${text.slice(at)}`;
+}
+
+const JAVA_LEVEL =
+  /<((?:maven\.compiler\.)?(?:release|source|target|testRelease|testSource|testTarget))>\s*(?:1\.)?(\d+)\s*<\/\1>/g;
+
+/** The poms `edit` changes, with their new text; `root` is the project's own pom. */
+export function applyPomEdit(poms: PomFile[], root: string, edit: PomEdit): PomFile[] {
+  if (edit.kind === 'raise-java-level') {
+    return poms.flatMap((pom) => {
+      const text = pom.text.replace(JAVA_LEVEL, (whole, tag: string, level: string) =>
+        Number(level) < edit.to ? `<${tag}>${edit.to}</${tag}>` : whole,
+      );
+      return text === pom.text ? [] : [{ path: pom.path, text }];
+    });
+  }
+  const { groupId, artifactId, version } = edit;
+  const changed = poms.flatMap((pom) => {
+    const text = pom.text.replace(PLUGIN_ELEMENT, (element) =>
+      declares(element, groupId, artifactId) ? withVersion(element, version) : element,
+    );
+    return text === pom.text ? [] : [{ path: pom.path, text }];
+  });
+  const declared = poms.some((pom) =>
+    (pom.text.match(PLUGIN_ELEMENT) ?? []).some((element) =>
+      declares(element, groupId, artifactId),
+    ),
+  );
+  if (declared) return changed;
+  const rootPom = poms.find((pom) => pom.path === root);
+  if (!rootPom) return [];
+  return [{ path: root, text: declarePlugin(rootPom.text, groupId, artifactId, version) }];
+}
