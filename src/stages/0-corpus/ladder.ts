@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { makeTempDir, readTextIfExists, removeTree } from '../../core/fs.js';
 import { runProcess } from '../../core/process.js';
 import { BUILD_OUTPUT } from '../../toolchains/layout.js';
-import { applyPomEdit, type PomFile } from '../../toolchains/maven/pom-edit.js';
+import { failedGoal } from '../../toolchains/maven/output.js';
+import { applyPomEdit, type PomEdit, type PomFile } from '../../toolchains/maven/pom-edit.js';
 import { recipeBuildHash, type Recipe } from './recipe.js';
 import { matchingRemedies, type Remedy } from './remedies.js';
 
@@ -61,6 +62,14 @@ async function pomDiff(original: PomFile[], edited: PomFile[]): Promise<string> 
   }
 }
 
+/** The execution whose goal failed, as an edit that unbinds it. */
+function failedExecution(buildOutput: string): PomEdit | undefined {
+  const failed = failedGoal(buildOutput);
+  const [groupId, artifactId] = failed?.goal.split(':') ?? [];
+  if (!failed?.execution || !groupId || !artifactId) return undefined;
+  return { kind: 'disable-execution', groupId, artifactId, executionId: failed.execution };
+}
+
 /**
  * `recipe` with one remedy added: Maven flags appended (once each) to its build, pom edits made
  * to the tree's poms as they stand in `tree` and recorded, as a diff from `sourceRoot`, in its
@@ -69,6 +78,7 @@ async function pomDiff(original: PomFile[], edited: PomFile[]): Promise<string> 
 async function withRemedy(
   recipe: Recipe,
   remedy: Remedy,
+  buildOutput: string,
   sourceRoot: string,
   tree: string,
 ): Promise<Recipe> {
@@ -79,8 +89,10 @@ async function withRemedy(
       for (const arg of action.args) if (!mavenArgs.includes(arg)) mavenArgs.push(arg);
       continue;
     }
+    const edit = action.kind === 'pom-edit' ? action.edit : failedExecution(buildOutput);
+    if (!edit) continue;
     poms ??= await readPoms(tree);
-    for (const changed of applyPomEdit(poms, 'pom.xml', action.edit)) {
+    for (const changed of applyPomEdit(poms, 'pom.xml', edit)) {
       poms = poms.map((pom) => (pom.path === changed.path ? changed : pom));
     }
   }
@@ -109,7 +121,7 @@ export async function adaptRecipe(
 ): Promise<{ recipe: Recipe; remedy: AppliedRemedy } | undefined> {
   for (const { remedy, trigger } of matchingRemedies(buildOutput)) {
     if (applied.some((done) => done.id === remedy.id)) continue;
-    const adapted = await withRemedy(recipe, remedy, sourceRoot, tree);
+    const adapted = await withRemedy(recipe, remedy, buildOutput, sourceRoot, tree);
     if (recipeBuildHash(adapted) === recipeBuildHash(recipe)) continue;
     return { recipe: adapted, remedy: { id: remedy.id, why: remedy.why, trigger } };
   }

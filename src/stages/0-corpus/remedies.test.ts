@@ -47,13 +47,16 @@ describe('remedies for known build failures (real Maven output)', () => {
     ).toEqual(['skip-rat']);
   });
 
-  it('offers nothing for an error in the code itself or a bundle plugin that is not the old one', () => {
+  it('offers nothing for an error in the code itself', () => {
     expect(ids(load('compile-error-compiler-2.3.2.txt'))).toEqual([]);
+  });
+
+  it('unbinds a bundle manifest that fails even on a modern bundle plugin (joda-convert 2.2.2)', () => {
     expect(
       ids(
-        '[ERROR] Failed to execute goal org.apache.felix:maven-bundle-plugin:5.1.8:manifest (m) on project p: Execution m failed.',
+        '[ERROR] Failed to execute goal org.apache.felix:maven-bundle-plugin:5.1.8:manifest (bundle-manifest) on project joda-convert: Internal error in maven-bundle-plugin: ConcurrentModificationException -> [Help 1]',
       ),
-    ).toEqual([]);
+    ).toEqual(['disable-bundle-manifest']);
   });
 
   it('has unique ids and a signature for each remedy', () => {

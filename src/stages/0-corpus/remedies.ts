@@ -8,7 +8,10 @@ import type { PomEdit } from '../../toolchains/maven/pom-edit.js';
  */
 
 export type RemedyAction =
-  { kind: 'maven-args'; args: string[] } | { kind: 'pom-edit'; edit: PomEdit };
+  | { kind: 'maven-args'; args: string[] }
+  | { kind: 'pom-edit'; edit: PomEdit }
+  /** Unbind the execution whose goal failed (the plugin and execution id the build names). */
+  | { kind: 'disable-failed-execution' };
 
 export interface Remedy {
   id: string;
@@ -86,6 +89,13 @@ export const REMEDIES: readonly Remedy[] = [
         },
       },
     ],
+  },
+  {
+    // Some projects' bnd instructions still fail in 5.x; the goal writes only the jar's manifest.
+    id: 'disable-bundle-manifest',
+    why: "maven-bundle-plugin's manifest goal fails on JDK 17 and has no skip flag; its execution is unbound (phase none): it writes only the jar's OSGi manifest",
+    signature: { goal: /^org\.apache\.felix:maven-bundle-plugin:[^:]+:manifest$/ },
+    adds: [{ kind: 'disable-failed-execution' }],
   },
   skipPlugin('skip-rat', /^org\.apache\.rat:apache-rat-plugin:/, '-Drat.skip=true', 'apache-rat'),
   skipPlugin(

@@ -100,6 +100,7 @@ describe('Maven build output', () => {
 
     it('names the goal that failed', () => {
       expect(failedGoal(load('enforcer-rule-failed.txt'))).toEqual({
+        execution: 'enforce-java',
         goal: 'org.apache.maven.plugins:maven-enforcer-plugin:3.0.0:enforce',
         line: 'org.apache.maven.plugins:maven-enforcer-plugin:3.0.0:enforce: Some Enforcer rules have failed. Look above for specific messages explaining why the rule failed.',
       });

@@ -126,10 +126,18 @@ export function errorLineSummary(line: string): string {
 }
 
 /** The goal that failed (`group:artifact:version:goal`) and its line, if one did. */
-export function failedGoal(output: string): { goal: string; line: string } | undefined {
+export function failedGoal(
+  output: string,
+): { goal: string; execution?: string; line: string } | undefined {
   for (const line of stripAnsi(output).split(/\r?\n/)) {
-    const match = /^\[ERROR\]\s+Failed to execute goal (\S+)/.exec(line);
-    if (match) return { goal: match[1]!, line: errorLineSummary(line) };
+    const match = /^\[ERROR\]\s+Failed to execute goal (\S+)(?: \(([^)]+)\))?/.exec(line);
+    if (match) {
+      return {
+        goal: match[1]!,
+        ...(match[2] ? { execution: match[2] } : {}),
+        line: errorLineSummary(line),
+      };
+    }
   }
   return undefined;
 }

@@ -31,6 +31,31 @@ describe('pom edits', () => {
     expect(rest!.split('<profiles>')[0]).toContain('<version>3.11.0</version>');
   });
 
+  it("unbinds an inherited execution, in the plugin's own declaration when the pom has one", () => {
+    const disable: PomEdit = {
+      kind: 'disable-execution',
+      groupId: 'org.apache.felix',
+      artifactId: 'maven-bundle-plugin',
+      executionId: 'bundle-manifest',
+    };
+    const declared = edited(pom(''), disable)!;
+    expect(declared).toContain(
+      '<artifactId>maven-bundle-plugin</artifactId>\n        <executions>\n          <execution>\n            <id>bundle-manifest</id>\n            <phase>none</phase>',
+    );
+    // After the bundle plugin was pinned: one declaration, with the execution inside it.
+    const pinned = edited(
+      declared.replace(
+        /<executions>[\s\S]*<\/executions>\n\s*/,
+        '<version>5.1.8</version>\n      ',
+      ),
+      disable,
+    )!;
+    expect(pinned.match(/<artifactId>maven-bundle-plugin<\/artifactId>/g)).toHaveLength(1);
+    expect(pinned).toMatch(
+      /<version>5\.1\.8<\/version>\s*<executions><execution><id>bundle-manifest<\/id><phase>none<\/phase>/,
+    );
+  });
+
   it('sets the version wherever a pom of the tree declares the plugin, keeping its configuration', () => {
     const parent = pom(
       '  <build><plugins><plugin>\n    <groupId>org.apache.felix</groupId>\n    <artifactId>maven-bundle-plugin</artifactId>\n    <version>${bundle.version}</version>\n    <executions><execution><goals><goal>manifest</goal></goals></execution></executions>\n    <dependencies><dependency><artifactId>d</artifactId><version>1.0</version></dependency></dependencies>\n  </plugin></plugins></build>\n',
@@ -75,6 +100,16 @@ describe('pom edits', () => {
       '  <build><plugins><plugin><artifactId>maven-compiler-plugin</artifactId><version>3.11.0</version></plugin></plugins></build>\n',
     );
     expect(applyPomEdit([{ path: 'pom.xml', text }], 'pom.xml', pinCompiler)).toEqual([]);
+  });
+
+  it("raises a parent's level property set to a bare number, never a version number", () => {
+    const text = pom(
+      '<properties><joda.release.version>6</joda.release.version><commons.release.version>1.5</commons.release.version><java.version>1.6</java.version></properties>',
+    );
+    const raised = edited(text, { kind: 'raise-java-level', to: 8 })!;
+    expect(raised).toContain('<joda.release.version>8</joda.release.version>');
+    expect(raised).toContain('<commons.release.version>1.5</commons.release.version>');
+    expect(raised).toContain('<java.version>8</java.version>');
   });
 
   it('raises Java levels below 8 in properties and plugin configuration, and only those', () => {

@@ -14,7 +14,12 @@ export type PomEdit =
   /** Every declaration of the plugin gets `version`; with none, the root pom declares it. */
   | { kind: 'pin-plugin'; groupId: string; artifactId: string; version: string }
   /** Every Java level below `to` written in a pom (property or plugin configuration) becomes `to`. */
-  | { kind: 'raise-java-level'; to: number };
+  | { kind: 'raise-java-level'; to: number }
+  /**
+   * An execution the project inherits is unbound (`<phase>none</phase>` under its id, in the
+   * root pom): the way Maven offers to turn off a goal that has no skip flag.
+   */
+  | { kind: 'disable-execution'; groupId: string; artifactId: string; executionId: string };
 
 const DEFAULT_PLUGIN_GROUP = 'org.apache.maven.plugins';
 
@@ -61,15 +66,15 @@ function elementRange(
   return undefined;
 }
 
-/** The root pom with the plugin declared in its own `<build><plugins>`, where the version wins. */
-function declarePlugin(text: string, groupId: string, artifactId: string, version: string): string {
+/** The root pom with the plugin declared in its own `<build><plugins>` with `body` inside. */
+function declarePlugin(text: string, groupId: string, artifactId: string, body: string[]): string {
   // Laid out as poms usually are (two spaces a level), so the recorded patch reads well.
   const plugin = (depth: number) =>
     [
       '<plugin>',
       `  <groupId>${groupId}</groupId>`,
       `  <artifactId>${artifactId}</artifactId>`,
-      `  <version>${version}</version>`,
+      ...body.map((line) => `  ${line}`),
       '</plugin>',
     ]
       .map((line) => `\n${'  '.repeat(depth)}${line}`)
@@ -91,18 +96,57 @@ function declarePlugin(text: string, groupId: string, artifactId: string, versio
   return `${text.slice(0, at)}\n    <plugins>${plugin(3)}\n    </plugins>${text.slice(at)}`;
 }
 
+/** The root pom with the execution unbound, in the plugin's own declaration if it has one. */
+function disableExecution(
+  text: string,
+  edit: Extract<PomEdit, { kind: 'disable-execution' }>,
+): string {
+  const unbound = `<execution><id>${edit.executionId}</id><phase>none</phase></execution>`;
+  const management = elementRange(text, 'pluginManagement', 0);
+  const profiles = elementRange(text, 'profiles', 0);
+  const outside = (index: number) =>
+    ![management, profiles].some((range) => range && index >= range[0] && index < range[1]);
+  for (const match of text.matchAll(PLUGIN_ELEMENT)) {
+    const element = match[0];
+    if (!outside(match.index) || !declares(element, edit.groupId, edit.artifactId)) continue;
+    if (element.includes(`<id>${edit.executionId}</id>`)) break;
+    const changed = element.includes('<executions>')
+      ? element.replace('<executions>', `<executions>${unbound}`)
+      : element.replace('</plugin>', `  <executions>${unbound}</executions>\n      </plugin>`);
+    return text.slice(0, match.index) + changed + text.slice(match.index + element.length);
+  }
+  return declarePlugin(text, edit.groupId, edit.artifactId, [
+    '<executions>',
+    '  <execution>',
+    `    <id>${edit.executionId}</id>`,
+    '    <phase>none</phase>',
+    '  </execution>',
+    '</executions>',
+  ]);
+}
+
+/** Levels under the names Maven, the compiler plugin and common parents give them. */
 const JAVA_LEVEL =
-  /<((?:maven\.compiler\.)?(?:release|source|target|testRelease|testSource|testTarget))>\s*(?:1\.)?(\d+)\s*<\/\1>/g;
+  /<((?:maven\.compiler\.)?(?:release|source|target|testRelease|testSource|testTarget)|(?:[\w-]+\.)?java\.version)>\s*(?:1\.)?(\d+)\s*<\/\1>/g;
+/**
+ * A parent's own level property (joda-parent: `<release>${joda.release.version}</release>`),
+ * taken only as a bare number: `commons.release.version` holds a version such as 1.5.
+ */
+const PARENT_LEVEL_PROPERTY = /<([\w-]+\.release\.version)>\s*(\d+)\s*<\/\1>/g;
 
 /** The poms `edit` changes, with their new text; `root` is the project's own pom. */
 export function applyPomEdit(poms: PomFile[], root: string, edit: PomEdit): PomFile[] {
   if (edit.kind === 'raise-java-level') {
     return poms.flatMap((pom) => {
-      const text = pom.text.replace(JAVA_LEVEL, (whole, tag: string, level: string) =>
-        Number(level) < edit.to ? `<${tag}>${edit.to}</${tag}>` : whole,
-      );
+      const raise = (whole: string, tag: string, level: string) =>
+        Number(level) < edit.to ? `<${tag}>${edit.to}</${tag}>` : whole;
+      const text = pom.text.replace(JAVA_LEVEL, raise).replace(PARENT_LEVEL_PROPERTY, raise);
       return text === pom.text ? [] : [{ path: pom.path, text }];
     });
+  }
+  if (edit.kind === 'disable-execution') {
+    const rootPom = poms.find((pom) => pom.path === root);
+    return rootPom ? [{ path: root, text: disableExecution(rootPom.text, edit) }] : [];
   }
   const { groupId, artifactId, version } = edit;
   const changed = poms.flatMap((pom) => {
@@ -119,5 +163,10 @@ export function applyPomEdit(poms: PomFile[], root: string, edit: PomEdit): PomF
   if (declared) return changed;
   const rootPom = poms.find((pom) => pom.path === root);
   if (!rootPom) return [];
-  return [{ path: root, text: declarePlugin(rootPom.text, groupId, artifactId, version) }];
+  return [
+    {
+      path: root,
+      text: declarePlugin(rootPom.text, groupId, artifactId, [`<version>${version}</version>`]),
+    },
+  ];
 }
