@@ -32,7 +32,7 @@ import {
 import { injectorFor } from './rules/index.js';
 import { rewritesIn } from './rules/rewrites.js';
 import type { Plausibility } from './rules/types.js';
-import { leastUsedWitness, memberId, nextTry, triesInOrder, type Covered } from './try-order.js';
+import { memberId, nextTry, triesInOrder, witnessFor, type Covered } from './try-order.js';
 import { specHash, type BugTypeSpec } from './spec.js';
 import { InjectionValidator, type RejectionStage, type ValidationOutcome } from './validate.js';
 
@@ -531,7 +531,7 @@ export async function injectWithRules(options: InjectOptions): Promise<InjectSum
         if (!candidate) break;
         triedNow++;
         const witness = session.contextOf.get(
-          leastUsedWitness(candidate.witnesses, session.witnessOrder, spread.witnessUses),
+          witnessFor(candidate.file, candidate.witnesses, session.witnessOrder, spread.witnessUses),
         )!;
         const changes: FileChange[] = [
           {

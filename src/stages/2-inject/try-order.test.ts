@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../core/random.js';
-import { leastUsedWitness, nextTry, triesInOrder, type Covered } from './try-order.js';
+import { nextTry, triesInOrder, witnessFor, type Covered } from './try-order.js';
 import { plausibility, type Plausibility } from './rules/types.js';
 
 interface Candidate {
@@ -58,10 +58,13 @@ describe('the order of tries', () => {
     expect(nextTry(order, () => false, NOTHING)).toBe(order[0]);
   });
 
-  it('gives a candidate the witness fewest accepted bugs use, ties in the run order', () => {
-    const order = ['T1', 'T2', 'T3'];
-    expect(leastUsedWitness(['T3', 'T2'], order, new Map())).toBe('T2');
-    expect(leastUsedWitness(['T3', 'T2'], order, new Map([['T2', 1]]))).toBe('T3');
-    expect(() => leastUsedWitness(['T9'], order, new Map())).toThrow(/no witness/);
+  it('gives a candidate its class’s own tests, else the witness fewest accepted bugs use', () => {
+    const order = ['p.T1', 'p.T2', 'p.FormatTest', 'p.T3'];
+    const file = 'src/main/java/p/Format.java';
+    const uses = new Map([['p.FormatTest', 5]]);
+    expect(witnessFor(file, ['p.T3', 'p.FormatTest'], order, uses)).toBe('p.FormatTest');
+    expect(witnessFor(file, ['p.T3', 'p.T2'], order, new Map())).toBe('p.T2');
+    expect(witnessFor(file, ['p.T3', 'p.T2'], order, new Map([['p.T2', 1]]))).toBe('p.T3');
+    expect(() => witnessFor(file, ['p.T9'], order, new Map())).toThrow(/no witness/);
   });
 });

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { shuffled } from '../../core/random.js';
 import type { Plausibility } from './rules/types.js';
 
@@ -93,14 +94,28 @@ export function nextTry<T extends Orderable>(
   return best;
 }
 
-/** Of the witnesses that reach a candidate, the one fewest accepted bugs use, ties by `order`. */
-export function leastUsedWitness(
+/** `CSVFormatTest`, `TestCSVFormat`, `CSVFormatTests` for `CSVFormat`: the class's own tests. */
+function testsOf(testClass: string, className: string): boolean {
+  const simple = testClass.slice(testClass.lastIndexOf('.') + 1);
+  return [`${className}Test`, `Test${className}`, `${className}Tests`].includes(simple);
+}
+
+/**
+ * The witness a candidate in `file` is tried with: the file's class's own tests if they reach it
+ * (they are the ones that assert on its behaviour), else the reaching witness fewest accepted
+ * bugs use; ties in the run's seeded `order`.
+ */
+export function witnessFor(
+  file: string,
   witnesses: readonly string[],
   order: readonly string[],
   uses: ReadonlyMap<string, number>,
 ): string {
   const reaching = order.filter((testClass) => witnesses.includes(testClass));
   if (reaching.length === 0) throw new Error(`no witness of ${witnesses.join(', ')} in the run`);
+  const className = path.basename(file, '.java');
+  const own = reaching.find((testClass) => testsOf(testClass, className));
+  if (own) return own;
   return reaching.reduce((best, testClass) =>
     (uses.get(testClass) ?? 0) < (uses.get(best) ?? 0) ? testClass : best,
   );
