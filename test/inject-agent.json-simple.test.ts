@@ -96,7 +96,7 @@ describe('inject --engine agent --agent command (scripted agent)', () => {
     expect(accepted!.state.patches[0]!.diff).toContain(
       '+\t\tfor(int i = 0; i <= characters; i++){',
     );
-    expect(accepted!.evidence.maven).toBe('TestFailed');
+    expect(accepted!.evidence.maven).toBe('TestErrored');
     expect(accepted!.evidence.reachedAs).toContain('Jsoner.escape');
 
     const run = await agentRun(out, accepted!.id);

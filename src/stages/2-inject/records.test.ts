@@ -1,13 +1,13 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../core/fs.js';
 import { RecordError } from '../../records/record.js';
 import { readEarlierSummary } from './records.js';
 
 let dir: string;
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'witnessgym-records-'));
+  dir = await makeTempDir('inject-records-test');
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
