@@ -53,7 +53,7 @@ function inject(out: string): Promise<CliResult> {
     'inject',
     'json-simple',
     '--types',
-    'api_identical_value_comparison',
+    'logic_predicate_inversion_in_guard',
     '--count',
     '1',
     '--seed',

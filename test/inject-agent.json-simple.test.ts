@@ -13,7 +13,7 @@ import { cli, fetchCorpus, readLines } from './helpers.js';
 
 const JSONER = 'src/main/java/org/json/simple/Jsoner.java';
 const WITNESS = 'org.json.simple.JsonerTest';
-const TYPE = 'api_identical_value_comparison';
+const TYPE = 'logic_predicate_inversion_in_guard';
 const AGENT = path.join(packageRoot(), 'test', 'fixtures', 'agents', 'scripted-agent.mjs');
 
 interface AgentRun {
@@ -41,7 +41,7 @@ describe('inject --engine agent --agent command (scripted agent)', () => {
     const dir = await makeTempDir('agent-inject');
     const script = path.join(dir, 'script.json');
     const record = path.join(dir, 'record.jsonl');
-    const bug = { do: 'replace', file: JSONER, from: 'i < characters', to: 'i < i' };
+    const bug = { do: 'replace', file: JSONER, from: 'i < characters', to: 'i <= characters' };
     await writeFile(
       script,
       JSON.stringify({
@@ -93,8 +93,10 @@ describe('inject --engine agent --agent command (scripted agent)', () => {
       bugType: { id: TYPE },
       witness: { testClass: WITNESS },
     });
-    expect(accepted!.state.patches[0]!.diff).toContain('+\t\tfor(int i = 0; i < i; i++){');
-    expect(accepted!.evidence.maven).toBe('TestFailed');
+    expect(accepted!.state.patches[0]!.diff).toContain(
+      '+\t\tfor(int i = 0; i <= characters; i++){',
+    );
+    expect(accepted!.evidence.maven).toBe('TestErrored');
     expect(accepted!.evidence.reachedAs).toContain('Jsoner.escape');
 
     const run = await agentRun(out, accepted!.id);
@@ -145,7 +147,7 @@ describe('inject --engine agent --agent openai (fake endpoint)', () => {
       git_changed_files: [JSONER],
       repro_cmd: replayCommand,
       repro_exit_code: 1,
-      observed_exception: 'org.junit.ComparisonFailure',
+      observed_exception: 'java.lang.StringIndexOutOfBoundsException',
       call_chain: [`${WITNESS}.testNestedSerialization`, 'Jsoner.escape'],
       notes: '',
       type_id: TYPE,
@@ -154,8 +156,8 @@ describe('inject --engine agent --agent openai (fake endpoint)', () => {
       selected_anchor: 'escape',
       why_this_site: 'the loop bound decides how much of the string is escaped',
       expected_trigger_path: 'JsonerTest -> Jsoner.serialize -> Jsoner.escape',
-      stealth_rationale: 'one operand',
-      bug_mechanism: 'the loop compares the index with itself',
+      stealth_rationale: 'one operator',
+      bug_mechanism: 'the loop runs one index past the end',
       preserved_prior_structure: 'all else',
       possible_risks: 'none',
     };
@@ -165,7 +167,7 @@ describe('inject --engine agent --agent openai (fake endpoint)', () => {
         toolCalls: [
           {
             name: 'replace_in_file',
-            arguments: { path: JSONER, old_text: 'i < characters', new_text: 'i < i' },
+            arguments: { path: JSONER, old_text: 'i < characters', new_text: 'i <= characters' },
           },
         ],
       },

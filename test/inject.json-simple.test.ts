@@ -20,7 +20,7 @@ import { cli, editedCopy, fetchCorpus, progressLines, readLines } from './helper
 
 /* Real injections on json-simple, validated end to end (fast runner and Maven). */
 
-const TYPES = 'api_identical_value_comparison,logic_predicate_inversion_in_guard';
+const TYPES = 'npe_collection_element_lazily_nullified,logic_predicate_inversion_in_guard';
 const JSONER = 'src/main/java/org/json/simple/Jsoner.java';
 const WITNESS = 'org.json.simple.JsonerTest';
 
@@ -58,7 +58,7 @@ beforeAll(async () => {
 describe('inject json-simple (rules engine)', () => {
   it('accepts the requested count per type, each with its evidence', () => {
     expect(summary.types.map((t) => [t.typeId, t.accepted])).toEqual([
-      ['api_identical_value_comparison', 2],
+      ['npe_collection_element_lazily_nullified', 2],
       ['logic_predicate_inversion_in_guard', 2],
     ]);
     expect(accepted).toHaveLength(4);
@@ -188,7 +188,7 @@ describe('inject on a path fetched with corpus fetch <path>', () => {
       'inject',
       local,
       '--types',
-      'api_identical_value_comparison',
+      'logic_predicate_inversion_in_guard',
       '--count',
       '1',
       '--test',
@@ -271,62 +271,76 @@ describe('validation rejects candidates with the reason', () => {
     await copy.close();
   });
 
-  const identical = () => specs.find((s) => s.id === 'api_identical_value_comparison')!;
-  const validate = (after: string, file = JSONER) =>
-    validator.validate(identical(), injectorFor(identical().id), WITNESS, pristineState(project), [
+  /** Validates a change of Jsoner (or `file`) as a bug of the type `typeId`. */
+  const validateAs = (typeId: string, after: string, file = JSONER) => {
+    const spec = specs.find((s) => s.id === typeId)!;
+    return validator.validate(spec, injectorFor(spec.id), WITNESS, pristineState(project), [
       { file, before: source, after },
     ]);
+  };
+  const INVERSION = 'logic_predicate_inversion_in_guard';
+  const MISROUTE = 'logic_deep_branch_collection_misroute';
+  const PUT = 'parent.put(key, token.getValue());';
 
   it('a comment-only change', async () => {
-    const outcome = await validate(
+    const outcome = await validateAs(
+      INVERSION,
       source.replace('final int characters', '/* note */ final int characters'),
     );
     expect(outcome).toMatchObject({ kind: 'Rejected', stage: 'diff' });
   });
 
   it('a change outside the production sources', async () => {
-    const outcome = await validate(
-      source.replace('i < characters', 'i < i'),
+    const outcome = await validateAs(
+      INVERSION,
+      source.replace('i < characters', 'i <= characters'),
       'src/test/java/Jsoner.java',
     );
     expect(outcome).toMatchObject({ kind: 'Rejected', stage: 'diff' });
   });
 
   it('a change of another type', async () => {
-    const outcome = await validate(source.replace('i < characters', 'i <= characters'));
+    const outcome = await validateAs(INVERSION, source.replace('i < characters', 'i < i'));
     expect(outcome).toMatchObject({ kind: 'Rejected', stage: 'structure' });
   });
 
   it('a change that renames a public method', async () => {
-    const outcome = await validate(
+    const outcome = await validateAs(
+      INVERSION,
       source
         .replace('public static String escape(', 'public static String escaped(')
-        .replace('i < characters', 'i < i'),
+        .replace('i < characters', 'i <= characters'),
     );
     expect(outcome).toMatchObject({ kind: 'Rejected', stage: 'signature' });
   });
 
   it('a change that does not compile', async () => {
-    const outcome = await validate(
-      source.replace('i < characters', 'i < i && character == character'),
+    // A write in a loop misrouted to a key the map's key type does not take.
+    const outcome = await validateAs(
+      MISROUTE,
+      source.replace(PUT, 'parent.put(0.5, token.getValue());'),
     );
     expect(outcome).toMatchObject({ kind: 'Rejected', stage: 'compile' });
   });
 
   it('a change the witness does not expose, with the clean file restored afterwards', async () => {
-    // Both sides of a comparison already equal in every call: a self-comparison that changes nothing.
-    const after = source.replace('i < characters', 'characters < characters || i < characters');
-    const outcome = await validate(after);
+    // The key moved to an equal one: a misroute that changes nothing.
+    const after = source.replace(PUT, 'parent.put(key.toString(), token.getValue());');
+    const outcome = await validateAs(MISROUTE, after);
     expect(outcome).toMatchObject({ kind: 'Rejected', stage: 'not-exposed' });
     expect(await readFile(path.join(copy.root, JSONER), 'utf8')).toBe(source);
   });
 
   it('accepts a real bug, with its failure signature and the member the witness entered', async () => {
-    const outcome = await validate(source.replace('i < characters', 'i < i'));
+    const outcome = await validateAs(
+      INVERSION,
+      source.replace('i < characters', 'i <= characters'),
+    );
     expect(outcome.kind, JSON.stringify(outcome)).toBe('Accepted');
     if (outcome.kind !== 'Accepted') return;
-    expect(outcome.evidence.failure.kind).toBe('TestFailed');
+    // One index past the end: charAt throws, the witness errors rather than fails.
+    expect(outcome.evidence.failure.kind).toBe('TestErrored');
     expect(outcome.evidence.reachedAs).toContain('Jsoner.escape');
-    expect(outcome.evidence.maven).toBe('TestFailed');
+    expect(outcome.evidence.maven).toBe('TestErrored');
   });
 });

@@ -23,6 +23,7 @@ const summary = (types: TypeSummary[]): InjectSummary => ({
   maxTries: 60,
   out: '/tmp/out',
   types,
+  coverage: { accepted: 4, files: 3, members: 4, witnesses: 1 },
   durationMs: 3000,
 });
 
@@ -61,5 +62,11 @@ describe('the inject summary', () => {
 
   it('says nothing of shortfalls when every type got its count', () => {
     expect(formatInjectSummary(summary([type({})]))).not.toContain('fell short');
+  });
+
+  it('says how many files, methods and witnesses the accepted bugs cover', () => {
+    expect(formatInjectSummary(summary([type({})]))).toContain(
+      '4 accepted bugs in 3 files and 4 methods, exposed by 1 witness class',
+    );
   });
 });

@@ -52,6 +52,13 @@ function rejections(type: TypeSummary): string {
   return counts.length > 0 ? `rejected: ${counts.join(', ')}` : 'none rejected';
 }
 
+/** How widely the accepted bugs are spread: a benchmark of one method's variants says little. */
+function coverageLine({ coverage }: InjectSummary): string {
+  const { accepted, files, members, witnesses } = coverage;
+  const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  return `${count(accepted, 'accepted bug', 'accepted bugs')} in ${count(files, 'file', 'files')} and ${count(members, 'method', 'methods')}, exposed by ${count(witnesses, 'witness class', 'witness classes')}`;
+}
+
 export function formatInjectSummary(summary: InjectSummary): string {
   const header = `${'type'.padEnd(46)} ${'sites'.padStart(6)} ${'tried'.padStart(6)} ${'accepted'.padStart(8)} ${'rate'.padStart(6)} ${'time'.padStart(8)}`;
   const rows = summary.types.map(
@@ -74,6 +81,7 @@ export function formatInjectSummary(summary: InjectSummary): string {
           ...short,
         ]
       : []),
+    coverageLine(summary),
     `out: ${summary.out} (injections.jsonl, rejections.jsonl, summary.json${summary.engine.kind === 'agent' ? ', agent-runs/' : ''})`,
   ].join('\n');
 }

@@ -3,12 +3,7 @@ import path from 'node:path';
 import type { CacheLayout } from '../../core/cache.js';
 import type { FileChange } from '../../core/file-change.js';
 import { sha256Text } from '../../core/fs.js';
-import {
-  appendRecords,
-  readRecordFile,
-  readRecords,
-  writeRecordFile,
-} from '../../records/record.js';
+import { appendRecords, readRecords, writeRecordFile } from '../../records/record.js';
 import { seededRandom, shuffled } from '../../core/random.js';
 import { applyEdits, loadJavaGrammar, type TextEdit } from '../../lang/java/syntax.js';
 import { pristineState, type ProjectRef } from '../../project/project.js';
@@ -22,7 +17,10 @@ import type { ExecutionContextRecord } from '../1-trace/trace.js';
 import {
   InjectionLine,
   InjectSummaryFile,
+  readEarlierSummary,
   RejectionLine,
+  type Coverage,
+  type EarlierSummary,
   type BugTypeRef,
   type EngineRef,
   type InjectionRecord,
@@ -33,6 +31,8 @@ import {
 } from './records.js';
 import { injectorFor } from './rules/index.js';
 import { rewritesIn } from './rules/rewrites.js';
+import type { Plausibility } from './rules/types.js';
+import { memberId, nextTry, triesInOrder, witnessFor, type Covered } from './try-order.js';
 import { specHash, type BugTypeSpec } from './spec.js';
 import { InjectionValidator, type RejectionStage, type ValidationOutcome } from './validate.js';
 
@@ -76,6 +76,7 @@ interface RuleCandidate {
   line: number;
   description: string;
   edits: TextEdit[];
+  plausibility: Plausibility;
   witnesses: string[];
 }
 
@@ -88,7 +89,7 @@ export class InjectionOutput {
   readonly rejected: RejectionRecord[] = [];
   private readonly decided = new Set<string>();
   /** The summary an earlier run into this directory left, if any. */
-  private earlier: InjectSummary | undefined;
+  private earlier: EarlierSummary | undefined;
 
   private constructor(readonly dir: string) {}
 
@@ -112,7 +113,7 @@ export class InjectionOutput {
     }
     output.accepted.push(...injections.records);
     output.rejected.push(...rejections.records);
-    output.earlier = await readRecordFile(output.file('summary.json'), InjectSummaryFile);
+    output.earlier = await readEarlierSummary(output.file('summary.json'));
     for (const record of [...output.accepted, ...output.rejected]) output.decided.add(record.id);
     return output;
   }
@@ -153,6 +154,41 @@ export class InjectionOutput {
     const rejectedBy: Partial<Record<RejectionStage, number>> = {};
     for (const record of rejections) rejectedBy[record.stage] = (rejectedBy[record.stage] ?? 0) + 1;
     return { accepted, tried: accepted + rejections.length, rejectedBy };
+  }
+
+  /** Accepted bugs of one engine on one base, whatever their type. */
+  private acceptedOn(base: ProjectBase, engine: EngineRef): InjectionRecord[] {
+    return this.accepted.filter(
+      (record) => sameBase(record.state.base, base) && sameEngine(record.engine, engine),
+    );
+  }
+
+  /** Where the accepted bugs of one engine on one base are: what the next tries avoid. */
+  spread(base: ProjectBase, engine: EngineRef): Covered & { witnessUses: Map<string, number> } {
+    const accepted = this.acceptedOn(base, engine);
+    const witnessUses = new Map<string, number>();
+    for (const { witness } of accepted)
+      witnessUses.set(witness.testClass, (witnessUses.get(witness.testClass) ?? 0) + 1);
+    return {
+      files: new Set(accepted.map((record) => record.site.file)),
+      members: new Set(accepted.map((record) => memberId(record.site))),
+      witnessUses,
+    };
+  }
+
+  /** How many files, members and witnesses the accepted bugs of these types (as their specs now read) cover. */
+  coverage(bugTypes: readonly BugTypeRef[], base: ProjectBase, engine: EngineRef): Coverage {
+    const accepted = this.acceptedOn(base, engine).filter((record) =>
+      bugTypes.some(
+        (type) => type.id === record.bugType.id && type.specHash === record.bugType.specHash,
+      ),
+    );
+    return {
+      accepted: accepted.length,
+      files: new Set(accepted.map((record) => record.site.file)).size,
+      members: new Set(accepted.map((record) => memberId(record.site))).size,
+      witnesses: new Set(accepted.map((record) => record.witness.testClass)).size,
+    };
   }
 
   /** The time earlier runs into this directory spent on a type, from their summary. */
@@ -221,31 +257,12 @@ async function ruleCandidates(
         line: rewrite.mark.line,
         description: rewrite.description,
         edits: rewrite.edits,
+        plausibility: rewrite.plausibility,
         witnesses: rewrite.mark.witnesses,
       });
     }
   }
   return candidates;
-}
-
-/**
- * Seeded order that spreads tries over members: members in shuffled order, one rewrite of each
- * per round, so a count is not spent on one method's variants.
- */
-function triesInOrder(candidates: RuleCandidate[], random: () => number): RuleCandidate[] {
-  const byMember = new Map<string, RuleCandidate[]>();
-  for (const candidate of candidates) {
-    const key = `${candidate.file}#${candidate.member}`;
-    byMember.set(key, [...(byMember.get(key) ?? []), candidate]);
-  }
-  const groups = shuffled([...byMember.keys()].sort(), random).map((key) =>
-    shuffled(byMember.get(key)!, random),
-  );
-  const order: RuleCandidate[] = [];
-  for (let round = 0; order.length < candidates.length; round++) {
-    for (const group of groups) if (group[round]) order.push(group[round]!);
-  }
-  return order;
 }
 
 /** The harness side of a run: a working copy of the project, a warm runner, a validator. */
@@ -436,6 +453,7 @@ export function writeRunSummary(
     maxTries: options.maxTries,
     out: options.out,
     types,
+    coverage: session.output.coverage(options.specs.map(bugTypeRef), options.project.base, engine),
     durationMs: types.reduce((sum, type) => sum + type.durationMs, 0),
   });
 }
@@ -499,7 +517,8 @@ export async function injectWithRules(options: InjectOptions): Promise<InjectSum
       );
       announceType(options, index, spec, candidates.length);
       let triedNow = 0;
-      for (const candidate of triesInOrder(candidates, typeRandom(options.seed, spec.id))) {
+      const order = triesInOrder(candidates, typeRandom(options.seed, spec.id));
+      for (;;) {
         if (
           session.output.tally(bugTypeRef(spec), options.project.base, RULES).accepted >=
           options.count
@@ -507,10 +526,12 @@ export async function injectWithRules(options: InjectOptions): Promise<InjectSum
           break;
         }
         if (triedNow >= options.maxTries) break;
-        if (session.output.isDecided(candidate.id)) continue;
+        const spread = session.output.spread(options.project.base, RULES);
+        const candidate = nextTry(order, (c) => session.output.isDecided(c.id), spread);
+        if (!candidate) break;
         triedNow++;
         const witness = session.contextOf.get(
-          session.witnessOrder.find((testClass) => candidate.witnesses.includes(testClass))!,
+          witnessFor(candidate.file, candidate.witnesses, session.witnessOrder, spread.witnessUses),
         )!;
         const changes: FileChange[] = [
           {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AgentSpecSchema, agentTaskResultSchema } from '../../agents/records.js';
 import { CheckRecordSchema } from '../../checks/types.js';
 import { ProjectBaseSchema, ProjectStateSchema } from '../../project/state.js';
-import { defineRecord } from '../../records/record.js';
+import { defineRecord, readRecordFile, RecordError } from '../../records/record.js';
 import { InjectReportSchema } from './agent-task/report.js';
 import { AcceptedEvidenceSchema, REJECTION_STAGES, ValidationTimingsSchema } from './validate.js';
 
@@ -110,19 +110,58 @@ export const TypeSummarySchema = z.strictObject({
 });
 export type TypeSummary = z.infer<typeof TypeSummarySchema>;
 
+/** Where a run's accepted bugs are: how many distinct files, members and witnesses they cover. */
+export const CoverageSchema = z.strictObject({
+  accepted: z.number().int(),
+  files: z.number().int(),
+  members: z.number().int(),
+  witnesses: z.number().int(),
+});
+export type Coverage = z.infer<typeof CoverageSchema>;
+
+const InjectSummarySchema = z.strictObject({
+  project: z.string(),
+  engine: EngineRefSchema,
+  seed: z.number().int(),
+  /** `--count` and `--max-tries` of the run. */
+  wanted: z.number().int(),
+  maxTries: z.number().int(),
+  out: z.string(),
+  types: z.array(TypeSummarySchema),
+  /** Of the accepted bugs of the run's types in the directory (earlier runs included). */
+  coverage: CoverageSchema,
+  durationMs: z.number(),
+});
+
+/** Version 2 adds `coverage`. */
 export const InjectSummaryFile = defineRecord({
   kind: 'inject-summary',
-  version: 1,
-  schema: z.strictObject({
-    project: z.string(),
-    engine: EngineRefSchema,
-    seed: z.number().int(),
-    /** `--count` and `--max-tries` of the run. */
-    wanted: z.number().int(),
-    maxTries: z.number().int(),
-    out: z.string(),
-    types: z.array(TypeSummarySchema),
-    durationMs: z.number(),
-  }),
+  version: 2,
+  schema: InjectSummarySchema,
 });
 export type InjectSummary = z.infer<typeof InjectSummaryFile.schema>;
+
+/** A summary an earlier witnessgym wrote, read only for the time its types took. */
+const InjectSummaryFileV1 = defineRecord({
+  kind: 'inject-summary',
+  version: 1,
+  schema: InjectSummarySchema.omit({ coverage: true }),
+});
+export type EarlierSummary = Pick<InjectSummary, 'engine' | 'types'>;
+
+/**
+ * The summary an earlier run left in a directory, of this version or the last (so a run resumes
+ * into a directory an older witnessgym wrote); undefined when there is none.
+ */
+export async function readEarlierSummary(file: string): Promise<EarlierSummary | undefined> {
+  try {
+    return await readRecordFile(file, InjectSummaryFile);
+  } catch (error) {
+    if (!(error instanceof RecordError)) throw error;
+    try {
+      return await readRecordFile(file, InjectSummaryFileV1);
+    } catch {
+      throw error;
+    }
+  }
+}

@@ -68,14 +68,18 @@ const line = (name: string) => SOURCE.split('\n').findIndex((l) => l.includes(` 
 beforeAll(loadJavaGrammar);
 
 describe('Collection Element Null Dereference', () => {
-  it('turns evictions into null elements: map.remove → put(k, null), list.remove(i) → set(i, null)', () => {
-    const mutations = mutationsAt(injector, SOURCE, 'evict', line('evict'));
-    expect(mutations.map((m) => m.source)).toEqual([
-      SOURCE.replace('entries.remove(key);', 'entries.put(key, null);'),
-      SOURCE.replace('order.remove(order.indexOf(key));', 'order.set(order.indexOf(key), null);'),
-    ]);
-    expect(mutations.every((m) => m.parses && m.check.kind === 'Matches')).toBe(true);
-    expect(mutations[0]!.methodKey).toBe('Registry.evict(String)');
+  it.each([
+    ['evict', 'entries.remove(key);', 'entries.put(key, null);'],
+    ['evict', 'order.remove(order.indexOf(key));', 'order.set(order.indexOf(key), null);'],
+    ['reset', 'order.clear();', 'Collections.fill(order, null);'],
+  ])('refuses a removal turned into a null write in %s: %s → %s', (member, from, to) => {
+    const offered = mutationsAt(injector, SOURCE, member, line(member)).map((m) => m.source);
+    expect(offered.some((source) => source.includes(to))).toBe(false);
+    const written = SOURCE.replace(from, to).replace(
+      'import java.util.HashMap;',
+      'import java.util.Collections;\nimport java.util.HashMap;',
+    );
+    expect(checkChange(injector, SOURCE, written).kind).toBe('Mismatch');
   });
 
   it('clears an array slot instead of compacting the array', () => {
@@ -87,17 +91,6 @@ describe('Collection Element Null Dereference', () => {
       ),
     ]);
     expect(mutations[0]!.check.kind).toBe('Matches');
-  });
-
-  it('resets a list by nulling its elements, importing Collections in order', () => {
-    const mutations = mutationsAt(injector, SOURCE, 'reset', line('reset'));
-    expect(mutations.map((m) => m.source)).toEqual([
-      SOURCE.replace('order.clear();', 'Collections.fill(order, null);').replace(
-        'import java.util.HashMap;',
-        'import java.util.Collections;\nimport java.util.HashMap;',
-      ),
-    ]);
-    expect(mutations[0]!.parses && mutations[0]!.check.kind).toBe('Matches');
   });
 
   it('fills a lazily computed cache entry with a null placeholder', () => {
@@ -124,6 +117,15 @@ describe('Collection Element Null Dereference', () => {
       ),
     ]);
     expect([...loop, ...lookup].every((m) => m.parses && m.check.kind === 'Matches')).toBe(true);
+  });
+
+  it('does not take a field read from a collection for a collection element', () => {
+    const withField = SOURCE.replace(
+      '    public int keyLength(final String key) {',
+      '    private String last;\n\n    public int lastLength() {\n        last = order.get(0);\n        if (last == null) {\n            return 0;\n        }\n        return last.length();\n    }\n\n    public int keyLength(final String key) {',
+    );
+    const at = withField.split('\n').findIndex((l) => l.includes(' lastLength(')) + 1;
+    expect(mutationsAt(injector, withField, 'lastLength', at)).toEqual([]);
   });
 
   it('offers nothing for a method without collection elements', () => {

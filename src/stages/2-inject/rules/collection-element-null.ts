@@ -22,7 +22,7 @@ import {
   isCollectionElement,
   type NullCheck,
 } from './null-guard-removed.js';
-import type { CandidateEdit, Injector } from './types.js';
+import { plausibility, type CandidateEdit, type Injector } from './types.js';
 
 /** Maps that hold null values (the concurrent ones and Hashtable reject them on the spot). */
 const NULL_VALUE_MAPS = new Set([
@@ -37,18 +37,8 @@ const NULL_VALUE_MAPS = new Set([
   'EnumMap',
   'AbstractMap',
 ]);
-const LISTS = new Set([
-  'List',
-  'ArrayList',
-  'LinkedList',
-  'Vector',
-  'Stack',
-  'AbstractList',
-  'CopyOnWriteArrayList',
-]);
+
 const PRIMITIVES = new Set(['int', 'long', 'short', 'byte', 'char', 'boolean', 'float', 'double']);
-const INT_TYPES = new Set(['int', 'short', 'byte']);
-const BOXES: Record<string, string> = { int: 'Integer', long: 'Long', char: 'Character' };
 /** Declared types that read as a container of elements or an entry of one (`Map.Entry`). */
 const CONTAINER_TYPE =
   /List|Map|Set|Collection|Queue|Deque|Stack|Vector|Cache|Table|Bag|Buffer|Entry/;
@@ -72,7 +62,6 @@ const ELEMENT_WRITES: Record<string, Record<number, number>> = {
   addLast: { 1: 0 },
   offerFirst: { 1: 0 },
   offerLast: { 1: 0 },
-  fill: { 2: 1 },
   setValue: { 1: 0 },
 };
 
@@ -83,25 +72,6 @@ function isNullLiteral(node: Node | undefined): boolean {
 function oneLine(text: string, limit = 70): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
-}
-
-/** Top-level type arguments as written: `Map<String, List<X>>` → ["String", "List<X>"]. */
-function typeArguments(typeText: string): string[] {
-  const open = typeText.indexOf('<');
-  if (open < 0) return [];
-  const args: string[] = [];
-  let depth = 0;
-  let current = '';
-  for (const char of typeText.slice(open + 1)) {
-    if (char === '<') depth++;
-    if (char === '>' && depth-- === 0) break;
-    if (char === ',' && depth === 0) {
-      args.push(current.trim());
-      current = '';
-    } else current += char;
-  }
-  args.push(current.trim());
-  return args;
 }
 
 /** The declared type (as written) of a call's receiver, when it is a simple name or `this.x`. */
@@ -120,14 +90,10 @@ function nullElementWrites(member: Node): string[] {
     const valueIndex = ELEMENT_WRITES[name]?.[args.length];
     if (valueIndex === undefined || !isNullLiteral(args[valueIndex])) continue;
     const object = field(call, 'object');
-    if (name === 'fill') {
-      if (object?.text !== 'Arrays' && object?.text !== 'Collections') continue;
-    } else {
-      const type = receiverType(call, types);
-      if (type !== undefined && !CONTAINER_TYPE.test(type)) continue;
-      // An unqualified `set(i, null)` or `setValue(null)` is the class's own setter.
-      if (!object && ['set', 'setValue', 'replace'].includes(name)) continue;
-    }
+    const type = receiverType(call, types);
+    if (type !== undefined && !CONTAINER_TYPE.test(type)) continue;
+    // An unqualified `set(i, null)` or `setValue(null)` is the class's own setter.
+    if (!object && ['set', 'setValue', 'replace'].includes(name)) continue;
     writes.push(tokens(call).join(' '));
   }
   for (const assignment of descendants(member, 'assignment_expression')) {
@@ -139,6 +105,20 @@ function nullElementWrites(member: Node): string[] {
   return writes;
 }
 
+/** `remove` and `clear` calls, by receiver, as token strings. */
+function removals(member: Node): string[] {
+  return descendants(member, 'method_invocation')
+    .filter((call) => ['remove', 'clear'].includes(field(call, 'name')?.text ?? ''))
+    .map(
+      (call) => `${tokens(field(call, 'object') ?? call).join(' ')}.${field(call, 'name')!.text}`,
+    );
+}
+
+/** Whether `after` has fewer removals than `before` (one became a null write, say). */
+function losesRemoval(before: Node, after: Node): boolean {
+  return withoutAll(removals(before), removals(after)).length > 0;
+}
+
 function withoutAll(items: string[], removed: string[]): string[] {
   const left = [...removed];
   return items.filter((item) => {
@@ -147,100 +127,6 @@ function withoutAll(items: string[], removed: string[]): string[] {
     left.splice(at, 1);
     return false;
   });
-}
-
-/** An expression that is clearly an `int` (so `list.remove(i)` removes by index). */
-function isIntExpression(node: Node, types: Map<string, string>): boolean {
-  const e = unparenthesized(node);
-  switch (e.type) {
-    case 'decimal_integer_literal':
-      return true;
-    case 'identifier':
-    case 'field_access': {
-      const key = accessKey(e);
-      return !!key && INT_TYPES.has(erasedType(types.get(key) ?? ''));
-    }
-    case 'update_expression':
-    case 'unary_expression': {
-      const operand = kids(e)[0];
-      return !!operand && isIntExpression(operand, types);
-    }
-    case 'binary_expression': {
-      const left = field(e, 'left');
-      const right = field(e, 'right');
-      const operator = field(e, 'operator')?.type ?? '';
-      return (
-        ['+', '-', '*', '/', '%'].includes(operator) &&
-        !!left &&
-        !!right &&
-        isIntExpression(left, types) &&
-        isIntExpression(right, types)
-      );
-    }
-    case 'method_invocation':
-      return ['size', 'indexOf', 'lastIndexOf', 'length'].includes(field(e, 'name')?.text ?? '');
-    default:
-      return false;
-  }
-}
-
-/** Whether `put(argument, ...)` compiles for a map whose key type is `keyType` (undefined: raw). */
-function fitsKey(argument: Node, keyType: string | undefined, types: Map<string, string>): boolean {
-  if (keyType === undefined) return true;
-  if (keyType.startsWith('?')) return false;
-  const wanted = simpleTypeName(keyType);
-  if (wanted === 'Object') return true;
-  const bare = unparenthesized(argument);
-  if (bare.type === 'string_literal') return wanted === 'String';
-  const key = accessKey(bare);
-  const declared = key && !key.includes('[') ? types.get(key) : undefined;
-  if (declared === undefined) return false;
-  const have = simpleTypeName(declared);
-  return have === wanted || BOXES[have] === wanted;
-}
-
-/**
- * `map.remove(k)` → `map.put(k, null)` and `list.remove(i)` → `list.set(i, null)`: the entry or
- * slot stays, holding null. `replacement` names the method for a call `remove(arg)` on a receiver
- * of `type` that it accepts, or is undefined for calls it leaves alone.
- */
-function removalsNulled(
-  method: Node,
-  types: Map<string, string>,
-  replacement: (type: string, arg: Node) => 'put' | 'set' | undefined,
-): CandidateEdit[] {
-  const candidates: CandidateEdit[] = [];
-  for (const call of descendants(method, 'method_invocation')) {
-    const name = field(call, 'name');
-    const args = argumentsOf(call);
-    const list = field(call, 'arguments');
-    if (name?.text !== 'remove' || args.length !== 1 || !list) continue;
-    const type = receiverType(call, types);
-    const by = type ? replacement(type, args[0]!) : undefined;
-    if (!by) continue;
-    const text = `${by}(${args[0]!.text}, null)`;
-    candidates.push({
-      description: `${oneLine(call.text)} → ${field(call, 'object')!.text}.${text}`,
-      edits: [{ start: name.startIndex, end: list.endIndex, text }],
-    });
-  }
-  return candidates;
-}
-
-/** Map removals whose key fits the map's key type. */
-function mapRemovals(method: Node, types: Map<string, string>): CandidateEdit[] {
-  return removalsNulled(method, types, (type, key) =>
-    NULL_VALUE_MAPS.has(simpleTypeName(type)) && fitsKey(key, typeArguments(type)[0], types)
-      ? 'put'
-      : undefined,
-  );
-}
-
-/** List removals by index (not by element). */
-function listRemovals(method: Node, types: Map<string, string>): CandidateEdit[] {
-  return removalsNulled(method, types, (type, index) =>
-    LISTS.has(simpleTypeName(type)) && isIntExpression(index, types) ? 'set' : undefined,
-  );
 }
 
 /** The element type of an array type as written (`Object[]` → `Object`), or null. */
@@ -275,64 +161,7 @@ function arrayCompactions(method: Node, types: Map<string, string>): CandidateEd
     candidates.push({
       description: `${oneLine(statement.text)} → ${text}`,
       edits: [{ start: statement.startIndex, end: statement.endIndex, text }],
-    });
-  }
-  return candidates;
-}
-
-/** The `program` node a member belongs to. */
-function fileOf(node: Node): Node {
-  let current = node;
-  while (current.parent) current = current.parent;
-  return current;
-}
-
-/** An edit importing java.util.Collections in order among the imports, none if it is visible. */
-function collectionsImport(method: Node, source: string): TextEdit[] | null {
-  const declarations = descendants(fileOf(method), 'import_declaration');
-  const imports = declarations.map((i) => tokens(i).join(' '));
-  const wanted = 'import java . util . Collections ;';
-  if (imports.some((i) => i === wanted || i === 'import java . util . * ;')) return [];
-  if (imports.some((i) => i.endsWith('. Collections ;'))) return null;
-  const last = declarations.at(-1);
-  if (!last) return null;
-  const eol = source.includes('\r\n') ? '\r\n' : '\n';
-  const next = declarations.find(
-    (d, i) => imports[i]!.startsWith('import java .') && imports[i]! > wanted,
-  );
-  return next
-    ? [
-        {
-          start: next.startIndex,
-          end: next.startIndex,
-          text: `import java.util.Collections;${eol}`,
-        },
-      ]
-    : [{ start: last.endIndex, end: last.endIndex, text: `${eol}import java.util.Collections;` }];
-}
-
-/**
- * Resetting a list by nulling its elements instead of emptying it: `list.clear();` →
- * `Collections.fill(list, null);` — the size stays, and whatever is added next lands after nulls.
- */
-function listClears(
-  method: Node,
-  body: Node,
-  source: string,
-  types: Map<string, string>,
-): CandidateEdit[] {
-  const candidates: CandidateEdit[] = [];
-  for (const statement of descendants(body, 'expression_statement')) {
-    const call = kids(statement)[0];
-    if (call?.type !== 'method_invocation' || field(call, 'name')?.text !== 'clear') continue;
-    const type = receiverType(call, types);
-    if (!type || !LISTS.has(simpleTypeName(type)) || argumentsOf(call).length > 0) continue;
-    const imports = collectionsImport(method, source);
-    if (!imports) continue;
-    const text = `Collections.fill(${field(call, 'object')!.text}, null);`;
-    candidates.push({
-      description: `${oneLine(statement.text)} → ${text}`,
-      edits: [{ start: statement.startIndex, end: statement.endIndex, text }, ...imports],
+      plausibility: plausibility(2, 'a removal that clears the slot instead of closing the gap'),
     });
   }
   return candidates;
@@ -364,6 +193,7 @@ function cachePlaceholders(method: Node, body: Node, types: Map<string, string>)
     candidates.push({
       description: `${oneLine(call.text)}: ${oneLine(value.text, 40)} → null`,
       edits: [{ start: value.startIndex, end: value.endIndex, text: 'null' }],
+      plausibility: plausibility(2, 'a cache entry reserved before its value is computed'),
     });
   }
   return candidates;
@@ -392,11 +222,10 @@ function sites(method: Node, source: string): CandidateEdit[] {
   const body = field(method, 'body');
   if (!body || !isComparable(method)) return [];
   const types = declaredTypes(method);
+  // Removals turned into null writes (`map.remove(k)` → `map.put(k, null)`, `list.clear()` →
+  // `Collections.fill(list, null)`) read as nobody's slip, so none is offered.
   const candidates = [
-    ...mapRemovals(body, types),
-    ...listRemovals(body, types),
     ...arrayCompactions(body, types),
-    ...listClears(method, body, source, types),
     ...cachePlaceholders(method, body, types),
     ...guardRemovalSites(method, source, collectionElement),
   ];
@@ -415,6 +244,12 @@ export const collectionElementNullInjector: Injector = {
         if (!change.after) return undefined;
         const old = change.before ? nullElementWrites(change.before) : [];
         const added = withoutAll(nullElementWrites(change.after), old);
+        if (added.length > 0 && change.before && losesRemoval(change.before, change.after)) {
+          return {
+            kind: 'Mismatch',
+            reason: `${change.key} turns a removal into a null write (${oneLine(added[0]!)}), which reads as nobody's slip`,
+          };
+        }
         if (added.length > 0) {
           return {
             kind: 'Matches',

@@ -70,6 +70,32 @@ describe('Typo in equals', () => {
     expect(descriptions.join()).not.toContain('Point<T>');
   });
 
+  it.each([
+    [
+      'declares',
+      '    static boolean equal(Object a, Object b) {\n        return Objects.equals(a, b);\n    }\n',
+    ],
+    ['calls an inherited', '    boolean same(Object o) {\n        return equal(o);\n    }\n'],
+  ])('refuses equals → equal where the class %s equal method', (_, member) => {
+    const clashing = SOURCE.replace(
+      '    @Override\n    public int hashCode',
+      `${member}\n    @Override\n    public int hashCode`,
+    );
+    const names = mutationsAt(injector, clashing, 'equals', 15).map((m) => m.description);
+    expect(names.join()).not.toContain('equal(Object)');
+    expect(names.join()).toContain('Equals(Object)');
+  });
+
+  it('refuses a name a supertype in the same file declares', () => {
+    const inherited =
+      SOURCE.replace(
+        'public final class Point<T> {',
+        'public final class Point<T> extends Base {',
+      ) + 'class Base {\n    public boolean equal(Object o) { return false; }\n}\n';
+    const names = mutationsAt(injector, inherited, 'equals', 15).map((m) => m.description);
+    expect(names.join()).not.toContain('equal(Object)');
+  });
+
   it('offers nothing in other members', () => {
     expect(mutationsAt(injector, SOURCE, 'hashCode', 27)).toEqual([]);
     expect(mutationsAt(injector, SOURCE, 'Point', 9)).toEqual([]);

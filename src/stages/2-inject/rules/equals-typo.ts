@@ -1,6 +1,7 @@
 import type { Node } from 'web-tree-sitter';
 import { changedClasses, firstMatch } from '../../../lang/java/changed-members.js';
 import {
+  CLASS_TYPES,
   classMembers,
   declaringClass,
   descendants,
@@ -13,7 +14,7 @@ import {
   statementLineRange,
   type TextEdit,
 } from '../../../lang/java/syntax.js';
-import type { CandidateEdit, Injector } from './types.js';
+import { plausibility, type CandidateEdit, type Injector } from './types.js';
 
 // The Object contract, shared by the equals and hashCode bug types.
 
@@ -259,9 +260,38 @@ function covariantType(method: Node, owner: Node): string | null {
   return `${className}<${names.join(', ')}>`;
 }
 
+/** The root node of the file a node is in. */
+function fileRoot(node: Node): Node {
+  let root = node;
+  while (root.parent) root = root.parent;
+  return root;
+}
+
 /**
- * An override renamed to each of `typos` that its class does not declare already with the same
- * parameters, each rename dropping its @Override.
+ * Method names a new method of the class could clash with: those it declares (any parameters),
+ * those it calls without a receiver or through `this`/`super` (inherited ones among them), and
+ * those of its supertypes declared in the same file.
+ */
+function namesInUse(owner: Node): Set<string> {
+  const names = new Set(declaredMethods(owner).map(nameOf));
+  for (const call of descendants(field(owner, 'body') ?? owner, 'method_invocation')) {
+    const receiver = field(call, 'object');
+    if (!receiver || receiver.type === 'this' || receiver.type === 'super')
+      names.add(field(call, 'name')?.text ?? '');
+  }
+  const supertypes = selfAndSupertypes(owner);
+  supertypes.delete(nameOf(owner));
+  for (const type of descendants(fileRoot(owner), CLASS_TYPES)) {
+    if (supertypes.has(nameOf(type)))
+      for (const method of declaredMethods(type)) names.add(nameOf(method));
+  }
+  return names;
+}
+
+/**
+ * An override renamed to each of `typos` that no method of its class, its calls or its
+ * supertypes in the file already uses (an overload or an inherited `equal` would clash or be
+ * called instead), each rename dropping its @Override.
  */
 export function typoRenames(
   method: Node,
@@ -270,11 +300,10 @@ export function typoRenames(
   typos: readonly string[],
 ): { typo: string; edits: TextEdit[] }[] {
   const name = field(method, 'name')!;
-  const parameters = parameterTypeNames(method).map(simpleTypeName).join(',');
-  const taken = new Set(declaredMethods(owner).map(methodSignature));
+  const taken = namesInUse(owner);
   const unannotated = overrideRemoval(method, source);
   return typos
-    .filter((typo) => !taken.has(`${typo}(${parameters})`))
+    .filter((typo) => !taken.has(typo))
     .map((typo) => ({
       typo,
       edits: [...unannotated, { start: name.startIndex, end: name.endIndex, text: typo }],
@@ -293,6 +322,10 @@ function sites(method: Node, source: string): CandidateEdit[] {
     ({ typo, edits }) => ({
       description: `equals(Object) → ${typo}(Object): no longer overrides Object.equals`,
       edits,
+      plausibility: plausibility(
+        typo === 'equal' ? 0 : 1,
+        typo === 'equal' ? 'the s of equals left off' : 'a case slip in the name',
+      ),
     }),
   );
   const narrowed = covariantType(method, owner);
@@ -305,6 +338,7 @@ function sites(method: Node, source: string): CandidateEdit[] {
         ...overrideRemoval(method, source),
         { start: type.startIndex, end: type.endIndex, text: narrowed },
       ],
+      plausibility: plausibility(0, 'equals written for the class itself, a classic overload'),
     });
   }
   return candidates;

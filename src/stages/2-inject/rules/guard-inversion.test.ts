@@ -63,21 +63,21 @@ function conditionLines(source: string): string[] {
 }
 
 describe('Guard Predicate Inversion', () => {
-  it('inverts whole guards first, then parts of them, then connectives and boundaries', () => {
+  it('tries an off-by-one on a real bound first, then swapped branches, then connectives', () => {
     const mutations = mutationsAt(injector, SOURCE, 'lookup', 9);
     expect(mutations.map((m) => m.description)).toEqual([
+      'if (index < 0 || index >= values.size()) → if (index < 0 || index > values.size())',
       'if (values.isEmpty()) → if (!values.isEmpty())',
       '?: value != null → ?: value == null',
-      'if (index < 0 || index >= values.size()) → if (index < 0 && index >= values.size())',
       'if (index < 0 || index >= values.size()) → if (index <= 0 || index >= values.size())',
-      'if (index < 0 || index >= values.size()) → if (index < 0 || index > values.size())',
+      'if (index < 0 || index >= values.size()) → if (index < 0 && index >= values.size())',
     ]);
     expect(mutations.map((m) => conditionLines(m.source).join(' | '))).toEqual([
+      '        if (values.isEmpty()) { |         if (index < 0 || index > values.size()) { |         return value != null ? value.trim() : "";',
       '        if (!values.isEmpty()) { |         if (index < 0 || index >= values.size()) { |         return value != null ? value.trim() : "";',
       '        if (values.isEmpty()) { |         if (index < 0 || index >= values.size()) { |         return value == null ? value.trim() : "";',
-      '        if (values.isEmpty()) { |         if (index < 0 && index >= values.size()) { |         return value != null ? value.trim() : "";',
       '        if (values.isEmpty()) { |         if (index <= 0 || index >= values.size()) { |         return value != null ? value.trim() : "";',
-      '        if (values.isEmpty()) { |         if (index < 0 || index > values.size()) { |         return value != null ? value.trim() : "";',
+      '        if (values.isEmpty()) { |         if (index < 0 && index >= values.size()) { |         return value != null ? value.trim() : "";',
     ]);
     expect(mutations.every((m) => m.parses && m.check.kind === 'Matches')).toBe(true);
     expect(mutations[0]!.methodKey).toBe('Params.lookup(int)');

@@ -14,7 +14,7 @@ import {
   within,
 } from '../../../lang/java/syntax.js';
 import type { StructuralCheck } from '../../../lang/java/changed-members.js';
-import type { CandidateEdit, Injector } from './types.js';
+import { plausibility, type CandidateEdit, type Injector, type Plausibility } from './types.js';
 
 /** Statements and expressions whose `condition` decides which code runs. */
 const GUARDS = [
@@ -131,7 +131,9 @@ function predicates(condition: Node): Node[] {
 }
 
 interface Flip {
+  /** Lower: likelier to change what a test sees. */
   rank: number;
+  plausibility: Plausibility;
   node: Node;
   edit: { start: number; end: number; text: string };
 }
@@ -181,7 +183,12 @@ function flips(guard: Node, condition: Node, source: string): Flip[] {
     if (isConnective(node)) {
       const replacement = operatorOf(node) === '&&' ? '||' : '&&';
       if (regroupsSafely(node, replacement))
-        out.push({ rank: 2, node, edit: operatorEdit(node, replacement) });
+        out.push({
+          rank: 2,
+          plausibility: plausibility(2, `${operatorOf(node)} written for ${replacement}`),
+          node,
+          edit: operatorEdit(node, replacement),
+        });
     } else if (isComparison(node)) {
       if (repeated(node)) continue;
       const left = field(node, 'left');
@@ -190,7 +197,16 @@ function flips(guard: Node, condition: Node, source: string): Flip[] {
       const operator = operatorOf(node);
       const equality = operator === '==' || operator === '!=';
       const rank = equality ? inversionRank : loop && boundsByLength(node) ? 1 : 3;
-      out.push({ rank, node, edit: operatorEdit(node, FLIPPED[operator]!) });
+      out.push({
+        rank,
+        plausibility: equality
+          ? plausibility(loop ? 2 : 1, 'the branches swapped by a flipped equality test')
+          : isRealBound(right)
+            ? plausibility(0, `off by one on the bound ${oneLine(right.text, 40)}`)
+            : plausibility(1, 'a boundary moved by one'),
+        node,
+        edit: operatorEdit(node, FLIPPED[operator]!),
+      });
     } else if (isNegation(node)) {
       if (repeated(node)) continue;
       const operand = field(node, 'operand')!;
@@ -202,6 +218,7 @@ function flips(guard: Node, condition: Node, source: string): Flip[] {
           : source.slice(operand.startIndex, operand.endIndex);
       out.push({
         rank: inversionRank,
+        plausibility: plausibility(loop ? 2 : 1, 'a negation forgotten: the branches swapped'),
         node,
         edit: { start: node.startIndex, end: node.endIndex, text: bareText },
       });
@@ -217,6 +234,7 @@ function flips(guard: Node, condition: Node, source: string): Flip[] {
       const original = source.slice(node.startIndex, node.endIndex);
       out.push({
         rank: inversionRank,
+        plausibility: plausibility(loop ? 2 : 1, 'a negation added: the branches swapped'),
         node,
         edit: {
           start: node.startIndex,
@@ -227,6 +245,18 @@ function flips(guard: Node, condition: Node, source: string): Flip[] {
     }
   }
   return out;
+}
+
+/**
+ * A bound a maintainer can be off by one against: a length or size, or a name that reads as a
+ * limit (`max`, `limit`, `end`, `count`...), rather than a literal or an arbitrary value.
+ */
+function isRealBound(node: Node): boolean {
+  const written = text(unparenthesized(node)).replace(/ /g, '');
+  return (
+    /(\.length|\.size\(\)|\.length\(\))([-+]1)?$/.test(written) ||
+    /(max|min|limit|len|length|size|count|end|bound|capacity)\w*([-+]1)?$/i.test(written)
+  );
 }
 
 function nestingDepth(node: Node, member: Node): number {
@@ -258,14 +288,23 @@ function sites(method: Node, source: string): CandidateEdit[] {
       ranked.push({
         description: `${label} ${oneLine(before)} → ${label} ${oneLine(after)}`,
         edits: [flip.edit],
+        plausibility: flip.plausibility,
         rank: flip.rank,
         depth,
         start: flip.edit.start,
       });
     }
   }
-  ranked.sort((a, b) => a.rank - b.rank || a.depth - b.depth || a.start - b.start);
-  return ranked.slice(0, MAX_SITES).map(({ description, edits }) => ({ description, edits }));
+  ranked.sort(
+    (a, b) =>
+      a.plausibility.rank - b.plausibility.rank ||
+      a.rank - b.rank ||
+      a.depth - b.depth ||
+      a.start - b.start,
+  );
+  return ranked
+    .slice(0, MAX_SITES)
+    .map(({ description, edits, plausibility }) => ({ description, edits, plausibility }));
 }
 
 // ---------------------------------------------------------------------------------------------

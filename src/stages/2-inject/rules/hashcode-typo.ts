@@ -13,7 +13,7 @@ import {
   tradedOverrideCheck,
   typoRenames,
 } from './equals-typo.js';
-import type { CandidateEdit, Injector } from './types.js';
+import { plausibility, type CandidateEdit, type Injector } from './types.js';
 
 /** The slips offered: the case slip CodeQL looks for, and a dropped letter. */
 const TYPO_NAMES = ['hashcode', 'hasCode'];
@@ -40,6 +40,10 @@ function sites(method: Node, source: string): CandidateEdit[] {
   return typoRenames(method, owner, source, TYPO_NAMES).map(({ typo, edits }) => ({
     description: `hashCode() → ${typo}(): no longer overrides Object.hashCode`,
     edits,
+    plausibility: plausibility(
+      typo === 'hashcode' ? 0 : 1,
+      typo === 'hashcode' ? 'a case slip in the name' : 'a misspelt name',
+    ),
   }));
 }
 

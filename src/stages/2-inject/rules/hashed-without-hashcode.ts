@@ -8,7 +8,7 @@ import {
   isHashCodeOverride,
 } from './equals-typo.js';
 import { misnamedHashCode } from './hashcode-typo.js';
-import type { CandidateEdit, Injector } from './types.js';
+import { plausibility, type CandidateEdit, type Injector } from './types.js';
 
 function isComment(node: Node): boolean {
   return node.type === 'line_comment' || node.type === 'block_comment';
@@ -95,6 +95,7 @@ function sites(method: Node, source: string): CandidateEdit[] {
     {
       description: 'hashCode() deleted: equals(Object) stays, hashing falls back to identity',
       edits: [linesRemoval(source, method, 'member')],
+      plausibility: plausibility(1, 'equals overridden without its hashCode, an old classic'),
     },
   ];
 }

@@ -21,6 +21,34 @@ public final class Range {
     public boolean isNaN(double d) {
         return d != scale;
     }
+
+    int min() { return min; }
+    int getMin() { return min; }
+    int getMax() { return max; }
+    boolean isOrdered() { return getMin() <= getMax(); }
+}
+`;
+
+/** Comparisons whose operands are not alike: no copy-paste slip makes them identical. */
+const UNALIKE = `package p;
+
+class Walker {
+    static final int EOF = -1;
+    int maxQueueDepth;
+    Object[] filters;
+    Mode mode;
+    Mode getQuoteMode() { return mode; }
+
+    int walk(Node node, Node head, int n, java.util.Queue<Node> queue, int c) {
+        for (int i = 0; i < n; i++) {
+            if (node == head) return i;
+            if (n < filters.length) return -i;
+            if (getQuoteMode() == Mode.NONE) return 0;
+            if (queue.size() >= maxQueueDepth) return 1;
+        }
+        while (c != EOF) c = read();
+        return n;
+    }
 }
 `;
 
@@ -38,6 +66,33 @@ describe('Comparison of Identical Values', () => {
     ]);
     expect(mutations.every((m) => m.parses && m.check.kind === 'Matches')).toBe(true);
     expect(mutations[0]!.methodKey).toBe('Range.equals(Object)');
+  });
+
+  it('ranks a forgotten qualifier above one copied onto the other side', () => {
+    const ranks = mutationsAt(injector, SOURCE, 'equals', 8).map((m) => m.plausibility.rank);
+    expect(ranks).toEqual([0, 1, 0, 1]);
+  });
+
+  it('offers one getter for its sibling', () => {
+    const mutations = mutationsAt(injector, SOURCE, 'isOrdered', 23);
+    expect(mutations.map((m) => m.description)).toEqual([
+      'getMin() <= getMax(): getMax() → getMin()',
+      'getMin() <= getMax(): getMin() → getMax()',
+    ]);
+    expect(mutations.every((m) => m.check.kind === 'Matches')).toBe(true);
+  });
+
+  it.each([
+    ['i < n', 'i < i'],
+    ['n < filters.length', 'filters.length < filters.length'],
+    ['node == head', 'node == node'],
+    ['getQuoteMode() == Mode.NONE', 'getQuoteMode() == getQuoteMode()'],
+    ['queue.size() >= maxQueueDepth', 'maxQueueDepth >= maxQueueDepth'],
+    ['c != EOF', 'EOF != EOF'],
+  ])('refuses %s → %s: the operands are not alike', (before, after) => {
+    const offered = mutationsAt(injector, UNALIKE, 'walk', 10).map((m) => m.source);
+    expect(offered.some((source) => source.includes(after))).toBe(false);
+    expect(checkChange(injector, UNALIKE, UNALIKE.replace(before, after)).kind).toBe('Mismatch');
   });
 
   it('leaves comparisons with literals, null and floating-point self-checks alone', () => {

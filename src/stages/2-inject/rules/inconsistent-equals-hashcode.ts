@@ -20,7 +20,7 @@ import { declaredMethods, isEqualsOverride, isHashCodeOverride } from './equals-
 import { linesRemoval } from './hashed-without-hashcode.js';
 import { identicalComparisonInjector } from './identical-comparison.js';
 import type { StructuralCheck } from '../../../lang/java/changed-members.js';
-import type { CandidateEdit, Injector } from './types.js';
+import { plausibility, type CandidateEdit, type Injector } from './types.js';
 
 /**
  * Calls that say nothing about which state a method reads: Object's own methods and the
@@ -334,6 +334,7 @@ function sites(method: Node, source: string): CandidateEdit[] {
     candidates.push({
       description: `${removal.description}: equals stops comparing ${lost.join(', ')}, which hashCode still uses`,
       edits: [removal.edit],
+      plausibility: plausibility(0, 'a comparison dropped from equals (hashCode not updated)'),
     });
   }
   return candidates;

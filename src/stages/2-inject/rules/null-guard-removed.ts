@@ -14,7 +14,7 @@ import {
   withEditedJavaTree,
   type TextEdit,
 } from '../../../lang/java/syntax.js';
-import type { CandidateEdit, Injector } from './types.js';
+import { plausibility, type CandidateEdit, type Injector } from './types.js';
 
 /**
  * Null guards and the dereferences they protect, shared by the two Value Flow types: a value is
@@ -354,11 +354,15 @@ export function isCollectionElement(key: string, at: Node, member: Node): boolea
     if (current.type === 'enhanced_for_statement' && nameOf(current) === key) return true;
     if (same(current, member)) break;
   }
-  const declared = descendants(member, 'variable_declarator').some(
-    (d) => nameOf(d) === key && isElementRead(field(d, 'value')),
-  );
+  // Only a local holds an element read into it; a field read from a collection once is state.
+  const locals = descendants(member, 'variable_declarator').filter((d) => nameOf(d) === key);
+  if (locals.length === 0) return false;
+  const declared = locals.some((d) => isElementRead(field(d, 'value')));
   const assigned = descendants(member, 'assignment_expression').some(
-    (a) => accessKey(field(a, 'left')) === key && isElementRead(field(a, 'right')),
+    (a) =>
+      field(a, 'left')?.type === 'identifier' &&
+      field(a, 'left')?.text === key &&
+      isElementRead(field(a, 'right')),
   );
   return declared || assigned;
 }
@@ -594,6 +598,7 @@ function moveBelow(source: string, guard: Node, key: string): CandidateEdit | nu
     edits: [
       { start: guard.startIndex, end: next.endIndex, text: next.text + between + guard.text },
     ],
+    plausibility: plausibility(2, 'a use reordered ahead of its guard'),
   };
 }
 
@@ -623,6 +628,7 @@ function rewritesOfIf(
         {
           description: `${label} → else`,
           edits: [{ start: guard.startIndex, end: guard.endIndex, text: kept.text }],
+          plausibility: plausibility(1, 'an else-if null test folded into a plain else'),
         },
       ];
     }
@@ -632,6 +638,7 @@ function rewritesOfIf(
       {
         description: `${label} removed`,
         edits: [{ start: outer.endIndex, end: guard.endIndex, text: '' }],
+        plausibility: plausibility(1, 'a null case left out of an if-else chain'),
       },
     ];
   }
@@ -639,13 +646,25 @@ function rewritesOfIf(
   if (!kept) {
     // An early exit or a default for null: `if (x == null) return ...;`, `if (x == null) x = d;`
     if (!exits(consequence) && !assignsOnly(consequence, check.key)) return [];
-    const removal = { description: `${label} removed`, edits: [removeStatement(source, guard)] };
+    const removal = {
+      description: `${label} removed`,
+      edits: [removeStatement(source, guard)],
+      plausibility: plausibility(1, 'an early exit for null left out'),
+    };
     const moved = moveBelow(source, guard, check.key);
     return moved ? [removal, moved] : [removal];
   }
   const edit = unwrap(source, member, guard, kept);
   const how = check.operator === '==' ? 'removed, its else branch kept' : 'unwrapped';
-  return edit ? [{ description: `${label} ${how}`, edits: [edit] }] : [];
+  return edit
+    ? [
+        {
+          description: `${label} ${how}`,
+          edits: [edit],
+          plausibility: plausibility(0, 'a null guard around the work left out'),
+        },
+      ]
+    : [];
 }
 
 const PRIMARIES = new Set([
@@ -724,7 +743,11 @@ function rewritesOf(source: string, member: Node, check: NullCheck): CandidateEd
     }
     const edit = replaceExpression(parent, same(outer, left) ? right : left);
     return [
-      { description: `${oneLine(parent.text)}: ${oneLine(outer.text)} dropped`, edits: [edit] },
+      {
+        description: `${oneLine(parent.text)}: ${oneLine(outer.text)} dropped`,
+        edits: [edit],
+        plausibility: plausibility(0, 'a null-check conjunct dropped'),
+      },
     ];
   }
   if (parent.type === 'if_statement' && same(field(parent, 'condition'), outer))
@@ -737,6 +760,7 @@ function rewritesOf(source: string, member: Node, check: NullCheck): CandidateEd
       {
         description: `${oneLine(parent.text)} → ${oneLine(kept.text)}`,
         edits: [replaceExpression(parent, kept)],
+        plausibility: plausibility(1, 'a null default in a conditional left out'),
       },
     ];
   }

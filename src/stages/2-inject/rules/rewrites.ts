@@ -8,7 +8,7 @@ import {
   withJavaTree,
   type TextEdit,
 } from '../../../lang/java/syntax.js';
-import type { Injector } from './types.js';
+import type { Injector, Plausibility } from './types.js';
 
 /** One rewrite an injector offers in one member of a file. */
 export interface Rewrite<Mark> {
@@ -18,6 +18,7 @@ export interface Rewrite<Mark> {
   member: string;
   description: string;
   edits: TextEdit[];
+  plausibility: Plausibility;
   /** The whole file with the rewrite applied. */
   after: string;
 }
@@ -41,6 +42,7 @@ export function rewritesIn<Mark>(
         member: key,
         description: site.description,
         edits: site.edits,
+        plausibility: site.plausibility,
         after: applyEdits(source, site.edits),
       }));
     }),

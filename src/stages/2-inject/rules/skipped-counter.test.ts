@@ -41,6 +41,26 @@ public class Tally {
         return i + seen;
     }
 
+    public void walk(List<String> tokens) {
+        int depth = 0;
+        int i = 0;
+        for (String token : tokens) {
+            if (token.equals("(")) {
+                accepted.add(token);
+                depth++;
+            } else if (token.equals(")")) {
+                accepted.add(token);
+                depth--;
+            } else {
+                accepted.add(token);
+                i++;
+            }
+            if (depth < 0 || i > 3) {
+                throw new IllegalStateException(token);
+            }
+        }
+    }
+
     public int getProcessed() {
         return processed;
     }
@@ -71,7 +91,19 @@ describe('Skipped Aggregation Counter', () => {
 
   it('leaves loop counters and positions passed in alone; a method without counters has no sites', () => {
     expect(mutationsAt(injector, SOURCE, 'skipDigits', 28)).toEqual([]);
-    expect(mutationsAt(injector, SOURCE, 'getProcessed', 40)).toEqual([]);
+    expect(mutationsAt(injector, SOURCE, 'getProcessed', 59)).toEqual([]);
+  });
+
+  it.each([
+    ['depth--;', 'a level counted down'],
+    ['depth++;', 'a level that also goes down'],
+    ['i++;', 'a value only tested in a condition'],
+  ])('refuses to take %s for an aggregation counter: %s', (statement) => {
+    const offered = mutationsAt(injector, SOURCE, 'walk', 39).map((m) => m.description);
+    expect(offered).toEqual([]);
+    const deleted = SOURCE.replace(`                ${statement}\n`, '');
+    expect(deleted).not.toBe(SOURCE);
+    expect(checkChange(injector, SOURCE, deleted).kind).toBe('Mismatch');
   });
 
   it('accepts a hand-written deletion, whatever the layout around it', () => {

@@ -24,7 +24,7 @@ import {
   within,
 } from '../../../lang/java/syntax.js';
 import type { StructuralCheck } from '../../../lang/java/changed-members.js';
-import type { CandidateEdit, Injector } from './types.js';
+import { plausibility, type CandidateEdit, type Injector } from './types.js';
 
 const NUMERIC = /^(int|long|short|byte|float|double|Integer|Long|Short|Byte|Float|Double)$/;
 const ATOMIC = /^(AtomicInteger|AtomicLong|LongAdder|DoubleAdder)$/;
@@ -65,6 +65,8 @@ const INDEXING_CALLS = new Set([
 const ZERO = /^(0+[lLdDfF]?|0*\.0+[dDfF]?)$/;
 /** Names of read/write positions (`_inputPtr`, `offset`, `_outputTail`): moving them is not counting. */
 const CURSOR_NAME = /(ptr|pos|position|offset|cursor|index|idx|tail|head|start|begin|end|limit)$/i;
+/** Names of nesting levels (`depth`, `level`, `nesting`): they go back down, they count nothing. */
+const LEVEL_NAME = /(depth|level|nesting|indent)$/i;
 /** Statements that only leave a branch: with nothing else there, no item is processed. */
 const LEAVING = new Set(['break_statement', 'continue_statement', ';']);
 
@@ -236,17 +238,56 @@ function counterHome(member: Node, update: CounterUpdate): 'local' | 'field' | s
     : `${update.name} is declared outside this class`;
 }
 
+/** Nodes whose `condition` decides control flow: a value read only there steers, not reports. */
+const CONDITIONAL = new Set([
+  'if_statement',
+  'while_statement',
+  'do_statement',
+  'for_statement',
+  'ternary_expression',
+  'switch_expression',
+  'switch_statement',
+]);
+
 /**
- * Whether the counter is still read once `update` is gone: somewhere else in the method (not as
- * a declaration, a plain assignment or another update of it), or, for a field, by another member
- * of the class (a getter, a report).
+ * Whether a read of a variable uses it as a result: returned, passed on, stored or summed into
+ * another value, rather than tested in a condition or used as a position.
  */
-function stillRead(member: Node, update: CounterUpdate, types: Map<string, string>): boolean {
-  const updates = ownDescendants(member, 'expression_statement').filter(
-    (statement) => counterUpdate(statement, types)?.name === update.name,
+function isResultUse(read: Node): boolean {
+  for (let child = read, parent = read.parent; parent; child = parent, parent = parent.parent) {
+    if (CONDITIONAL.has(parent.type)) {
+      const condition = field(parent, 'condition') ?? field(parent, 'value');
+      return !(condition && within(child, condition));
+    }
+    if (parent.type === 'array_access' && field(parent, 'index')?.equals(child)) return false;
+    if (
+      parent.type === 'argument_list' &&
+      INDEXING_CALLS.has(field(parent.parent ?? parent, 'name')?.text ?? '')
+    )
+      return false;
+    if (
+      [
+        'return_statement',
+        'argument_list',
+        'variable_declarator',
+        'assignment_expression',
+        'yield_statement',
+        'throw_statement',
+      ].includes(parent.type)
+    )
+      return true;
+    if (parent.type.endsWith('_statement') || parent.type === 'block') return false;
+  }
+  return false;
+}
+
+/** Reads of `name` in `scope` outside its own updates, declarations and plain assignments. */
+function readsOf(scope: Node, name: string, types: Map<string, string>): Node[] {
+  const updates = ownDescendants(scope, 'expression_statement').filter(
+    (statement) => counterUpdate(statement, types)?.name === name,
   );
-  const reads = descendants(member, 'identifier').filter((id) => {
-    if (id.text !== update.name) return false;
+  return descendants(scope, 'identifier').filter((id) => {
+    if (id.text !== name) return false;
     if (updates.some((statement) => within(id, statement))) return false;
     const parent = id.parent;
     if (parent?.type === 'variable_declarator' && field(parent, 'name')?.equals(id)) return false;
@@ -258,13 +299,34 @@ function stillRead(member: Node, update: CounterUpdate, types: Map<string, strin
       return false;
     return true;
   });
-  if (reads.length > 0) return true;
+}
+
+/**
+ * Whether the counter is read as a result once `update` is gone: returned, passed on or summed
+ * into something, in the method or, for a field, in another member of the class (a getter, a
+ * report). A value only tested in conditions or used as a position steers, it does not count.
+ */
+function stillRead(member: Node, update: CounterUpdate, types: Map<string, string>): boolean {
+  if (readsOf(member, update.name, types).some(isResultUse)) return true;
   const owner = declaringClass(member);
   if (!owner || counterHome(member, update) !== 'field') return false;
   return classMembers(owner).some(
     (other) =>
-      !other.equals(member) && other.type !== 'field_declaration' && mentions(other, update.name),
+      !other.equals(member) &&
+      other.type !== 'field_declaration' &&
+      readsOf(other, update.name, declaredTypes(other)).some(isResultUse),
   );
+}
+
+/** Whether the variable is counted down as well as up in `scope`: a level, like a depth. */
+function goesBothWays(scope: Node, name: string): boolean {
+  const directions = new Set(
+    ownDescendants(scope, 'expression_statement').flatMap((statement) => {
+      const found = counterUpdate(statement, declaredTypes(statement));
+      return found?.name === name ? [found.up] : [];
+    }),
+  );
+  return directions.size === 2;
 }
 
 /** Why deleting this update would not be a skipped count, or null if it would be one. */
@@ -284,14 +346,18 @@ function ineligibility(
       return `${update.name} controls an enclosing loop`;
   }
   if (CURSOR_NAME.test(update.name)) return `${update.name} is named as a position, not as a count`;
+  if (LEVEL_NAME.test(update.name)) return `${update.name} is named as a level, not as a count`;
+  if (!update.up) return `${update.name} counts down: it tracks a level, not an aggregate`;
   const home = counterHome(member, update);
   if (home !== 'local' && home !== 'field') return home;
+  if (goesBothWays(home === 'field' ? (declaringClass(member) ?? member) : member, update.name))
+    return `${update.name} goes up and down: it tracks a level, not an aggregate`;
   // A field used as an index anywhere in its class is a cursor into a buffer.
   const scope = home === 'field' ? (declaringClass(member) ?? member) : member;
   if (usedAsIndex(scope, update.name))
     return `${update.name} is used as an index or position, not as a count`;
   if (!stillRead(member, update, types))
-    return `${update.name} is not used anywhere else, so no count is lost`;
+    return `${update.name} is not used anywhere else as a result (returned, passed on or summed), so no count is lost`;
   return null;
 }
 
@@ -311,7 +377,7 @@ function deletionRange(source: string, statement: Node): { start: number; end: n
 function sites(method: Node, source: string): CandidateEdit[] {
   if (!field(method, 'body')) return [];
   const types = declaredTypes(method);
-  const candidates: (CandidateEdit & { up: boolean })[] = [];
+  const candidates: CandidateEdit[] = [];
   for (const statement of ownDescendants(method, 'expression_statement')) {
     const update = counterUpdate(statement, types);
     if (!update || ineligibility(method, update, types) !== null) continue;
@@ -322,16 +388,16 @@ function sites(method: Node, source: string): CandidateEdit[] {
     );
     if (processing.length === 0) continue;
     const line = statement.startPosition.row + 1;
+    const onBranch = branch.label !== 'a loop body';
     candidates.push({
       description: `delete \`${statement.text}\` (line ${line}) from ${branch.label}`,
       edits: [{ ...deletionRange(source, statement), text: '' }],
-      up: update.up,
+      plausibility: onBranch
+        ? plausibility(0, `${update.name} not updated on one branch that does the work`)
+        : plausibility(1, `${update.name} not updated for any item of the loop`),
     });
   }
-  // Counts and totals that go up first: a skipped one shows as a smaller result.
-  return candidates
-    .sort((a, b) => Number(b.up) - Number(a.up))
-    .map(({ description, edits }) => ({ description, edits }));
+  return candidates;
 }
 
 function sameList(a: string[], b: string[]): boolean {

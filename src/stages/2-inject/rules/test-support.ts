@@ -5,12 +5,13 @@
 import { withJavaTree, withJavaTrees, type TextEdit } from '../../../lang/java/syntax.js';
 import { rewritesIn } from './rewrites.js';
 import type { StructuralCheck } from '../../../lang/java/changed-members.js';
-import type { Injector } from './types.js';
+import type { Injector, Plausibility } from './types.js';
 
 export interface Mutation {
   methodKey: string;
   description: string;
   edits: TextEdit[];
+  plausibility: Plausibility;
   source: string;
   check: StructuralCheck;
   /** The rewritten file parses without errors. */
@@ -40,6 +41,7 @@ export function mutationsAt(
       methodKey: rewrite.member,
       description: rewrite.description,
       edits: rewrite.edits,
+      plausibility: rewrite.plausibility,
       source: rewrite.after,
       parses,
       check: parses

@@ -2,11 +2,27 @@ import type { Node } from 'web-tree-sitter';
 import type { StructuralCheck } from '../../../lang/java/changed-members.js';
 import type { TextEdit } from '../../../lang/java/syntax.js';
 
+/**
+ * How readily a maintainer would make a slip, as a reviewer would judge it: rank 0 (a
+ * similar-operand slip, an off-by-one on a real bound, a dropped conjunct) is tried before 1,
+ * and 1 before 2 (a rewrite that reads as a mistake only with some goodwill).
+ */
+export interface Plausibility {
+  rank: 0 | 1 | 2;
+  /** Why the rewrite reads like a human mistake, in a few words. */
+  reason: string;
+}
+
+export function plausibility(rank: Plausibility['rank'], reason: string): Plausibility {
+  return { rank, reason };
+}
+
 /** One way to inject a bug at one place: edits to the file holding the target method. */
 export interface CandidateEdit {
   /** What the edit does, in one line, e.g. "if (size > 0) → if (size >= 0)". */
   description: string;
   edits: TextEdit[];
+  plausibility: Plausibility;
 }
 
 /**
