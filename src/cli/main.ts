@@ -132,8 +132,8 @@ async function corpusFetch(
   options: { json?: boolean; force?: boolean; recipe?: string; mavenArg?: string[] },
   command: Command,
 ): Promise<void> {
-  const { recipe, adapt } = await requestedRecipe(argument, recipeRequest(options));
   const cache = cacheFrom(command);
+  const { recipe, adapt } = await requestedRecipe(argument, recipeRequest(options), cache);
   const fetched = await withProgress(options.json ?? false, (events) =>
     fetchCorpusProject(recipe, cache, {
       toolchain: mavenToolchain,

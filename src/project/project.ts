@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { CacheLayout } from '../core/cache.js';
+import { projectCache, type CacheLayout } from '../core/cache.js';
 import { UserError } from '../core/errors.js';
 import { exists, sha256Text } from '../core/fs.js';
 import type { Baseline } from '../stages/0-corpus/baseline.js';
@@ -114,9 +114,30 @@ export interface RecipeRequest {
 export async function requestedRecipe(
   argument: string | undefined,
   request: RecipeRequest,
+  cache: CacheLayout,
 ): Promise<{ recipe: Recipe; adapt: boolean }> {
-  const asked = await requestedBaseRecipe(argument, request.recipe);
+  const cached =
+    argument !== undefined && !request.recipe ? await cachedTreeRecipe(argument, cache) : undefined;
+  const asked = cached
+    ? { recipe: cached, adapt: false }
+    : await requestedBaseRecipe(argument, request.recipe);
   return { ...asked, recipe: withMavenArgs(asked.recipe, request.mavenArgs ?? []) };
+}
+
+/**
+ * The recipe a fetched project's own pristine tree was built with, when `argument` is that tree:
+ * a stage pointed at the cache's copy works on the project it belongs to, not on a new one.
+ */
+async function cachedTreeRecipe(argument: string, cache: CacheLayout): Promise<Recipe | undefined> {
+  const root = path.resolve(argument);
+  if (path.dirname(path.dirname(root)) !== path.resolve(cache.projects)) return undefined;
+  for (const recipe of await loadRecipes()) {
+    if (projectCache(cache, recipe).pristine === root) return recipe;
+  }
+  const owner = path.dirname(root);
+  const written = path.join(owner, 'recipe.yaml');
+  if (path.basename(root) !== 'pristine' || !(await exists(written))) return undefined;
+  return loadRecipeFile(written);
 }
 
 async function requestedBaseRecipe(
@@ -172,7 +193,7 @@ export async function resolveFetchedProject(
   cache: CacheLayout,
   request: RecipeRequest = {},
 ): Promise<ProjectRef> {
-  const { recipe } = await requestedRecipe(argument, request);
+  const { recipe } = await requestedRecipe(argument, request, cache);
   const what =
     recipe.source.kind === 'local' && (await isPathArgument(argument))
       ? recipe.source.path
