@@ -1,7 +1,10 @@
 package witnessgym.runner;
 
+import java.io.File;
 import java.io.IOException;
+import java.net.MalformedURLException;
 import java.net.URL;
+import java.net.URLClassLoader;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.LinkedHashSet;
@@ -12,9 +15,10 @@ import java.util.Set;
  * class path, and tests rely on it (commons-csv reads its test files with
  * {@code ClassLoader.getSystemClassLoader().getResource(...)}); here it answers from the current
  * request's fresh project loader first, so those tests see the candidate's classes and resources,
- * and otherwise behaves as the JVM's own application loader.
+ * and otherwise behaves as the JVM's own application loader, including taking the jar of a Java
+ * agent loaded at run time (see {@link #appendToClassPathForInstrumentation}).
  */
-public final class SystemLoader extends ClassLoader {
+public final class SystemLoader extends URLClassLoader {
   static {
     registerAsParallelCapable();
   }
@@ -22,7 +26,17 @@ public final class SystemLoader extends ClassLoader {
   private static volatile ClassLoader current;
 
   public SystemLoader(ClassLoader parent) {
-    super(parent);
+    super(new URL[0], parent);
+  }
+
+  /**
+   * Called by the JVM when a Java agent is loaded into the running JVM (byte-buddy-agent's attach,
+   * which mockito-inline's mock maker uses): a custom system class loader must define it, or the
+   * agent fails to load. As with the application loader, the jar is searched after the class path.
+   */
+  @SuppressWarnings("unused")
+  void appendToClassPathForInstrumentation(String jar) throws MalformedURLException {
+    addURL(new File(jar).toURI().toURL());
   }
 
   /** The project loader of the request being run, or null between requests. */
