@@ -197,11 +197,14 @@ public final class Main {
         throw e;
       }
     } finally {
+      // Dropped while the tests' loaders are still current, as Mockito looks up its
+      // configuration through them.
+      boolean mockitoForgotten = space.forgetMockito();
       current.setContextClassLoader(previous);
       SystemLoader.setCurrent(null);
       // Threads the tests left running would carry state into the next request, as would
-      // Mockito's state if it cannot be dropped.
-      fit = snapshot.restore(testLoader) & space.forgetMockito();
+      // Mockito's state if it could not be dropped.
+      fit = snapshot.restore(testLoader) && mockitoForgotten;
       testLoader.close();
     }
     response.put("restart", !fit);
