@@ -73,18 +73,21 @@ const WARM_UP_POOL = 200;
 /**
  * Up to `perProject` candidates per project, drawn with a seed so the sample can be redrawn, and
  * up to 200 more per project for warm-up. Each project draws from its own stream (seed and name),
- * so its candidates do not depend on which other projects are in the run.
+ * so its candidates do not depend on which other projects are in the run. `testClasses`, when
+ * given, keeps only the test classes whose name it matches.
  */
 export async function sampleCandidates(
   projects: CorpusProject[],
   perProject: number,
   seed: number,
+  testClasses?: RegExp,
 ): Promise<CandidateSample> {
   const sample: Candidate[] = [];
   const warmUp: Candidate[] = [];
   for (const { recipe, fetched } of projects) {
     const all: Candidate[] = [];
     for (const entry of fetched.baseline.classes.filter(isUsable)) {
+      if (testClasses && !testClasses.test(entry.testClass)) continue;
       const file = productionFileFor(projectLayout(recipe.build), entry.testClass);
       if (!file || !(await exists(path.join(fetched.path, file)))) continue;
       const source = await readFile(path.join(fetched.path, file), 'utf8');
@@ -321,8 +324,9 @@ export async function runSideBySide(
 
 /**
  * The shared command line of the runner benchmarks (`--projects a,b --per-project N --seed S
- * --warm-up-ms MS --out rows.jsonl`): draws the candidates and runs them side by side. Without
- * `--projects`, every corpus project takes part.
+ * --warm-up-ms MS --test-classes REGEX --out rows.jsonl`): draws the candidates and runs them
+ * side by side. Without `--projects`, every corpus project takes part; with `--test-classes`, only
+ * the test classes whose name the expression matches (the ones that use mockito-inline, say).
  */
 export async function sideBySideFromCommandLine(): Promise<SideBySideRun & { seed: number }> {
   const { values } = parseArgs({
@@ -331,13 +335,20 @@ export async function sideBySideFromCommandLine(): Promise<SideBySideRun & { see
       'per-project': { type: 'string', default: '30' },
       seed: { type: 'string', default: '1' },
       'warm-up-ms': { type: 'string', default: '10000' },
+      'test-classes': { type: 'string' },
       out: { type: 'string' },
     },
   });
   const seed = Number(values.seed);
   const cache = cacheLayout(resolveCacheDir());
   const projects = await corpusProjects(cache, values.projects?.split(','));
-  const candidates = await sampleCandidates(projects, Number(values['per-project']), seed);
+  const testClasses = values['test-classes'];
+  const candidates = await sampleCandidates(
+    projects,
+    Number(values['per-project']),
+    seed,
+    testClasses === undefined ? undefined : new RegExp(testClasses),
+  );
   const runner = new JvmRunner(cache);
   try {
     const run = await runSideBySide(

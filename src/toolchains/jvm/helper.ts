@@ -80,6 +80,10 @@ export class JvmHelper {
       this.java,
       [
         `-Djava.io.tmpdir=${this.tmpDir}`,
+        // Java agents attached at run time (byte-buddy-agent, for mockito-inline) attach from
+        // inside: attaching from a helper process, as under Surefire, leaves the JDK's process
+        // reaper thread holding the test loader, and the JVM would be restarted after each run.
+        '-Djdk.attach.allowAttachSelf=true',
         ...this.jvmArgs,
         `-Xbootclasspath/a:${this.runnerClasspath.boot.join(':')}`,
         '-Djava.system.class.loader=witnessgym.runner.SystemLoader',

@@ -16,9 +16,9 @@ import java.security.PrivilegedAction;
 public final class Loaders {
   private Loaders() {}
 
-  public static URLClassLoader plain(URL[] urls, ClassLoader parent) {
+  public static DependencyClassLoader dependencies(URL[] urls, ClassLoader parent) {
     return AccessController.doPrivileged(
-        (PrivilegedAction<URLClassLoader>) () -> new URLClassLoader(urls, parent));
+        (PrivilegedAction<DependencyClassLoader>) () -> new DependencyClassLoader(urls, parent));
   }
 
   public static ProjectClassLoader project(URL[] urls, ClassLoader parent) {

@@ -34,6 +34,7 @@ import javax.tools.JavaCompiler;
 import javax.tools.JavaFileObject;
 import javax.tools.StandardJavaFileManager;
 import javax.tools.ToolProvider;
+import witnessgym.boot.DependencyClassLoader;
 import witnessgym.boot.Instrumenter;
 import witnessgym.boot.Loaders;
 import witnessgym.boot.MethodFingerprints;
@@ -196,10 +197,14 @@ public final class Main {
         throw e;
       }
     } finally {
+      // Dropped while the tests' loaders are still current, as Mockito looks up its
+      // configuration through them.
+      boolean mockitoForgotten = space.forgetMockito();
       current.setContextClassLoader(previous);
       SystemLoader.setCurrent(null);
-      // Threads the tests left running would carry state into the next request.
-      fit = snapshot.restore(testLoader);
+      // Threads the tests left running would carry state into the next request, as would
+      // Mockito's state if it could not be dropped.
+      fit = snapshot.restore(testLoader) && mockitoForgotten;
       testLoader.close();
     }
     response.put("restart", !fit);
@@ -443,7 +448,7 @@ public final class Main {
   private static final class ProjectSpace {
     final File classes;
     final File testClasses;
-    final URLClassLoader dependencies;
+    final DependencyClassLoader dependencies;
     final Method bridge;
     /** Per generator, the project methods it executes (learnt on its first run). */
     final Map<String, Set<String>> generatorMethods = new HashMap<>();
@@ -469,7 +474,7 @@ public final class Main {
       }
       // The platform loader as parent keeps the runner's own classes out of the project's view.
       dependencies =
-          Loaders.plain(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader());
+          Loaders.dependencies(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader());
       bridge =
           Class.forName("witnessgym.bridge.Bridge", true, dependencies)
               .getMethod("run", ClassLoader.class, String.class, List.class);
@@ -489,6 +494,46 @@ public final class Main {
         generatorMethods.computeIfAbsent(
             entry.getKey(), key -> new HashSet<>((List<String>) entry.getValue()));
       }
+    }
+
+    /**
+     * Mockito keeps state in the dependency loader, which outlives the request: per thread, a
+     * stubbing or verification left unfinished or a misplaced matcher, reported at the next use
+     * of Mockito; and the inline mock maker's mocks, including static mocks never closed (of
+     * dependency classes too, which every later request shares). Surefire's replay of one class
+     * starts a fresh JVM, so all of it is dropped after each request in which Mockito was used.
+     * False when it could not be, and only a new JVM is clean.
+     */
+    boolean forgetMockito() {
+      Class<?> mockito = dependencies.loaded("org.mockito.Mockito");
+      if (mockito == null) return true;
+      try {
+        return forget(mockito);
+      } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+        return false;
+      }
+    }
+
+    private boolean forget(Class<?> mockito) throws ReflectiveOperationException {
+      try {
+        Method clearInlineMocks =
+            Class.forName("org.mockito.MockitoFramework", false, dependencies)
+                .getMethod("clearInlineMocks");
+        clearInlineMocks.invoke(mockito.getMethod("framework").invoke(null));
+      } catch (ClassNotFoundException | NoSuchMethodException beforeMockito2_25) {
+        // this Mockito has no inline mocks to clear
+      }
+      // validateMockitoUsage() reports one kind of misuse at a time, clearing it as it does;
+      // there are three (verification, stubbing, matchers), so a fourth report means it stays.
+      for (int reports = 0; reports < 4; reports++) {
+        try {
+          mockito.getMethod("validateMockitoUsage").invoke(null);
+          return true;
+        } catch (InvocationTargetException misuse) {
+          // cleared; look for the next kind
+        }
+      }
+      return false;
     }
 
     int[] drainTrace() throws ReflectiveOperationException {
