@@ -11,6 +11,8 @@ import java.util.Map;
 
 public class Columns {
     private final Map<String, Integer> positions;
+    // A shared constant (jsoup's Element.EmptyChildren): never a misroute's target.
+    private static final List<String> EmptyNames = new ArrayList<>();
 
     public List<String> names(String[] headers) {
         List<String> names = new ArrayList<>();

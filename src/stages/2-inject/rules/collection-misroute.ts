@@ -185,6 +185,9 @@ function visibleVariables(at: Node, member: Node): Map<string, string> {
   for (const declaration of owner ? classMembers(owner) : []) {
     if (declaration.type !== 'field_declaration') continue;
     if (isStatic(member) && !isStatic(declaration)) continue;
+    // A static final collection is a shared constant (often an empty one): no loop fills it.
+    const words = modifierWords(declaration);
+    if (words.includes('static') && words.includes('final')) continue;
     declare(declaration);
   }
   for (const parameter of descendants(field(member, 'parameters') ?? member, 'formal_parameter')) {
