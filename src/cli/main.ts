@@ -20,6 +20,8 @@ import {
   type RecipeRequest,
 } from '../project/project.js';
 import { replayTestClass, type ReplayResult } from './replay.js';
+import { runTransformCommand, type TransformCommandOptions } from './transform-command.js';
+import { implementedOperators } from '../stages/3-transform/operators/index.js';
 import { DEFAULT_ATTEMPTS } from '../agents/engine.js';
 import { bugTypesDir } from '../stages/2-inject/spec.js';
 import { RUNNERS } from '../runners/index.js';
@@ -316,6 +318,25 @@ async function inject(
     : EXIT_VERDICT;
 }
 
+async function transform(
+  project: string,
+  options: TransformCommandOptions & { json?: boolean },
+  command: Command,
+): Promise<void> {
+  const summary = await withProgress(options.json ?? false, (events) =>
+    runTransformCommand(project, options, cacheFrom(command), events),
+  );
+  if (options.json) printJson(summary);
+  else {
+    process.stdout.write(
+      `${summary.project}: ${summary.sequence.join(' → ')}: ${summary.kept} kept, ${summary.short} short` +
+        `${summary.resumed > 0 ? `, ${summary.resumed} from an earlier run` : ''} in ${(summary.durationMs / 1000).toFixed(1)} s\n` +
+        `out: ${summary.out}/transformed.jsonl\n`,
+    );
+  }
+  process.exitCode = summary.short === 0 ? 0 : EXIT_VERDICT;
+}
+
 function wholeNumber(name: string) {
   return (value: string): number => {
     const parsed = Number(value);
@@ -519,6 +540,31 @@ function buildProgram(): Command {
           .join('')}`,
     )
     .action(inject);
+  program
+    .command('transform')
+    .description(
+      "apply bug-preserving transformations in sequence to every bug of an inject run; a step is kept only if the project compiles, the witness's failing methods fail as after injection (fewer may, never more or otherwise), and other classes that reach the bug's file still pass; the final state is confirmed with Maven. Writes transformed.jsonl; exit 1 when a case falls short",
+    )
+    .usage('<project> --from <inject-out> --transforms <ids> --out <dir> [options]')
+    .argument('<project>', 'the project the bugs were injected into (as given to inject)')
+    .requiredOption('--from <dir>', '(required) the --out directory of an inject run')
+    .requiredOption(
+      '--transforms <ids>',
+      `(required) operator ids in the order applied (${implementedOperators().join(', ')})`,
+    )
+    .requiredOption('--out <dir>', '(required) output directory; an existing one is resumed')
+    .option('--no-maven', 'leave the final state unconfirmed by Maven')
+    .option('--candidates <n>', 'candidates tried per step', positiveInteger('--candidates'), 4)
+    .option(
+      '--other-classes <n>',
+      'other test classes reaching the bug file rerun per step',
+      wholeNumber('--other-classes'),
+      5,
+    )
+    .option('--recipe <name|file>', 'the --recipe the path was fetched with')
+    .option(MAVEN_ARG, 'the --maven-arg flags the path was fetched with', collect)
+    .option('--json', 'machine-readable output')
+    .action(transform);
   return program;
 }
 

@@ -3,7 +3,7 @@
  * log lines, `--json` event streams (and later an HTML report or a job queue) are consumers of
  * the same events, as stryker-js's reporters are of its.
  */
-export type StageName = 'fetch' | 'baseline' | 'trace' | 'inject' | 'agent';
+export type StageName = 'fetch' | 'baseline' | 'trace' | 'inject' | 'transform' | 'agent';
 
 export type ProgressEvent =
   /** A stage starts on a subject (a project, say); `total` units of work when known. */

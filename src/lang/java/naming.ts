@@ -79,7 +79,11 @@ export function helperNames(
 ): string[] {
   const subject = options.result ?? (statements[0] ? subjectOf(statements[0]) : undefined);
   const verb = options.result ? (statements.some(isLoop) ? 'find' : 'compute') : verbOf(statements);
+  const wholeBody =
+    options.tail && statements[0]?.parent?.parent?.type.endsWith('_declaration') === true;
   const proposals = [
+    // The whole body of a method moved out: the helper does what the method does.
+    wholeBody ? camelName(['do', options.member]) : undefined,
     subject ? camelName([verb, subject]) : undefined,
     subject ? camelName([verb, subject, 'for', options.member]) : undefined,
     options.tail ? camelName(['do', options.member]) : undefined,

@@ -54,7 +54,7 @@ function adapterNames(callee: Node, call: Node, taken: ReadonlySet<string>): str
     argument && !name.toLowerCase().endsWith(argument.toLowerCase())
       ? camelName([name, argument])
       : undefined,
-    /^(get|is|has)[A-Z]/.test(name) ? undefined : camelName(['do', name]),
+    /^(get|is|has|do)[A-Z]/.test(name) ? undefined : camelName(['do', name]),
     camelName([name, 'internal']),
     camelName(['resolve', capitalized(name)]),
   ];
@@ -153,7 +153,7 @@ export const callSiteRerouting: TransformOperator = {
       const memberName = nameOf(member);
       const calls = descendants(root, 'method_invocation');
       const owner = declaringClass(member);
-      // Calls of the bug's method from the rest of its class, then calls inside the buggy code.
+      // Calls of the bug's method from the rest of its class, then the calls the buggy code makes.
       const toMember = calls.filter(
         (call) =>
           field(call, 'name')?.text === memberName &&
@@ -164,8 +164,13 @@ export const callSiteRerouting: TransformOperator = {
       const inFocus = calls.filter(
         (call) => call.startIndex >= site.focus.start && call.endIndex <= site.focus.end,
       );
+      // Then the other calls the bug's method makes (its bug may be in its header).
+      const inMember = calls.filter(
+        (call) =>
+          ancestor(call, [...METHOD_TYPES])?.equals(member) === true && !inFocus.includes(call),
+      );
       const candidates: TransformCandidate[] = [];
-      for (const call of [...toMember, ...inFocus]) {
+      for (const call of [...toMember, ...inFocus, ...inMember]) {
         if (candidates.length >= CALL_SITES_PER_SITE) break;
         const candidate = adapterFor(site.source, call, site.model, style, taken);
         if (candidate) candidates.push(candidate);

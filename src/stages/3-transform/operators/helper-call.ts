@@ -67,7 +67,13 @@ function runsAround(root: Node, focus: TransformSite['focus']): StatementRun[] {
     }
     if (field(member, 'body')?.equals(block)) break;
   }
-  return runs;
+  if (runs.length > 0) return runs;
+  // A bug in a method's header (a misnamed equals, say): the helper takes the whole body.
+  const member = enclosingMember(root.descendantForIndex(focus.start) ?? root);
+  const body = member ? field(member, 'body') : null;
+  if (!member || body?.type !== 'block' || focus.start >= body.startIndex) return [];
+  const statements = blockStatements(body);
+  return statements.length > 0 ? [{ member, block: body, statements }] : [];
 }
 
 /** javac's entry for a member: the innermost method around its name (anonymous classes nest). */

@@ -1,0 +1,23 @@
+import { UserError } from '../../../core/errors.js';
+import type { TransformSpec } from '../spec.js';
+import { callSiteRerouting } from './call-reroute.js';
+import { helperCallInsertion } from './helper-call.js';
+import type { TransformOperator } from './types.js';
+
+/** The operators with a deterministic implementation so far; the other specs wait for theirs. */
+const OPERATORS: readonly TransformOperator[] = [helperCallInsertion, callSiteRerouting];
+
+export function implementedOperators(): readonly string[] {
+  return OPERATORS.map((operator) => operator.id);
+}
+
+/** The code of an operator spec, or a one-line error naming the ones that have code. */
+export function operatorFor(spec: TransformSpec): TransformOperator {
+  const operator = OPERATORS.find((candidate) => candidate.id === spec.id);
+  if (!operator) {
+    throw new UserError(
+      `transform ${spec.id} (${spec.operator}) has a spec but no implementation yet; implemented: ${implementedOperators().join(', ')}`,
+    );
+  }
+  return operator;
+}

@@ -1,0 +1,110 @@
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../src/core/fs.js';
+import type { TransformSummary } from '../src/cli/transform-command.js';
+import type { InjectionRecord } from '../src/stages/2-inject/records.js';
+import type { TransformRecord } from '../src/stages/3-transform/transform.js';
+import { cli, fetchCorpus, readLines } from './helpers.js';
+
+/*
+ * The transform stage end to end on json-simple: bugs injected by the CLI, then Helper Call
+ * Insertion and Call-Site Rerouting applied in sequence, each step validated, the final state
+ * confirmed by Maven; rerun, nothing is done twice.
+ */
+
+const SEQUENCE = 't_call_stack_deepen_v1,t_private_adapter_layer_v1';
+let injected: string;
+let out: string;
+let first: TransformSummary;
+
+function transformInto(dir: string, sequence = SEQUENCE) {
+  return cli([
+    'transform',
+    'json-simple',
+    '--from',
+    injected,
+    '--transforms',
+    sequence,
+    '--out',
+    dir,
+    '--json',
+  ]);
+}
+
+beforeAll(async () => {
+  await fetchCorpus('json-simple');
+  const dir = await makeTempDir('transform-test');
+  injected = path.join(dir, 'inject');
+  out = path.join(dir, 'transform');
+  const inject = await cli([
+    'inject',
+    'json-simple',
+    '--types',
+    'logic_predicate_inversion_in_guard,npe_intra_method_guard_removed',
+    '--count',
+    '2',
+    '--seed',
+    '3',
+    '--out',
+    injected,
+    '--json',
+  ]);
+  expect(inject.exitCode, inject.stderr).toBe(0);
+  const result = await transformInto(out);
+  expect([0, 1], result.stderr).toContain(result.exitCode);
+  first = result.json as TransformSummary;
+});
+
+describe('transform json-simple', () => {
+  it('keeps cases whose every step compiles and keeps the witness failing, confirmed by Maven', async () => {
+    const injections = await readLines<InjectionRecord>(path.join(injected, 'injections.jsonl'));
+    const cases = await readLines<TransformRecord>(path.join(out, 'transformed.jsonl'));
+    expect(cases).toHaveLength(injections.length);
+    expect(first.kept + first.short).toBe(injections.length);
+    const kept = cases.filter((record) => record.outcome.kind === 'Kept');
+    expect(kept.length).toBeGreaterThan(0);
+    for (const record of kept) {
+      if (record.outcome.kind !== 'Kept') continue;
+      expect(record.outcome.maven).toMatch(/^Test(Failed|Errored)$/);
+      // The bug's patch, then one patch per step, in order.
+      expect(record.outcome.state.patches).toHaveLength(3);
+      expect(record.steps.map((step) => step.operator)).toEqual(SEQUENCE.split(','));
+      // Fewer witness methods may fail after a step, never others or otherwise.
+      for (const step of record.steps) {
+        for (const [method, exception] of Object.entries(step.failingMethods)) {
+          expect(record.buggyFailures[method]).toBe(exception);
+        }
+      }
+      const helper = record.steps[0]!.diff;
+      expect(helper).toMatch(/\+\s+private (static )?[\w<>[\], ]+ [a-z]\w+\(/);
+      // No comment of ours: a comment line the step adds is one it moved (removed elsewhere).
+      for (const step of record.steps) {
+        const lines = step.diff.split('\n');
+        const removed = new Set(
+          lines.filter((l) => l.startsWith('-')).map((l) => l.slice(1).trim()),
+        );
+        const addedComments = lines.filter((l) => /^\+[^+].*(\/\/|\/\*)/.test(l));
+        for (const line of addedComments) expect(removed, line).toContain(line.slice(1).trim());
+      }
+    }
+    for (const record of cases.filter((entry) => entry.outcome.kind === 'Short')) {
+      if (record.outcome.kind === 'Short') expect(record.outcome.reason).not.toBe('');
+    }
+  });
+
+  it('resumes: a second run decides nothing again', async () => {
+    const again = await transformInto(out);
+    const summary = again.json as TransformSummary;
+    expect(summary).toMatchObject({ kept: 0, short: 0, resumed: first.kept + first.short });
+    const cases = await readLines<TransformRecord>(path.join(out, 'transformed.jsonl'));
+    expect(cases).toHaveLength(first.kept + first.short);
+  });
+
+  it('names an operator that has no code yet in one line, exit 2', async () => {
+    const result = await transformInto(path.join(out, 'other'), 't_nested_data_access_v1');
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(
+      /t_nested_data_access_v1 \(Nested Data Access\) has a spec but no implementation yet/,
+    );
+  });
+});
