@@ -1,62 +1,18 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { diffHunks, median, patchSize, summariseSizes, type PatchSize } from './diff-stats.js';
 
+/** A Defects4J production patch (fixed → buggy), copied from the shared data (MIT). */
+const defects4jPatch = (name: string) =>
+  readFileSync(path.resolve(import.meta.dirname, '../../test/fixtures/defects4j', name), 'utf8');
+
 // Real patches from Defects4J (MIT; ../shared/data/defects4j), fixed → buggy as stored there.
 /** Defects4J Csv bug 7. */
-const CSV_7 = String.raw`diff --git a/src/main/java/org/apache/commons/csv/CSVParser.java b/src/main/java/org/apache/commons/csv/CSVParser.java
-index 315a11c..a6a6d49 100644
---- a/src/main/java/org/apache/commons/csv/CSVParser.java
-+++ b/src/main/java/org/apache/commons/csv/CSVParser.java
-@@ -29,7 +29,6 @@ import java.io.StringReader;
- import java.net.URL;
- import java.nio.charset.Charset;
- import java.util.ArrayList;
--import java.util.Arrays;
- import java.util.Collection;
- import java.util.Iterator;
- import java.util.LinkedHashMap;
-@@ -369,9 +368,6 @@ public final class CSVParser implements Iterable<CSVRecord>, Closeable {
-             // build the name to index mappings
-             if (header != null) {
-                 for (int i = 0; i < header.length; i++) {
--                    if (hdrMap.containsKey(header[i])) {
--                        throw new IllegalStateException("The header contains duplicate names: " + Arrays.toString(header));
--                    }
-                     hdrMap.put(header[i], Integer.valueOf(i));
-                 }
-             }
-`;
+const CSV_7 = defects4jPatch('Csv-7.src.patch');
 
 /** Defects4J Csv bug 13. */
-const CSV_13 = String.raw`diff --git a/src/main/java/org/apache/commons/csv/CSVFormat.java b/src/main/java/org/apache/commons/csv/CSVFormat.java
-index 8c71f3a..847f30a 100644
---- a/src/main/java/org/apache/commons/csv/CSVFormat.java
-+++ b/src/main/java/org/apache/commons/csv/CSVFormat.java
-@@ -316,7 +316,7 @@ public final class CSVFormat implements Serializable {
-      *      http://dev.mysql.com/doc/refman/5.1/en/load-data.html</a>
-      */
-     public static final CSVFormat MYSQL = DEFAULT.withDelimiter(TAB).withEscape(BACKSLASH).withIgnoreEmptyLines(false)
--            .withQuote(null).withRecordSeparator(LF).withNullString("\\N");
-+            .withQuote(null).withRecordSeparator(LF);
- 
-     /**
-      * Returns true if the given character is a line break character.
-diff --git a/src/main/java/org/apache/commons/csv/CSVPrinter.java b/src/main/java/org/apache/commons/csv/CSVPrinter.java
-index 0e9a2de..ac4234b 100644
---- a/src/main/java/org/apache/commons/csv/CSVPrinter.java
-+++ b/src/main/java/org/apache/commons/csv/CSVPrinter.java
-@@ -136,9 +136,7 @@ public final class CSVPrinter implements Flushable, Closeable {
-         if (!newRecord) {
-             out.append(format.getDelimiter());
-         }
--        if (object == null) {
--            out.append(value);
--        } else if (format.isQuoteCharacterSet()) {
-+        if (format.isQuoteCharacterSet()) {
-             // the original object is needed so can check for Number
-             printAndQuote(object, value, offset, len);
-         } else if (format.isEscapeCharacterSet()) {
-`;
+const CSV_13 = defects4jPatch('Csv-13.src.patch');
 
 /** An injected bug as the inject stage writes it (jsdiff's form: no `diff --git` line). */
 const INJECTED = `--- a/src/main/java/org/json/simple/parser/Yylex.java

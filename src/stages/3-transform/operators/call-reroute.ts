@@ -15,6 +15,7 @@ import {
   withJavaTree,
 } from '../../../lang/java/syntax.js';
 import type { SourceModel } from '../../../toolchains/jvm/source-model.js';
+import { insertedAfter, lineAt, takenNames } from './added-members.js';
 import type { TransformCandidate, TransformOperator, TransformSite } from './types.js';
 
 /*
@@ -119,16 +120,12 @@ function adapterFor(
     `${indent}}`,
   ].join(style.lineBreak);
   const callName = field(call, 'name')!;
-  const line = source.slice(0, call.startIndex).split('\n').length;
+  const line = lineAt(source, call.startIndex);
   return {
     description: `${nameOf(caller)}: the call to ${nameOf(callee)} on line ${line} goes through private ${name}(…)`,
     edits: [
       { start: callName.startIndex, end: callName.endIndex, text: name },
-      {
-        start: caller.endIndex,
-        end: caller.endIndex,
-        text: `${style.lineBreak}${style.lineBreak}${adapter}`,
-      },
+      insertedAfter(caller, adapter, style),
     ],
     added: [name],
   };
@@ -140,10 +137,7 @@ export const callSiteRerouting: TransformOperator = {
   candidates: (site: TransformSite) =>
     withJavaTree(site.source, (root) => {
       const style = fileStyle(site.source, root);
-      const taken = new Set<string>();
-      for (const type of site.model.types)
-        for (const member of type.members) taken.add(member.name);
-      for (const method of descendants(root, METHOD_TYPES)) taken.add(nameOf(method));
+      const taken = takenNames(root, site.model);
       const focusNode = root.descendantForIndex(
         site.focus.start,
         Math.max(site.focus.start, site.focus.end - 1),

@@ -20,6 +20,7 @@ import {
   withJavaTree,
 } from '../../../lang/java/syntax.js';
 import type { SourceModel } from '../../../toolchains/jvm/source-model.js';
+import { insertedAfter, lineAt, takenNames } from './added-members.js';
 import type { TransformCandidate, TransformOperator, TransformSite } from './types.js';
 
 /*
@@ -153,14 +154,6 @@ function typeOf(model: SourceModel, member: Node, declaration: LocalDeclaration)
   return local?.type ?? null;
 }
 
-/** Names the helper must not take: every member name of the file, as javac and the tree see them. */
-function takenNames(root: Node, model: SourceModel): Set<string> {
-  const names = new Set<string>();
-  for (const type of model.types) for (const member of type.members) names.add(member.name);
-  for (const method of descendants(root, METHOD_TYPES)) names.add(nameOf(method));
-  return names;
-}
-
 function lineStart(source: string, index: number): number {
   return source.lastIndexOf('\n', index - 1) + 1;
 }
@@ -255,17 +248,13 @@ function helperFor(
     const declaredType = field(declaration, 'type')?.text ?? returnType;
     callStatement = `${modifiers ? `${modifiers} ` : ''}${declaredType} ${result.declaration.name} = ${call};`;
   }
-  const firstLine = source.slice(0, first.startIndex).split('\n').length;
-  const lastLine = source.slice(0, last.endIndex).split('\n').length;
+  const firstLine = lineAt(source, first.startIndex);
+  const lastLine = lineAt(source, last.endIndex);
   return {
     description: `${nameOf(member)}: lines ${firstLine}–${lastLine} moved into private ${name}(…)`,
     edits: [
       { start: from, end: last.endIndex, text: `${indentationOf(source, first)}${callStatement}` },
-      {
-        start: member.endIndex,
-        end: member.endIndex,
-        text: `${style.lineBreak}${style.lineBreak}${helper}`,
-      },
+      insertedAfter(member, helper, style),
     ],
     added: [name],
   };
