@@ -71,14 +71,21 @@ describe('Helper Call Insertion', () => {
 `,
         ),
     );
-    // Wider runs come next: the loop, whose local `out` the helper reads and does not write.
+    // Wider runs come next: the loop, whose local `out` the helper reads and does not write,
+    // then the loop with the rest of the body, the helper returning what the method returns.
     expect(wider.map((c) => c.description)).toEqual([
       expect.stringMatching(/^describe: lines 14–19 moved into private /),
+      expect.stringMatching(/^describe: lines 14–20 moved into private /),
     ]);
   });
 
   it('refuses runs whose return would only leave the helper, or that write a local read after', () => {
-    expect(helperCallInsertion.candidates(siteAt('return line;'))).toEqual([]);
+    // `return line;`, its if and its loop cannot move alone; with the `return null` after the
+    // loop, the tail of the method can.
+    const early = helperCallInsertion.candidates(siteAt('return line;'));
+    expect(early.map((c) => c.description)).toEqual([
+      expect.stringMatching(/^first: lines 24–29 moved into private /),
+    ]);
     expect(helperCallInsertion.candidates(siteAt('widest = line.length();'))).toEqual([]);
   });
 });

@@ -48,8 +48,9 @@ function isOwnCall(call: Node): boolean {
 /** A name for the forwarding method, read off the callee and what the call passes it. */
 function adapterNames(callee: Node, call: Node, taken: ReadonlySet<string>): string[] {
   const name = nameOf(callee);
+  // A name of one or two letters (`o`, `i`) says nothing a method name could use.
   const argument = kids(field(call, 'arguments') ?? call).find(
-    (k) => k.type === 'identifier',
+    (k) => k.type === 'identifier' && k.text.length > 2,
   )?.text;
   const proposals = [
     argument && !name.toLowerCase().endsWith(argument.toLowerCase())

@@ -29,7 +29,7 @@ import type { TransformCandidate, TransformOperator, TransformSite } from './typ
  * the bug gains a frame; nothing else changes. Parameter and result types come from javac.
  */
 
-/** How many runs, from the innermost statement outwards, are offered per site. */
+/** How many movable runs, from the innermost statement outwards, are offered per site. */
 const RUNS_PER_SITE = 3;
 
 function isStatementOfBlock(node: Node): boolean {
@@ -43,7 +43,7 @@ function runsAround(root: Node, focus: TransformSite['focus']): StatementRun[] {
     Math.max(focus.start, focus.end - 1),
   );
   const runs: StatementRun[] = [];
-  for (; node && runs.length < RUNS_PER_SITE; node = node.parent) {
+  for (; node; node = node.parent) {
     if (!isStatementOfBlock(node)) continue;
     const block = node.parent!;
     const member = enclosingMember(block);
@@ -66,7 +66,16 @@ function runsAround(root: Node, focus: TransformSite['focus']): StatementRun[] {
     ) {
       runs.push({ member, block, statements: run });
     }
-    if (field(member, 'body')?.equals(block)) break;
+    if (field(member, 'body')?.equals(block)) {
+      // With the rest of the body too: a loop that returns early moves with the fallback after it.
+      const siblings = blockStatements(block);
+      const from = siblings.findIndex((statement) => statement.equals(run[0]!));
+      const tail = siblings.slice(from);
+      if (tail.length > run.length) {
+        runs.push({ member, block, statements: tail });
+      }
+      break;
+    }
   }
   if (runs.length > 0) return runs;
   // A bug in a method's header (a misnamed equals, say): the helper takes the whole body.
@@ -267,8 +276,8 @@ export const helperCallInsertion: TransformOperator = {
     withJavaTree(site.source, (root) => {
       const style = fileStyle(site.source, root);
       const taken = takenNames(root, site.model);
-      return runsAround(root, site.focus).flatMap(
-        (run) => helperFor(root, site.source, run, site.model, style, taken) ?? [],
-      );
+      return runsAround(root, site.focus)
+        .flatMap((run) => helperFor(root, site.source, run, site.model, style, taken) ?? [])
+        .slice(0, RUNS_PER_SITE);
     }),
 };
