@@ -188,6 +188,7 @@ class TransformRun {
 
     let state = injection.state;
     let anchor: BugAnchor = anchor0;
+    const added: string[] = [];
     for (const [index, operator] of operators.entries()) {
       const stepStarted = Date.now();
       await this.options.copy.checkout(state);
@@ -211,7 +212,7 @@ class TransformRun {
       );
       if (analysis.kind === 'failed') return short(index, analysis.reason);
       const candidates = operator
-        .candidates({ source, focus, model: analysis.model })
+        .candidates({ source, focus, model: analysis.model, added })
         .slice(0, this.options.candidatesPerStep);
       if (candidates.length === 0) return short(index, `${operator.id} has no site around the bug`);
       const rejected: Step['rejected'] = [];
@@ -234,6 +235,7 @@ class TransformRun {
           durationMs: Date.now() - stepStarted,
         };
         anchor = anchorAfter(anchor, focus, candidate.edits, after);
+        added.push(...candidate.added);
         state = next;
         break;
       }

@@ -164,8 +164,15 @@ export const callSiteRerouting: TransformOperator = {
         (call) =>
           ancestor(call, [...METHOD_TYPES])?.equals(member) === true && !inFocus.includes(call),
       );
+      // A call of a method the project wrote goes before one of a helper an earlier step added.
+      const added = new Set(site.added ?? []);
+      const ordered = [...toMember, ...inFocus, ...inMember].sort(
+        (a, b) =>
+          Number(added.has(field(a, 'name')?.text ?? '')) -
+          Number(added.has(field(b, 'name')?.text ?? '')),
+      );
       const candidates: TransformCandidate[] = [];
-      for (const call of [...toMember, ...inFocus, ...inMember]) {
+      for (const call of ordered) {
         if (candidates.length >= CALL_SITES_PER_SITE) break;
         const candidate = adapterFor(site.source, call, site.model, style, taken);
         if (candidate) candidates.push(candidate);

@@ -8,6 +8,8 @@ export interface TransformSite {
   focus: { start: number; end: number };
   /** javac's view of `source`: the types of its locals and parameters. */
   model: SourceModel;
+  /** Members earlier steps of the case added: wrapping them again is allowed, but comes last. */
+  added?: readonly string[];
 }
 
 /** One way to apply an operator at a site: edits to the site's file. */
