@@ -3,7 +3,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { CacheLayout } from '../../core/cache.js';
 import { sha256Text } from '../../core/fs.js';
-import { describeVerdict, exposesBug, type SingleVerdict } from '../../core/verdict.js';
+import { checkWithMaven } from '../../checks/runs.js';
+import { describeVerdict, type SingleVerdict } from '../../core/verdict.js';
 import { note, type EventSink } from '../../events/types.js';
 import { loadJavaGrammar } from '../../lang/java/syntax.js';
 import { applyEdits } from '../../lang/java/syntax.js';
@@ -13,7 +14,7 @@ import { compiledSources, type WorkingCopy } from '../../project/working-copy.js
 import { defineRecord } from '../../records/record.js';
 import { timeLimit } from '../../runners/time-limits.js';
 import type { TestRunner } from '../../runners/types.js';
-import { prepareProjectRuntime } from '../../toolchains/jvm/setup.js';
+import { prepareProjectRuntime, type ProjectRuntime } from '../../toolchains/jvm/setup.js';
 import { analyzeSource } from '../../toolchains/jvm/source-model.js';
 import type { ExecutionContextRecord } from '../1-trace/trace.js';
 import type { InjectionRecord } from '../2-inject/records.js';
@@ -113,6 +114,8 @@ function failuresKept(buggy: MethodFailures, now: MethodFailures): string | unde
 }
 
 class TransformRun {
+  private projectRuntime: Promise<ProjectRuntime> | undefined;
+
   constructor(private readonly options: TransformOptions) {}
 
   private get build() {
@@ -196,11 +199,7 @@ class TransformRun {
       const source = await readFile(file, 'utf8');
       const focus = locateAnchor(source, anchor);
       if (!focus) return short(index, `the bug's lines are no longer found in ${anchor.file}`);
-      const runtime = await prepareProjectRuntime(
-        this.options.copy.root,
-        this.build,
-        this.options.cache,
-      );
+      const runtime = await this.runtime();
       const analysis = await analyzeSource(
         {
           file,
@@ -279,6 +278,7 @@ class TransformRun {
     return { failures };
   }
 
+  /** The final state under Maven, the ground truth (the check inject closes a bug with). */
   private async confirm(
     state: ProjectState,
     witness: string,
@@ -291,25 +291,23 @@ class TransformRun {
     if (!maven) return { kind: 'Unconfirmed' };
     const changed = await copy.checkout(state);
     const target = { projectDir: copy.root, build: this.build, changed: compiledSources(changed) };
-    const compiled = await maven.compile(target);
-    if (compiled.kind === 'CompileFailed') {
-      return {
-        kind: 'Refuted',
-        reason: `Maven does not build the final state: ${describeVerdict(compiled.verdict)}`,
-      };
-    }
-    const result = await maven.run({
-      target,
-      testClass: witness,
-      timeoutMs: timeLimit(maven.name, 'run', undefined),
-    });
-    if (!exposesBug(result.verdict)) {
-      return {
-        kind: 'Refuted',
-        reason: `the Maven replay of the final state does not fail (${describeVerdict(result.verdict)})`,
-      };
-    }
-    return { kind: 'Confirmed', verdict: result.verdict.kind };
+    const outcome = await checkWithMaven(maven, target, witness, undefined);
+    if (outcome.kind === 'Passed') return { kind: 'Confirmed', verdict: outcome.evidence.verdict };
+    const reason =
+      outcome.kind === 'Failed' && outcome.verdict
+        ? `${outcome.reason} (${outcome.verdict})`
+        : outcome.reason;
+    return { kind: 'Refuted', reason: `final state: ${reason}` };
+  }
+
+  /** The project's class path as the analysis needs it: the same for every step, read once. */
+  private runtime(): Promise<ProjectRuntime> {
+    this.projectRuntime ??= prepareProjectRuntime(
+      this.options.copy.root,
+      this.build,
+      this.options.cache,
+    );
+    return this.projectRuntime;
   }
 }
 
