@@ -1,5 +1,13 @@
 import type { Node } from 'web-tree-sitter';
-import { ancestor, descendants, field, kids, METHOD_TYPES, within } from './syntax.js';
+import {
+  ancestor,
+  descendants,
+  field,
+  kids,
+  METHOD_TYPES,
+  ownDescendants,
+  within,
+} from './syntax.js';
 
 /*
  * Which declaration a simple name in a method refers to, by Java's scoping of locals and
@@ -32,10 +40,6 @@ export function localDeclarations(member: Node): LocalDeclaration[] {
   ) => {
     if (name) found.push({ name: name.text, node, scope, from, kind });
   };
-  const ownedByMember = (node: Node) => {
-    const owner = ancestor(node, [...METHOD_TYPES, 'class_body', 'enum_body', 'interface_body']);
-    return owner?.equals(member) === true;
-  };
   const parameters = field(member, 'parameters');
   for (const parameter of parameters ? kids(parameters) : []) {
     if (parameter.type === 'formal_parameter' || parameter.type === 'spread_parameter') {
@@ -52,30 +56,27 @@ export function localDeclarations(member: Node): LocalDeclaration[] {
       );
     }
   }
-  for (const declaration of descendants(member, 'local_variable_declaration')) {
-    if (!ownedByMember(declaration)) continue;
+  for (const declaration of ownDescendants(member, 'local_variable_declaration')) {
     // In `for (int i = 0; …)` the name lives in the loop; elsewhere in the enclosing block.
     const scope = declaration.parent!;
     for (const declarator of kids(declaration).filter((k) => k.type === 'variable_declarator')) {
       add(field(declarator, 'name'), declarator, scope, declarator.startIndex, 'local');
     }
   }
-  for (const loop of descendants(member, 'enhanced_for_statement')) {
-    if (ownedByMember(loop)) add(field(loop, 'name'), loop, loop, loop.startIndex, 'local');
+  for (const loop of ownDescendants(member, 'enhanced_for_statement')) {
+    add(field(loop, 'name'), loop, loop, loop.startIndex, 'local');
   }
-  for (const clause of descendants(member, 'catch_clause')) {
-    if (!ownedByMember(clause)) continue;
+  for (const clause of ownDescendants(member, 'catch_clause')) {
     const parameter = kids(clause).find((k) => k.type === 'catch_formal_parameter');
     if (parameter) add(field(parameter, 'name'), parameter, clause, clause.startIndex, 'local');
   }
-  for (const resource of descendants(member, 'resource')) {
+  for (const resource of ownDescendants(member, 'resource')) {
     const statement = ancestor(resource, 'try_with_resources_statement');
-    if (statement && ownedByMember(resource) && field(resource, 'name')) {
+    if (statement && field(resource, 'name')) {
       add(field(resource, 'name'), resource, statement, resource.startIndex, 'local');
     }
   }
-  for (const lambda of descendants(member, 'lambda_expression')) {
-    if (!ownedByMember(lambda)) continue;
+  for (const lambda of ownDescendants(member, 'lambda_expression')) {
     const parameters = field(lambda, 'parameters');
     if (!parameters) continue;
     const names =
@@ -94,10 +95,10 @@ export function localDeclarations(member: Node): LocalDeclaration[] {
       }
     }
   }
-  for (const pattern of descendants(member, ['instanceof_expression'])) {
+  for (const pattern of ownDescendants(member, 'instanceof_expression')) {
     // `x instanceof Foo foo`: flow scoping is beyond this; a pattern name makes rewrites refuse.
     const name = field(pattern, 'name');
-    if (name && ownedByMember(pattern)) add(name, pattern, member, pattern.startIndex, 'local');
+    if (name) add(name, pattern, member, pattern.startIndex, 'local');
   }
   return found;
 }
