@@ -163,6 +163,15 @@ function typeOf(model: SourceModel, member: Node, declaration: LocalDeclaration)
   return local?.type ?? null;
 }
 
+/** What a method works on, as its name could say it: its parameters' names, then their types. */
+function memberNouns(model: SourceModel, member: Node): string[] {
+  const parameters = methodOf(model, member)?.parameters ?? [];
+  const types = parameters
+    .map((parameter) => /^[A-Z][A-Za-z0-9]*$/.exec(parameter.type ?? '')?.[0])
+    .filter((type): type is string => type !== undefined && type !== 'Object');
+  return [...parameters.map((parameter) => parameter.name), ...types];
+}
+
 function lineStart(source: string, index: number): number {
   return source.lastIndexOf('\n', index - 1) + 1;
 }
@@ -210,6 +219,7 @@ function helperFor(
       member: constructor ? 'init' : nameOf(member),
       ...(result.kind === 'local' ? { result: result.declaration.name } : {}),
       tail: result.kind === 'tail',
+      nouns: memberNouns(model, member),
     },
     taken,
   );
