@@ -311,6 +311,19 @@ class TransformRun {
   }
 }
 
+/** Transforms cases one after the other in the options' working copy. */
+export interface Transformer {
+  transform(
+    injection: InjectionRecord,
+    operators: readonly TransformOperator[],
+  ): Promise<TransformRecord>;
+}
+
+export async function createTransformer(options: TransformOptions): Promise<Transformer> {
+  await loadJavaGrammar();
+  return new TransformRun(options);
+}
+
 /** Transforms each injection with the operator sequence, one case after the other. */
 export async function transformInjections(
   injections: readonly InjectionRecord[],
@@ -318,7 +331,6 @@ export async function transformInjections(
   options: TransformOptions,
   done: (record: TransformRecord) => Promise<void>,
 ): Promise<void> {
-  await loadJavaGrammar();
-  const run = new TransformRun(options);
+  const run = await createTransformer(options);
   for (const injection of injections) await done(await run.transform(injection, operators));
 }
