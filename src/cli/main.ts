@@ -21,6 +21,15 @@ import {
 } from '../project/project.js';
 import { replayTestClass, type ReplayResult } from './replay.js';
 import { runTransformCommand, type TransformCommandOptions } from './transform-command.js';
+import {
+  formatExport,
+  formatMaterialise,
+  formatVerify,
+  runExportCommand,
+  runMaterializeCommand,
+  runVerifyCommand,
+  type MaterializeCommandOptions,
+} from './case-command.js';
 import { implementedOperators } from '../stages/3-transform/operators/index.js';
 import { DEFAULT_ATTEMPTS } from '../agents/engine.js';
 import { bugTypesDir } from '../stages/2-inject/spec.js';
@@ -337,6 +346,39 @@ async function transform(
   process.exitCode = summary.short === 0 ? 0 : EXIT_VERDICT;
 }
 
+async function caseMaterialize(
+  caseDir: string,
+  options: MaterializeCommandOptions & { json?: boolean },
+  command: Command,
+): Promise<void> {
+  const outcome = await runMaterializeCommand(caseDir, options, cacheFrom(command));
+  if (options.json) printJson(outcome);
+  else process.stdout.write(`${formatMaterialise(outcome)}\n`);
+  process.exitCode = outcome.kind === 'Materialised' ? 0 : EXIT_VERDICT;
+}
+
+async function caseExport(
+  bench: string,
+  options: { out: string; hideWitness?: boolean; json?: boolean },
+  command: Command,
+): Promise<void> {
+  const summary = await runExportCommand(bench, options, cacheFrom(command));
+  if (options.json) printJson(summary);
+  else process.stdout.write(`${formatExport(summary)}\n`);
+  process.exitCode = summary.corrupt.length === 0 ? 0 : EXIT_VERDICT;
+}
+
+async function caseVerify(
+  caseDir: string,
+  options: { json?: boolean },
+  command: Command,
+): Promise<void> {
+  const outcome = await runVerifyCommand(caseDir, cacheFrom(command));
+  if (options.json) printJson(outcome);
+  else process.stdout.write(`${formatVerify(outcome)}\n`);
+  process.exitCode = outcome.kind === 'Verified' ? 0 : EXIT_VERDICT;
+}
+
 function wholeNumber(name: string) {
   return (value: string): number => {
     const parsed = Number(value);
@@ -565,6 +607,41 @@ function buildProgram(): Command {
     .option(MAVEN_ARG, 'the --maven-arg flags the path was fetched with', collect)
     .option('--json', 'machine-readable output')
     .action(transform);
+
+  const benchCase = program
+    .command('case')
+    .description(
+      'the cases of a benchmark: materialise a tree, export snapshots, verify with Maven',
+    );
+  benchCase
+    .command('materialize')
+    .description(
+      "write a case's buggy tree (or the clean one) from the corpus's pristine tree and the case's patches, without version control or build output; exit 1 when the case's files do not hold what its record says",
+    )
+    .argument('<case>', 'a case directory of a benchmark (<bench>/<case-id>)')
+    .requiredOption('--out <dir>', '(required) a new or empty directory to write the tree into')
+    .option('--clean', 'the clean tree (the pristine project) instead of the buggy one')
+    .option('--hide-witness', "leave the witness's test file out (an evaluation workspace)")
+    .option('--json', 'machine-readable output')
+    .action(caseMaterialize);
+  benchCase
+    .command('export')
+    .description(
+      "write every case's buggy tree as a full snapshot <out>/<case-id>/ and the benchmark's index as <out>/cases.jsonl (one line per case); snapshots already there are kept",
+    )
+    .argument('<bench>', 'a benchmark directory')
+    .requiredOption('--out <dir>', '(required) where to write the snapshots and the index')
+    .option('--hide-witness', "leave each witness's test file out")
+    .option('--json', 'machine-readable output')
+    .action(caseExport);
+  benchCase
+    .command('verify')
+    .description(
+      'recheck a case with Maven: the witness must fail on the buggy tree with the recorded signature (the same failing methods, each with the same exception type) and pass on the clean tree; exit 1 otherwise',
+    )
+    .argument('<case>', 'a case directory of a benchmark (<bench>/<case-id>)')
+    .option('--json', 'machine-readable output')
+    .action(caseVerify);
   return program;
 }
 
