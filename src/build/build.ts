@@ -68,8 +68,6 @@ export interface KeptCase {
   injection: InjectionRecord;
   transform: TransformRecord;
   contexts: readonly ExecutionContextRecord[];
-  cell: PlanCell;
-  seed: number;
 }
 
 export interface BuildOptions {
@@ -91,7 +89,9 @@ export interface BuildOptions {
   candidatesPerStep: number;
   otherClassLimit: number;
   collateralLimit: number;
-  archive: (kept: KeptCase) => Promise<{ caseId: string }>;
+  archive: (
+    kept: KeptCase,
+  ) => Promise<{ kind: 'Archived'; caseId: string } | { kind: 'Refused'; reason: string }>;
   events: EventSink;
 }
 
@@ -148,6 +148,9 @@ export interface BuildResult {
   durationMs: number;
 }
 
+/** Inject-then-transform rounds per project and bucket, at most. */
+const MAX_ROUNDS = 3;
+
 /** One transformation job: a bug in a cell. */
 interface Job {
   cell: PlanCell;
@@ -169,7 +172,7 @@ function bucketOf(injection: InjectionRecord): string {
 }
 
 class Build {
-  private readonly shortReasons = new Map<string, string[]>();
+  private readonly shortReasons = new Map<string, Map<string, string>>();
   private readonly injected: BuildResult['injected'] = [];
 
   private readonly resumed: number;
@@ -203,10 +206,11 @@ class Build {
     return Math.max(0, cell.wanted - this.ledger.archived(cell));
   }
 
-  private reason(cell: PlanCell, reason: string): void {
+  /** Says why a cell is short; a later round's word from the same source replaces the earlier. */
+  private reason(cell: PlanCell, source: string, reason: string): void {
     const key = cellKey(cell);
-    const reasons = this.shortReasons.get(key) ?? [];
-    if (!reasons.includes(reason)) reasons.push(reason);
+    const reasons = this.shortReasons.get(key) ?? new Map<string, string>();
+    reasons.set(source, reason);
     this.shortReasons.set(key, reasons);
   }
 
@@ -222,7 +226,7 @@ class Build {
       .map((cell) => ({
         cell,
         archived: this.ledger.archived(cell),
-        reasons: this.shortReasons.get(cellKey(cell)) ?? [],
+        reasons: [...(this.shortReasons.get(cellKey(cell))?.values() ?? [])],
       }));
     return {
       ledger: this.ledger.entries,
@@ -252,12 +256,23 @@ class Build {
       const witnesses = contexts.filter((record) => record.bucket === bucket);
       if (witnesses.length === 0) {
         for (const cell of cells) {
-          this.reason(cell, `${project.label} has no passing test class with a ${bucket} context`);
+          this.reason(
+            cell,
+            `${project.label} witnesses`,
+            `${project.label} has no passing test class with a ${bucket} context`,
+          );
         }
         continue;
       }
-      const injections = await this.inject(project, bucket, cells, witnesses);
-      await this.transformAll(project, contexts, cells, injections);
+      // Bugs transformation loses are replaced by new ones while inject finds more.
+      for (let round = 1; round <= MAX_ROUNDS; round++) {
+        const wanting = cells.filter((cell) => this.wantedMore(cell) > 0);
+        if (wanting.length === 0) break;
+        const injections = await this.inject(project, bucket, wanting, witnesses);
+        const tried = this.ledger.entries.length;
+        await this.transformAll(project, contexts, wanting, injections);
+        if (this.ledger.entries.length === tried) break;
+      }
     }
   }
 
@@ -314,6 +329,7 @@ class Build {
           for (const cell of cells.filter((entry) => entry.typeId === type.typeId)) {
             this.reason(
               cell,
+              `${project.label} inject`,
               `${project.label}: ${type.accepted} ${bucket} bugs of ${count} asked for (${type.sitesFound ?? '?'} sites, ${type.tried} tried, ${type.ended})`,
             );
           }
@@ -378,6 +394,7 @@ class Build {
         }
         this.reason(
           cell,
+          `${project.label} transform`,
           `${project.label}: ${shortOnes.length} bugs fell short in transformation (${[...tally]
             .map(([what, count]) => `${count}× ${what}`)
             .join('; ')})`,
@@ -425,17 +442,18 @@ class Build {
         durationMs: Date.now() - started,
       });
     } else {
-      const { caseId } = await this.options.archive({
+      const archived = await this.options.archive({
         project,
         injection,
         transform: record,
         contexts,
-        cell,
-        seed: this.options.seed,
       });
       await this.ledger.append({
         ...base,
-        outcome: { kind: 'Archived', caseId },
+        outcome:
+          archived.kind === 'Archived'
+            ? archived
+            : { kind: 'Short', stage: 'archive', reason: archived.reason },
         durationMs: Date.now() - started,
       });
     }

@@ -6,8 +6,9 @@ import {
   runBuild,
   type BuildCaseRecord,
   type BuildResult,
-  type KeptCase,
 } from '../build/build.js';
+import { archiveCase, toolVersions } from '../stages/4-archive/archive.js';
+import { mavenToolchain } from '../toolchains/maven/maven.js';
 import { DEPTHS, loadPlan, planCells, type Plan, type PlanCell } from '../build/plan.js';
 import type { CacheLayout } from '../core/cache.js';
 import { UserError } from '../core/errors.js';
@@ -147,7 +148,6 @@ async function evolutionOf(
 export async function runBuildCommand(
   projectArguments: readonly string[],
   options: BuildCommandOptions,
-  archive: (kept: KeptCase) => Promise<{ caseId: string }>,
   cache: CacheLayout,
   events: EventSink,
 ): Promise<BuildSummary> {
@@ -156,9 +156,14 @@ export async function runBuildCommand(
   if (options.plan && explicit !== undefined) {
     throw new UserError('--plan and --types/--depths/--buckets/--per-cell exclude each other');
   }
+  if (!options.plan && explicit === undefined) {
+    throw new UserError(
+      'say what to build: --plan <name|file> (plans/: paper, smoke), or --types, --depths, --buckets and --per-cell',
+    );
+  }
+  // Cells from the command line take the paper plan's operator sequence for each depth.
   const basePlan = await loadPlan(options.plan ?? 'paper');
-  const plan =
-    explicit !== undefined || !options.plan ? commandLinePlan(basePlan, options) : basePlan;
+  const plan = options.plan ? basePlan : commandLinePlan(basePlan, options);
   const [types, transforms] = await Promise.all([loadBugTypeSpecs(), loadTransformSpecs()]);
   const cells = planCells(plan, types, transforms);
   const operatorsFor = (sequence: readonly string[]) =>
@@ -181,6 +186,7 @@ export async function runBuildCommand(
     seed: options.seed,
     cells: cells.map((cell) => `${cellKey(cell)}×${cell.wanted}`),
   });
+  const tools = await toolVersions(mavenToolchain);
   const result = await runBuild({
     cache,
     projects,
@@ -196,7 +202,10 @@ export async function runBuildCommand(
     candidatesPerStep: options.candidates,
     otherClassLimit: options.otherClasses,
     collateralLimit: options.collateralLimit,
-    archive,
+    archive: async ({ project, injection, transform, contexts }) => {
+      const archived = await archiveCase({ project, injection, transform, contexts, tools }, out);
+      return archived.kind === 'Refused' ? archived : { kind: 'Archived', caseId: archived.caseId };
+    },
     events,
   });
   return summarise(result, cells, plan, options, out, Date.now() - started);
@@ -229,7 +238,9 @@ async function summarise(
       shortAt[entry.outcome.stage] = (shortAt[entry.outcome.stage] ?? 0) + 1;
     }
   }
-  const archivedNow = result.ledger.length - result.resumed;
+  const archivedNow = result.ledger
+    .slice(result.resumed)
+    .filter((entry) => entry.outcome.kind === 'Archived').length;
   const { evolution, operators } = await evolutionOf(result);
   return {
     out,
@@ -271,7 +282,7 @@ export function formatBuildSummary(summary: BuildSummary): string {
   ];
   const { inject, transform } = summary.stages;
   lines.push(
-    `inject: ${inject.accepted} bugs accepted of ${inject.tried} candidates this run (${percent(inject.accepted, inject.tried)})`,
+    `inject: ${inject.accepted} bugs accepted of ${inject.tried} candidates in the projects' inject outputs (${percent(inject.accepted, inject.tried)})`,
     `transform: ${transform.kept} of ${transform.tried} bugs tried in cells kept (${percent(transform.kept, transform.tried)})${
       Object.keys(transform.shortAt).length > 0
         ? `; short at ${Object.entries(transform.shortAt)
@@ -299,6 +310,8 @@ export function formatBuildSummary(summary: BuildSummary): string {
       );
     }
   }
-  lines.push(`out: ${summary.out} (cases/, cases.jsonl, build/cases.jsonl, work/)`);
+  lines.push(
+    `out: ${summary.out} (a directory per case, cases.jsonl, hidden/ witnesses, build/ ledger, work/ stage outputs)`,
+  );
   return lines.join('\n');
 }

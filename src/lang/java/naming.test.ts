@@ -40,6 +40,32 @@ describe('names for added code', () => {
     expect(all.filter((name) => /^do[A-Z]|Internal$/.test(name))).toEqual([]);
   });
 
+  it("names a loop after what its body does, not after the loop's own counter", () => {
+    const named = (statement: string) =>
+      withJavaTree(`class C { void print() { ${statement} } }`, (root) => {
+        const block = descendants(root, 'block')[0]!;
+        return helperNames(blockStatements(block), { member: 'print', tail: false }, new Set())[0];
+      });
+    expect(named('for (int i = 1; i < array.length; i++) { out.write(array[i]); }')).toBe(
+      'writeArray',
+    );
+    expect(named('for (String line : lines) { if (line.isEmpty()) blanks++; }')).toBe('countLines');
+    // The switch's breaks find nothing; a bound named `len` says nothing.
+    const escape = withJavaTree(
+      'class C { void escape(String s, StringBuilder sb) { int len = s.length(); for (int i = 0; i < len; i++) { switch (s.charAt(i)) { case 1: sb.append(1); break; default: sb.append(0); } } } }',
+      (root) => {
+        const block = descendants(root, 'block')[0]!;
+        const loop = blockStatements(block).slice(1);
+        return helperNames(
+          loop,
+          { member: 'escape', tail: true, nouns: ['s', 'sb', 'String'] },
+          new Set(),
+        );
+      },
+    );
+    expect(escape[0]).toBe('escapeString');
+  });
+
   it('takes the vague abbreviations of a parameter for no name', () => {
     expect(wholeBody('String escape(String str) { return str; }', ['str'])).toEqual([]);
   });

@@ -1,6 +1,6 @@
 import type { Node } from 'web-tree-sitter';
 import { valueNames } from './scopes.js';
-import { descendants, field, isLoop, kids } from './syntax.js';
+import { ancestor, descendants, field, isLoop, kids } from './syntax.js';
 
 /*
  * Names for code a rewrite adds, read off the code it wraps: what it checks, finds, collects,
@@ -36,6 +36,9 @@ const VAGUE_NAMES = new Set([
   'idx',
   'ret',
   'res',
+  'len',
+  'length',
+  'size',
 ]);
 
 /** Whether a value's name can stand in a method name. */
@@ -74,20 +77,49 @@ function verbOf(statements: readonly Node[]): string {
   ) {
     return 'check';
   }
-  if (statements.some(isLoop)) {
-    if (all('return_statement').length > 0 || all('break_statement').length > 0) return 'find';
-    if (calls.some((name) => /^(add|put|append|offer|push)/.test(name))) return 'collect';
-    if (
-      all('update_expression').length > 0 ||
-      all('assignment_expression').some((a) => /[+-]=/.test(a.text))
-    )
-      return 'count';
-    return 'scan';
-  }
   const firstCall = calls.find((name) => /^[a-z]+[A-Z]?/.test(name));
-  const verb = firstCall ? /^[a-z]+/.exec(firstCall)?.[0] : undefined;
-  if (verb && !['get', 'is', 'has', 'to', 'equals', 'size', 'length', 'insert'].includes(verb))
-    return verb;
+  const callVerb = firstCall ? /^[a-z]+/.exec(firstCall)?.[0] : undefined;
+  const verb =
+    callVerb &&
+    ![
+      'get',
+      'is',
+      'has',
+      'to',
+      'equals',
+      'size',
+      'length',
+      'insert',
+      'char',
+      'index',
+      'value',
+    ].includes(callVerb)
+      ? callVerb
+      : undefined;
+  if (statements.some(isLoop)) {
+    // A `break` of a switch inside the loop leaves the switch, not the loop: it finds nothing.
+    const loopBreaks = all('break_statement').filter(
+      (node) =>
+        !ancestor(node, [
+          'switch_block',
+          'for_statement',
+          'enhanced_for_statement',
+          'while_statement',
+          'do_statement',
+        ])?.type.startsWith('switch'),
+    );
+    if (all('return_statement').length > 0 || loopBreaks.length > 0) return 'find';
+    if (calls.some((name) => /^(add|put|offer|push)/.test(name))) return 'collect';
+    // A loop's own `i++` counts nothing; an increment in its body does.
+    const counted = [...all('update_expression'), ...all('assignment_expression')].some(
+      (node) =>
+        (node.type === 'update_expression' || /[+-]=/.test(node.text)) &&
+        !(node.parent && isLoop(node.parent) && !field(node.parent, 'body')?.equals(node)),
+    );
+    if (counted) return 'count';
+    return verb ?? 'scan';
+  }
+  if (verb) return verb;
   return first.type === 'if_statement' ? 'handle' : 'apply';
 }
 
@@ -139,8 +171,12 @@ export function helperNames(
     ...(wholeBody && !specific ? wholeBodyNames(options.member, nouns) : []),
     subject ? camelName([verb, subject]) : undefined,
     ...(wholeBody && specific ? wholeBodyNames(options.member, nouns) : []),
-    subject ? camelName([verb, subject, 'for', ...memberRest]) : undefined,
+    subject && memberRest.length > 0 ? camelName([verb, subject, 'for', ...memberRest]) : undefined,
     memberRest.length > 0 && verb !== memberVerb ? camelName([verb, ...memberRest]) : undefined,
+    // What the method works on: `escape(String s, …)`'s loop escapes a string.
+    ...nouns
+      .filter((noun) => !options.member.toLowerCase().endsWith(noun.toLowerCase()))
+      .map((noun) => camelName([options.member, capitalized(noun)])),
   ];
   const seen = new Set<string>();
   return proposals.filter((name): name is string => {

@@ -238,12 +238,16 @@ function helperFor(
   const last = statements[statements.length - 1]!;
   const from = lineStart(source, first.startIndex);
   const lineEnd = source.indexOf('\n', last.endIndex);
-  const trailing = source.slice(last.endIndex, lineEnd === -1 ? source.length : lineEnd);
+  const trailing = source
+    .slice(last.endIndex, lineEnd === -1 ? source.length : lineEnd)
+    .replace(/\r$/, '');
   // Statements that share a line with other code are not moved: the line would be torn.
   if (source.slice(from, first.startIndex).trim() !== '' || !/^\s*(\/\/.*)?$/.test(trailing)) {
     return undefined;
   }
-  const moved = source.slice(from, last.endIndex).split(/\r?\n/);
+  // A comment closing the last statement's line (`}//for`) moves with it.
+  const end = last.endIndex + (trailing.trim() === '' ? 0 : trailing.length);
+  const moved = source.slice(from, end).split(/\r?\n/);
   const lines = reindent(moved, indentationOf(source, first), bodyIndent);
   if (result.kind === 'local') lines.push(`${bodyIndent}return ${result.declaration.name};`);
   const signature = [
@@ -272,7 +276,7 @@ function helperFor(
   return {
     description: `${nameOf(member)}: lines ${firstLine}–${lastLine} moved into private ${name}(…)`,
     edits: [
-      { start: from, end: last.endIndex, text: `${indentationOf(source, first)}${callStatement}` },
+      { start: from, end, text: `${indentationOf(source, first)}${callStatement}` },
       insertedAfter(member, helper, style),
     ],
     added: [name],
