@@ -161,4 +161,12 @@ describe('case archive on json-simple', () => {
       ),
     });
   });
+
+  it('names a directory that is not a case in one line, exit 2', async () => {
+    const result = await cli(['case', 'verify', bench]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.trim()).toBe(
+      `witnessgym: ${bench} is not a case directory (it has no case.json)`,
+    );
+  });
 });
