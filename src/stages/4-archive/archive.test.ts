@@ -1,4 +1,4 @@
-import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { exists, makeTempDir } from '../../core/fs.js';
@@ -16,6 +16,7 @@ import {
   benchLayout,
   loadCaseState,
   readCaseFile,
+  readHiddenWitness,
   rebuildIndex,
   type CaseInput,
 } from './archive.js';
@@ -223,6 +224,35 @@ describe('archiveCase', () => {
     expect((await readdir(bench)).filter((name) => !name.startsWith('.')).sort()).toEqual(
       [(first as { caseId: string }).caseId, 'cases.jsonl', 'hidden'].sort(),
     );
+  });
+
+  it('redoes a case whose directory a crash left unwritten, and an index line cut short', async () => {
+    const first = await archiveCase(input, bench);
+    if (first.kind !== 'Archived') throw new Error(first.kind);
+    const layout = benchLayout(bench);
+    // A crash after the hidden tree was renamed into place but before the case was.
+    await rm(first.dir, { recursive: true });
+    await writeFile(layout.index, '');
+    expect(await archiveCase(input, bench)).toMatchObject({ kind: 'Archived' });
+    // A crash in the middle of the index append: the case is there, its line torn.
+    const line = await readFile(layout.index, 'utf8');
+    await writeFile(layout.index, line.slice(0, line.length - 10));
+    expect(await archiveCase(input, bench)).toMatchObject({ kind: 'Existing' });
+    const { records, tornLastLine } = await readRecords(layout.index, CaseIndexLine);
+    expect(tornLastLine).toBeNull();
+    expect(records.map((entry) => entry.instance_id)).toEqual([first.caseId]);
+  });
+
+  it('keeps the witness readable from the hidden tree, and notices an edited copy', async () => {
+    const outcome = await archiveCase(input, bench);
+    if (outcome.kind !== 'Archived') throw new Error(outcome.kind);
+    expect(await readHiddenWitness(bench, outcome.caseId)).toMatchObject({
+      kind: 'Found',
+      witness: { testClass: 'p.CounterTest', path: TEST, failingMethods: ['zero'] },
+      text: WITNESS,
+    });
+    await writeFile(benchLayout(bench).hiddenFile(outcome.caseId, TEST), `${WITNESS}\n`);
+    expect(await readHiddenWitness(bench, outcome.caseId)).toMatchObject({ kind: 'Corrupt' });
   });
 
   it('refuses a case that was not kept, or whose witness has no context', async () => {

@@ -3,7 +3,13 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../../core/errors.js';
-import { exists, removeTree, sha256Text, writeFileAtomic } from '../../core/fs.js';
+import {
+  exists,
+  readTextIfExists,
+  removeTree,
+  sha256Text,
+  writeFileAtomic,
+} from '../../core/fs.js';
 import { touchedMembers, type TouchedMember } from '../../lang/java/change.js';
 import { loadJavaGrammar } from '../../lang/java/syntax.js';
 import type { ProjectRef } from '../../project/project.js';
@@ -17,13 +23,7 @@ import {
   type ProjectState,
 } from '../../project/state.js';
 import { withLock } from '../../records/lock.js';
-import {
-  appendRecords,
-  defineRecord,
-  encodeRecord,
-  readRecordFile,
-  readRecords,
-} from '../../records/record.js';
+import { appendRecords, defineRecord, encodeRecord, readRecordFile } from '../../records/record.js';
 import { testSourceFile } from '../../toolchains/layout.js';
 import { mavenToolchain } from '../../toolchains/maven/maven.js';
 import type { Toolchain } from '../../toolchains/types.js';
@@ -40,6 +40,7 @@ import {
   indexEntry,
   type CaseIndexEntry,
   type CaseRecord,
+  type HiddenWitness,
   type ToolVersions,
 } from './case.js';
 import { CONTEXT_SETTINGS, payloadDocument, VALIDATION_PROMPT_VERSION } from './payloads.js';
@@ -63,6 +64,7 @@ export const BUG_PATCH = 'bug.patch';
 const INDEX = 'cases.jsonl';
 const HIDDEN = 'hidden';
 const WITNESS_FILES = 'files';
+const WITNESS_RECORD = 'witness.json';
 
 export interface BenchLayout {
   root: string;
@@ -283,7 +285,7 @@ export async function archiveCase(input: CaseInput, benchDir: string): Promise<A
 
   const hidden = new Map<string, string>([
     [
-      'witness.json',
+      WITNESS_RECORD,
       jsonText(
         encodeRecord(
           {
@@ -375,6 +377,28 @@ export async function loadCaseState(dir: string, record: CaseRecord): Promise<Ca
   return { kind: 'Loaded', state, bugPatch };
 }
 
+/** A case's hidden witness: its record and the file's text, checked against the recorded hash. */
+export type HiddenWitnessState =
+  { kind: 'Found'; witness: HiddenWitness; text: string } | { kind: 'Corrupt'; reason: string };
+
+/** The hidden witness of a case of the benchmark `benchDir` (what evaluation's positive control submits). */
+export async function readHiddenWitness(benchDir: string, id: string): Promise<HiddenWitnessState> {
+  const bench = benchLayout(benchDir);
+  const witness = await readRecordFile(
+    path.join(bench.hiddenDir(id), WITNESS_RECORD),
+    HiddenWitnessFile,
+  );
+  if (!witness) return { kind: 'Corrupt', reason: `the hidden witness of ${id} is missing` };
+  const text = await readTextIfExists(bench.hiddenFile(id, witness.path));
+  if (text === undefined || sha256Text(text) !== witness.sha256) {
+    return {
+      kind: 'Corrupt',
+      reason: `the hidden copy of ${witness.path} is missing or was changed`,
+    };
+  }
+  return { kind: 'Found', witness, text };
+}
+
 /** The ids of the complete cases of a benchmark, sorted. */
 export async function caseIds(benchDir: string): Promise<string[]> {
   const bench = benchLayout(benchDir);
@@ -389,14 +413,19 @@ export async function caseIds(benchDir: string): Promise<string[]> {
 
 const INDEX_LOCK = '.cases.lock';
 
-/** Appends a case's index line unless the index has it (under a lock: workers share the file). */
+/**
+ * Appends a case's index line unless a whole line of the index has it (a torn last line is cut
+ * by the append), under a lock: workers share the file. The lines are searched as text, not
+ * parsed: every case of a large build looks.
+ */
 async function indexCase(bench: BenchLayout, record: CaseRecord): Promise<void> {
   await withLock(
     path.join(bench.root, INDEX_LOCK),
     { purpose: 'case index', log: () => undefined },
     async () => {
-      const { records } = await readRecords(bench.index, CaseIndexLine);
-      if (records.some((entry) => entry.instance_id === record.id)) return;
+      const text = (await readTextIfExists(bench.index)) ?? '';
+      const whole = text.slice(0, text.lastIndexOf('\n') + 1);
+      if (whole.includes(`"instance_id":${JSON.stringify(record.id)}`)) return;
       const patch = await readFile(path.join(bench.caseDir(record.id), BUG_PATCH), 'utf8');
       await appendRecords(bench.index, CaseIndexLine, [indexEntry(record, patch)]);
     },

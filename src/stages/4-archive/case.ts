@@ -12,8 +12,8 @@ import { BugTypeRefSchema, SiteSchema } from '../2-inject/records.js';
  */
 
 /** How each failing test method of the witness fails: its exception type. */
-export const FailureSignatureSchema = z.record(z.string(), z.string());
-export type CaseFailureSignature = z.infer<typeof FailureSignatureSchema>;
+export const CaseFailureSignatureSchema = z.record(z.string(), z.string());
+export type CaseFailureSignature = z.infer<typeof CaseFailureSignatureSchema>;
 
 /** One patch of the case's state, kept as a file of the case directory. */
 export const PatchFileSchema = z.strictObject({
@@ -62,7 +62,7 @@ export const CaseFile = defineRecord({
     /** The module holding the code and tests, relative to the project root ('.' for the root). */
     moduleRoot: z.string(),
     /** After the last step: the witness's failing methods and how each fails. */
-    expectedFailure: FailureSignatureSchema,
+    expectedFailure: CaseFailureSignatureSchema,
     seed: z.number().int(),
     promptVersion: z.number().int().positive(),
     tools: ToolVersionsSchema,

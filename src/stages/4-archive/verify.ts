@@ -1,15 +1,13 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CacheLayout } from '../../core/cache.js';
-import { sha256Text } from '../../core/fs.js';
+import { readTextIfExists } from '../../core/fs.js';
 import { describeVerdict, type SingleVerdict, type SingleVerdictKind } from '../../core/verdict.js';
 import { pristineState } from '../../project/project.js';
 import { compiledSources, WorkingCopy } from '../../project/working-copy.js';
-import { readRecordFile } from '../../records/record.js';
 import { timeLimit } from '../../runners/time-limits.js';
 import type { TestRunner } from '../../runners/types.js';
-import { benchLayout, loadCaseState, readCaseFile } from './archive.js';
-import { HiddenWitnessFile, type CaseFailureSignature, type CaseRecord } from './case.js';
+import { loadCaseState, readCaseFile, readHiddenWitness } from './archive.js';
+import type { CaseFailureSignature, CaseRecord } from './case.js';
 import { caseProject } from './materialize.js';
 
 /*
@@ -59,27 +57,17 @@ export function signatureMismatch(
   return problems.length === 0 ? undefined : problems.join('; ');
 }
 
-/** Whether the hidden witness is there and is the file the project's tree holds. */
+/** Whether the hidden witness is intact and is the file the project's tree holds. */
 async function witnessProblem(
   caseDir: string,
   record: CaseRecord,
   projectRoot: string,
 ): Promise<string | undefined> {
-  const bench = benchLayout(path.dirname(caseDir));
-  const hidden = await readRecordFile(
-    path.join(bench.hiddenDir(record.id), 'witness.json'),
-    HiddenWitnessFile,
-  );
-  if (!hidden) return `the hidden witness of ${record.id} is missing`;
-  const stored = await readFile(bench.hiddenFile(record.id, hidden.path), 'utf8').catch(
-    () => undefined,
-  );
-  if (stored === undefined || sha256Text(stored) !== hidden.sha256) {
-    return `the hidden copy of ${hidden.path} is missing or was changed`;
-  }
-  const inTree = await readFile(path.join(projectRoot, hidden.path), 'utf8').catch(() => '');
-  if (sha256Text(inTree) !== hidden.sha256) {
-    return `${hidden.path} in the project's tree is not the witness the case was built with`;
+  const hidden = await readHiddenWitness(path.dirname(caseDir), record.id);
+  if (hidden.kind === 'Corrupt') return hidden.reason;
+  const inTree = await readTextIfExists(path.join(projectRoot, hidden.witness.path));
+  if (inTree !== hidden.text) {
+    return `${hidden.witness.path} in the project's tree is not the witness the case was built with`;
   }
   return undefined;
 }
