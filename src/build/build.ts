@@ -536,7 +536,10 @@ export async function runBuild(options: BuildOptions): Promise<BuildResult> {
   return new Build(options, ledger).run();
 }
 
-/** A build's identity: what it was asked for, so a rerun into the same directory is the same build. */
+/**
+ * A build's identity: its projects, cells and seed, so a rerun into the same directory is the
+ * same build. Not the counts: asking more cases per cell extends a build.
+ */
 export function buildInputsId(inputs: {
   projects: readonly string[];
   cells: readonly PlanCell[];

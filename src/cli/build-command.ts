@@ -122,7 +122,6 @@ async function recordedInputs(out: string, inputs: z.infer<typeof BuildInputsFil
         `${out} holds a build of other inputs (plan ${earlier.plan}, seed ${earlier.seed}, ${earlier.projects.join(' ')}): rerun with those, or pass another --out`,
       );
     }
-    return;
   }
   await writeRecordFile(file, BuildInputsFile, inputs);
 }
