@@ -60,6 +60,8 @@ export const TransformLine = defineRecord({
         kind: z.literal('Kept'),
         state: ProjectStateSchema,
         maven: z.string().nullable(),
+        /** Time the final Maven confirmation took (absent in records written before it was kept). */
+        confirmMs: z.number().optional(),
       }),
       z.strictObject({
         kind: z.literal('Short'),
@@ -246,11 +248,17 @@ class TransformRun {
         `${injection.id} step ${index + 1}: ${kept.description}`,
       );
     }
+    const confirmStarted = Date.now();
     const maven = await this.confirm(state, witness);
     if (maven.kind === 'Refuted') return short(operators.length - 1, maven.reason);
     return {
       ...base,
-      outcome: { kind: 'Kept', state, maven: maven.kind === 'Confirmed' ? maven.verdict : null },
+      outcome: {
+        kind: 'Kept',
+        state,
+        maven: maven.kind === 'Confirmed' ? maven.verdict : null,
+        confirmMs: Date.now() - confirmStarted,
+      },
       steps,
       buggyFailures,
       durationMs: Date.now() - started,
