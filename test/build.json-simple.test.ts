@@ -104,8 +104,8 @@ describe('witnessgym build', () => {
     const verified = await cli(['case', 'verify', path.join(resumed, first!), '--json']);
     expect(verified.exitCode, verified.stdout).toBe(0);
 
-    // Another seed into the same directory is refused before any work, in one line (more cases
-    // per cell would extend the build instead).
+    // Another seed into the same directory is refused before any work, in one line (more cells
+    // or projects would extend the build instead).
     const other = await cli([...ARGS, '--seed', '7', '--out', resumed]);
     expect(other.exitCode).toBe(2);
     expect(other.stderr.trim().split('\n')).toHaveLength(1);

@@ -44,7 +44,7 @@ export interface BuildCommandOptions {
   json?: boolean;
 }
 
-/** What a build was asked for: a rerun into the same directory must ask the same. */
+/** What a build was last asked for; a rerun into the same directory must keep its seed. */
 const BuildInputsFile = defineRecord({
   kind: 'build-inputs',
   version: 1,
@@ -119,7 +119,7 @@ async function recordedInputs(out: string, inputs: z.infer<typeof BuildInputsFil
   if (earlier) {
     if (earlier.id !== inputs.id) {
       throw new UserError(
-        `${out} holds a build of other inputs (plan ${earlier.plan}, seed ${earlier.seed}, ${earlier.projects.join(' ')}): rerun with those, or pass another --out`,
+        `${out} holds a build with --seed ${earlier.seed}: rerun with that seed to continue or extend it, or pass another --out`,
       );
     }
   }
@@ -175,11 +175,7 @@ export async function runBuildCommand(
   }
   const out = path.resolve(options.out);
   await recordedInputs(out, {
-    id: buildInputsId({
-      projects: projects.map((project) => project.label),
-      cells,
-      seed: options.seed,
-    }),
+    id: buildInputsId(options.seed),
     projects: projects.map((project) => project.label),
     plan: plan.name,
     seed: options.seed,
