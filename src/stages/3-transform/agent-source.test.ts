@@ -5,6 +5,7 @@ import type { AgentRunInput, AgentRunResult } from '../../agents/types.js';
 import { exists, makeTempDir, removeTree } from '../../core/fs.js';
 import { loadJavaGrammar } from '../../lang/java/syntax.js';
 import type { ProjectRef } from '../../project/project.js';
+import type { ExecutionContextRecord } from '../1-trace/trace.js';
 import { DEFAULT_TESTS } from '../0-corpus/recipe.js';
 import { DEFAULT_BUILD } from '../../toolchains/build.js';
 import { projectLayout } from '../../toolchains/layout.js';
@@ -70,7 +71,7 @@ afterEach(async () => {
 
 /** An in-memory agent: edits its workspace with `edit`, then answers `finalText`. */
 function agent(edit: (workspace: string) => Promise<void>, finalText: string) {
-  const seen: { workspace: string; counter: string }[] = [];
+  const seen: { workspace: string; counter: string; prompt: string }[] = [];
   return {
     seen,
     adapter: {
@@ -78,7 +79,7 @@ function agent(edit: (workspace: string) => Promise<void>, finalText: string) {
       spec: { name: 'fake', model: 'fake-model' },
       run: async (input: AgentRunInput): Promise<AgentRunResult> => {
         const counter = await readFile(path.join(input.workspace, COUNTER), 'utf8');
-        seen.push({ workspace: input.workspace, counter });
+        seen.push({ workspace: input.workspace, counter, prompt: input.userPrompt });
         await edit(input.workspace);
         return {
           outcome: { kind: 'exited', code: 0, signal: null },
@@ -112,13 +113,34 @@ describe('agentSource', () => {
     const fake = agent(writeCounter(HELPER), `extracted\n${REPORT}`);
     const { source, runs } = sourceFor(fake);
     const judged: StepCandidate[] = [];
-    const site = counterSite();
+    const at = (file: string, className: string, method: string) => ({
+      file,
+      className,
+      method,
+      signature: `${method}(int)`,
+      line: 1,
+    });
+    const site = counterSite({
+      context: {
+        testClass: 'p.CounterTest',
+        trace: [
+          at('src/main/java/p/Steps.java', 'p.Steps', 'check'),
+          at(COUNTER, 'p.Counter', 'add'),
+        ],
+        size: 2,
+        bucket: 'short',
+      } as ExecutionContextRecord,
+    });
     const offer = await source.offer(site, async (candidate) => {
       judged.push(candidate);
       return { kind: 'Kept', evidence: 'ok' };
     });
     // The agent started from the buggy state, not the pristine tree, and its copy is gone.
     expect(fake.seen[0]!.counter).toBe(BUGGY_COUNTER);
+    // Methods of the trace in the bug's file come first among the candidate anchors.
+    expect(fake.seen[0]!.prompt).toContain(
+      `CANDIDATE ANCHORS:\n- p.Counter.add(int)\n  file: ${COUNTER}\n- p.Steps.check(int)`,
+    );
     expect(await exists(fake.seen[0]!.workspace)).toBe(false);
     expect(judged).toHaveLength(1);
     expect(judged[0]!.changes).toEqual([{ file: COUNTER, before: BUGGY_COUNTER, after: HELPER }]);
@@ -126,7 +148,11 @@ describe('agentSource', () => {
     expect(offer).toMatchObject({
       kind: 'Kept',
       evidence: 'ok',
-      candidate: { added: ['addStep'], anchor: site.anchor },
+      candidate: {
+        description: 'Helper Call Insertion: a private helper for the update (agent fake)',
+        added: ['addStep'],
+        anchor: site.anchor,
+      },
       engine: { kind: 'agent', agent: { name: 'fake', model: 'fake-model' }, run: runId },
     });
     expect(runs.map((run) => run.id)).toEqual([runId]);

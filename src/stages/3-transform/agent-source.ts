@@ -4,6 +4,7 @@ import { makeTempDir, removeTree, sha256Text } from '../../core/fs.js';
 import type { FileChange } from '../../core/file-change.js';
 import { touchedMembers } from '../../lang/java/change.js';
 import type { ProjectRef } from '../../project/project.js';
+import type { MethodLocation } from '../1-trace/locations.js';
 import { materialise } from '../../project/state.js';
 import { testSourceFile } from '../../toolchains/layout.js';
 import { replayCommandFor, workspaceChanges } from '../2-inject/inject-agent.js';
@@ -38,6 +39,20 @@ function addedMembers(changes: readonly FileChange[]): string[] {
     .flatMap((change) => touchedMembers(change))
     .filter((member) => member.cleanLine === null && member.buggyLines !== null)
     .map((member) => member.name);
+}
+
+/** A report's free text in one line. */
+function unprosed(text: string | string[]): string {
+  return (typeof text === 'string' ? text : text.join('; ')).replace(/\s+/g, ' ').trim();
+}
+
+/** Prompts name the first few methods of the trace, those in the bug's file first. */
+const ANCHOR_COUNT = 12;
+
+function anchorsFirstIn(file: string, trace: readonly MethodLocation[]): MethodLocation[] {
+  const inFile = trace.filter((location) => location.file === file);
+  const elsewhere = trace.filter((location) => location.file !== file);
+  return [...inFile, ...elsewhere].slice(0, ANCHOR_COUNT);
 }
 
 /** The id of a step's agent run: the state it starts from, the task and who is asked. */
@@ -89,10 +104,12 @@ export function agentSource(spec: TransformSpec, options: AgentStepOptions): Can
             context: {
               size: site.context?.size ?? site.injection.witness.contextSize,
               bucket: site.context?.bucket ?? site.injection.witness.bucket,
-              anchors: (site.context?.trace ?? []).slice(0, 12).map((location) => ({
-                method: `${location.className}.${location.signature}`,
-                file: location.file ?? '',
-              })),
+              anchors: anchorsFirstIn(site.anchor.file, site.context?.trace ?? []).map(
+                (location) => ({
+                  method: `${location.className}.${location.signature}`,
+                  file: location.file ?? '',
+                }),
+              ),
             },
             step: {
               number: site.step + 1,
@@ -110,10 +127,16 @@ export function agentSource(spec: TransformSpec, options: AgentStepOptions): Can
             await removeTree(workspace);
             await materialise(site.state, project.root, workspace);
           },
-          judge: async () => {
+          judge: async (attempt) => {
             const changes = await workspaceChanges(before, workspace);
+            const summary =
+              attempt.report.kind === 'Parsed'
+                ? unprosed(attempt.report.report.what_was_added_or_wrapped)
+                : '';
             candidate = {
-              description: `${spec.operator} by agent ${adapter.spec.name}, run ${runId}`,
+              description: summary
+                ? `${spec.operator}: ${summary} (agent ${adapter.spec.name})`
+                : `${spec.operator} by agent ${adapter.spec.name}`,
               changes,
               added: addedMembers(changes.filter((change) => change.file.endsWith('.java'))),
               anchor: followAnchor(site.anchor, site.focus, changes),
@@ -133,7 +156,7 @@ export function agentSource(spec: TransformSpec, options: AgentStepOptions): Can
         });
         await options.saveRun(runId, result);
         const description =
-          candidate?.description ?? `${spec.operator} by agent ${adapter.spec.name}, run ${runId}`;
+          candidate?.description ?? `${spec.operator} by agent ${adapter.spec.name}`;
         if (result.acceptedAttempt !== null && candidate && kept) {
           return {
             kind: 'Kept',
