@@ -1,11 +1,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TransformSummary } from '../src/cli/transform-command.js';
 import { exists, makeTempDir } from '../src/core/fs.js';
 import { packageRoot } from '../src/core/package-root.js';
 import { shellJoin } from '../src/core/process.js';
 import type { TransformRecord } from '../src/stages/3-transform/transform.js';
+import { startFakeOpenAI, type FakeOpenAI } from './fixtures/agents/fake-openai-server.js';
 import { cli, fetchCorpus, readLines } from './helpers.js';
 
 /*
@@ -197,5 +198,57 @@ describe('transform --engine agent (scripted agent) on json-simple', () => {
         /^report: the TRANSFORM_REPORT_JSON: line is not valid JSON/,
       );
     }
+  });
+});
+
+describe('transform --engine agent --agent openai (fake endpoint) on json-simple', () => {
+  let server: FakeOpenAI | undefined;
+  afterEach(async () => {
+    await server?.close();
+  });
+
+  it('edits through tools, runs the replay, and the stage keeps the step', async () => {
+    server = await startFakeOpenAI([
+      ...EXTRACT_HELPER.map((edit) => ({
+        toolCalls: [
+          {
+            name: 'replace_in_file',
+            arguments: { path: edit.file, old_text: edit.from, new_text: edit.to },
+          },
+        ],
+      })),
+      { toolCalls: [{ name: 'run_replay', arguments: {} }] },
+      { content: `Moved the loop into appendEscaped.\n${REPORT}` },
+    ]);
+    const out = path.join(dir, 'openai');
+    const result = await cli([
+      'transform',
+      'json-simple',
+      '--from',
+      injected,
+      '--transforms',
+      TRANSFORM,
+      '--engine',
+      'agent',
+      '--agent',
+      'openai',
+      '--model',
+      'fake-model',
+      '--base-url',
+      server.baseURL,
+      '--no-maven',
+      '--out',
+      out,
+      '--json',
+    ]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const [decided] = await readLines<TransformRecord>(path.join(out, 'transformed.jsonl'));
+    expect(decided!.outcome).toMatchObject({ kind: 'Kept', maven: null });
+    expect(decided!.steps[0]).toMatchObject({
+      engine: { kind: 'agent', agent: { name: 'openai', model: 'fake-model' } },
+    });
+    // The model saw the witness still fail through its run_replay tool.
+    const replay = server.requests[3]!.body.messages.filter((m) => m.role === 'tool').at(-1);
+    expect(replay?.content).toMatch(/exit code: 1/);
   });
 });
