@@ -364,7 +364,7 @@ async function transform(
   if (options.json) printJson(summary);
   else {
     process.stdout.write(
-      `${summary.project}: ${summary.sequence.join(' → ')}: ${summary.kept} kept, ${summary.short} short` +
+      `${summary.project}: ${summary.sequence.join(' → ')} (${summary.engine}): ${summary.kept} kept, ${summary.short} short` +
         `${summary.resumed > 0 ? `, ${summary.resumed} from an earlier run` : ''} in ${(summary.durationMs / 1000).toFixed(1)} s\n` +
         `out: ${summary.out}/transformed.jsonl\n`,
     );
