@@ -120,7 +120,6 @@ export async function runTransformCommand(
         maven,
         contexts,
         otherClassLimit: options.otherClasses,
-        candidatesPerStep: options.candidates,
         events,
       },
       async (record) => {

@@ -28,12 +28,14 @@ import {
 import { bugAnchor, locateAnchor, type BugAnchor } from './focus.js';
 
 /*
- * The transform stage: after a bug is injected, apply operators in sequence; a step is kept only
- * if the project still compiles, the witness still fails with every failing method failing as
- * after injection (the set may shrink, never grow or change its exception), and the other test
- * classes that reach the bug's file and passed on the buggy state still pass. Otherwise the next
- * candidate is tried; a step with none kept ends the case short. The final state is confirmed
- * with Maven.
+ * The transform stage: after a bug is injected, apply operators in sequence, each step's
+ * candidates coming from its source (the operator's code or a coding agent, see candidates.ts).
+ * A step is kept only if it changes production sources alone and no public or protected
+ * signature, leaves the bug's lines in place, the project still compiles, the witness still fails
+ * with every failing method failing as after injection (the set may shrink, never grow or change
+ * its exception), and the other test classes that reach the bug's file and passed on the buggy
+ * state still pass. Otherwise the next candidate is tried; a step with none kept ends the case
+ * short. The final state is confirmed with Maven.
  */
 
 /** How a test method of the witness failed: its exception type. */
@@ -101,8 +103,6 @@ export interface TransformOptions {
   contexts: readonly ExecutionContextRecord[];
   /** Other classes reaching the bug's file rerun per step, at most. */
   otherClassLimit: number;
-  /** Candidates tried per step before the case is given up. */
-  candidatesPerStep: number;
   events: EventSink;
 }
 
@@ -222,7 +222,7 @@ class TransformRun {
         durationMs: Date.now() - stepStarted,
       };
       state = offer.evidence.state;
-      anchor = offer.candidate.anchor!;
+      anchor = offer.evidence.anchor;
       added.push(...offer.candidate.added);
       steps.push(kept);
       note(
@@ -291,7 +291,9 @@ class TransformRun {
     witness: string,
     buggyFailures: MethodFailures,
     others: readonly string[],
-  ): Promise<CandidateVerdict<{ state: ProjectState; failures: MethodFailures }>> {
+  ): Promise<
+    CandidateVerdict<{ state: ProjectState; failures: MethodFailures; anchor: BugAnchor }>
+  > {
     const diff = checkDiff(candidate.changes, this.options.project.layout);
     if (diff.kind === 'Failed') return { kind: 'Rejected', reason: diff.reason };
     const signature = diff.kind === 'Passed' ? checkSignature(diff.evidence.meaningful) : diff;
@@ -302,7 +304,10 @@ class TransformRun {
     const next = withPatch(state, patchOf(candidate.changes));
     const reason = await this.stepRejection(next, witness, buggyFailures, others);
     if (typeof reason === 'string') return { kind: 'Rejected', reason };
-    return { kind: 'Kept', evidence: { state: next, failures: reason.failures } };
+    return {
+      kind: 'Kept',
+      evidence: { state: next, failures: reason.failures, anchor: candidate.anchor },
+    };
   }
 
   /** Why a step's state is turned down, or the witness's failures when it is kept. */
