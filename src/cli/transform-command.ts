@@ -66,6 +66,7 @@ export async function runTransformCommand(
   const started = Date.now();
   const all = await loadTransformSpecs();
   const specs = selectTransforms(all, options.transforms);
+  const sourcesFor = stepSources(specs, all, options);
   const out = path.resolve(options.out);
   const injectionsFile = path.join(path.resolve(options.from), 'injections.jsonl');
   if (!(await exists(injectionsFile))) {
@@ -77,7 +78,7 @@ export async function runTransformCommand(
     ...(options.recipe ? { recipe: options.recipe } : {}),
     mavenArgs: options.mavenArg ?? [],
   });
-  const sources = stepSources(specs, all, options, { project, events, out });
+  const sources = sourcesFor({ project, events, out });
   const injections = (await readRecords(injectionsFile, InjectionLine)).records.filter(
     (record) =>
       record.state.base.name === project.base.name &&
@@ -145,32 +146,37 @@ export async function runTransformCommand(
   };
 }
 
-/** Each step's source: the operator's code, or the agent `--agent` names (its runs kept in out). */
-function stepSources(
+/**
+ * Each step's source, once the project is known: the operator's code, or the agent `--agent`
+ * names (its runs kept in out). Flags and operators are checked at once, before any work.
+ */
+export function stepSources(
   specs: readonly TransformSpec[],
   all: readonly TransformSpec[],
   options: TransformCommandOptions,
-  { project, events, out }: { project: ProjectRef; events: EventSink; out: string },
-): CandidateSource[] {
+): (context: { project: ProjectRef; events: EventSink; out: string }) => CandidateSource[] {
   if (options.engine === 'deterministic') {
     if (options.agent) throw new UserError('--agent applies to --engine agent only');
-    return specs.map((spec) => deterministicSource(operatorFor(spec), options.candidates));
+    const sources = specs.map((spec) => deterministicSource(operatorFor(spec), options.candidates));
+    return () => sources;
   }
   if (!options.agent) {
     throw new UserError(`--engine agent needs --agent <${AGENT_NAMES.join('|')}>`);
   }
   const adapter = agentAdapterFrom({ ...options, agent: options.agent });
-  const runs = path.join(out, 'agent-runs');
-  const stepOptions: AgentStepOptions = {
-    adapter,
-    project,
-    agentTimeoutMs: options.agentTimeout * 1000,
-    operatorNames: new Map(all.map((spec) => [spec.id, spec.operator])),
-    saveRun: async (id, result) => {
-      await mkdir(runs, { recursive: true });
-      await writeRecordFile(path.join(runs, `${id}.json`), TransformAgentRunFile, result);
-    },
-    log: (line) => note(events, 'agent', line),
+  return ({ project, events, out }) => {
+    const runs = path.join(out, 'agent-runs');
+    const stepOptions: AgentStepOptions = {
+      adapter,
+      project,
+      agentTimeoutMs: options.agentTimeout * 1000,
+      operatorNames: new Map(all.map((spec) => [spec.id, spec.operator])),
+      saveRun: async (id, result) => {
+        await mkdir(runs, { recursive: true });
+        await writeRecordFile(path.join(runs, `${id}.json`), TransformAgentRunFile, result);
+      },
+      log: (line) => note(events, 'agent', line),
+    };
+    return specs.map((spec) => agentSource(spec, stepOptions));
   };
-  return specs.map((spec) => agentSource(spec, stepOptions));
 }
