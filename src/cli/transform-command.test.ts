@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { silent } from '../events/types.js';
 import type { ProjectRef } from '../project/project.js';
 import { DEFAULT_TESTS } from '../stages/0-corpus/recipe.js';
 import { DEFAULT_BUILD } from '../toolchains/build.js';
@@ -49,7 +50,7 @@ describe('stepSources', () => {
       layout: projectLayout({}),
       tests: DEFAULT_TESTS,
     };
-    const sources = agent({ project, events: { emit: () => {} }, out: options.out });
+    const sources = agent({ project, events: silent, out: options.out });
     expect(sources.map((source) => source.id)).toEqual(['t_nested_data_access_v1']);
     expect(sources[0]!.engine).toMatch(/^agent \{"command":"true","name":"command"\} prompts 1 /);
   });
