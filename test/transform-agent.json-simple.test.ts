@@ -17,6 +17,7 @@ import { cli, fetchCorpus, readLines } from './helpers.js';
  */
 
 const JSONER = 'src/main/java/org/json/simple/Jsoner.java';
+const CHARACTERS = 'src/main/java/org/json/simple/Characters.java';
 const JSONER_TEST = 'src/test/java/org/json/simple/JsonerTest.java';
 const WITNESS = 'org.json.simple.JsonerTest';
 const TRANSFORM = 't_call_stack_deepen_v1';
@@ -158,6 +159,38 @@ describe('transform --engine agent (scripted agent) on json-simple', () => {
     // It worked in a temporary copy away from the output, removed afterwards.
     expect(path.relative(out, runs[0]!.cwd).startsWith('..')).toBe(true);
     expect(await exists(runs[0]!.cwd)).toBe(false);
+  });
+
+  // A new top-level class is API surface to the signature check, as it is for an injection.
+  it('refuses a step that adds a top-level class beside the bug file, with the reason', async () => {
+    const condition =
+      "((character >= '\\u0000') && (character <= '\\u001F')) || ((character >= '\\u007F') && (character <= '\\u009F')) || ((character >= '\\u2000') && (character <= '\\u20FF'))";
+    const { result, decided } = await transformWithAgent(
+      'two-files',
+      {
+        actions: [
+          {
+            do: 'replace',
+            file: JSONER,
+            from: `if(${condition}){`,
+            to: 'if(Characters.needsUnicodeEscape(character)){',
+          },
+          {
+            do: 'write',
+            file: CHARACTERS,
+            content: `package org.json.simple;\n\nfinal class Characters{\n\tprivate Characters(){\n\t}\n\n\tstatic boolean needsUnicodeEscape(final char character){\n\t\treturn ${condition};\n\t}\n}\n`,
+          },
+          { do: 'print', text: REPORT },
+        ],
+      },
+      '--no-maven',
+    );
+    expect(result.exitCode, result.stderr).toBe(1);
+    expect(decided.outcome).toMatchObject({
+      kind: 'Short',
+      step: 0,
+      reason: `${CHARACTERS}: public or protected signature added:  class Characters`,
+    });
   });
 
   it('refuses a step that edits a test file, with the reason', async () => {
