@@ -13,7 +13,7 @@ import { witnessContexts } from '../stages/2-inject/contexts.js';
 import { injectWithRules } from '../stages/2-inject/inject.js';
 import { InjectionLine, type InjectionRecord } from '../stages/2-inject/records.js';
 import type { BugTypeSpec } from '../stages/2-inject/spec.js';
-import type { TransformOperator } from '../stages/3-transform/operators/types.js';
+import type { CandidateSource } from '../stages/3-transform/candidates.js';
 import {
   createTransformer,
   transformId,
@@ -75,7 +75,8 @@ export interface BuildOptions {
   projects: readonly ProjectRef[];
   cells: readonly PlanCell[];
   specs: readonly BugTypeSpec[];
-  operatorsFor: (sequence: readonly string[]) => TransformOperator[];
+  /** The candidate source of each step of a depth's operator sequence. */
+  sourcesFor: (sequence: readonly string[]) => CandidateSource[];
   seed: number;
   /** Cases transformed at once, each in its own working copy and JVM. */
   workers: number;
@@ -86,7 +87,6 @@ export interface BuildOptions {
   maxTries: number;
   /** Extra bugs injected per cell, beyond what it wants, for the ones transformation loses. */
   spare: number;
-  candidatesPerStep: number;
   otherClassLimit: number;
   collateralLimit: number;
   archive: (
@@ -413,15 +413,12 @@ class Build {
   ): Promise<void> {
     const started = Date.now();
     const { cell, injection } = job;
-    const operators = this.options.operatorsFor(cell.sequence);
-    const id = transformId(
-      injection.id,
-      operators.map((operator) => operator.id),
-    );
+    const sources = this.options.sourcesFor(cell.sequence);
+    const id = transformId(injection.id, sources);
     // A case transformed before an interruption is not transformed again.
     let record = earlier.get(id);
     if (!record) {
-      record = await worker.transformer.transform(injection, operators);
+      record = await worker.transformer.transform(injection, sources);
       await appendRecords(file, TransformLine, [record]);
       earlier.set(id, record);
     }
@@ -511,7 +508,6 @@ class Build {
       maven,
       contexts,
       otherClassLimit: this.options.otherClassLimit,
-      candidatesPerStep: this.options.candidatesPerStep,
       events: this.options.events,
     });
     return {

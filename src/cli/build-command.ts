@@ -23,6 +23,7 @@ import { resolveFetchedProject, type ProjectRef } from '../project/project.js';
 import { cumulativePatches, treeReader } from '../project/state.js';
 import { defineRecord, readRecordFile, writeRecordFile } from '../records/record.js';
 import { loadBugTypeSpecs } from '../stages/2-inject/spec.js';
+import { deterministicSource } from '../stages/3-transform/candidates.js';
 import { operatorFor } from '../stages/3-transform/operators/index.js';
 import { loadTransformSpecs } from '../stages/3-transform/spec.js';
 
@@ -165,10 +166,15 @@ export async function runBuildCommand(
   const plan = options.plan ? basePlan : commandLinePlan(basePlan, options);
   const [types, transforms] = await Promise.all([loadBugTypeSpecs(), loadTransformSpecs()]);
   const cells = planCells(plan, types, transforms);
-  const operatorsFor = (sequence: readonly string[]) =>
-    sequence.map((id) => operatorFor(transforms.find((spec) => spec.id === id)!));
+  const sourcesFor = (sequence: readonly string[]) =>
+    sequence.map((id) =>
+      deterministicSource(
+        operatorFor(transforms.find((spec) => spec.id === id)!),
+        options.candidates,
+      ),
+    );
   // Every operator the plan uses must have code before anything is built.
-  for (const cell of cells) operatorsFor(cell.sequence);
+  for (const cell of cells) sourcesFor(cell.sequence);
   const projects: ProjectRef[] = [];
   for (const argument of projectArguments) {
     projects.push(await resolveFetchedProject(argument, cache, { mavenArgs: [] }));
@@ -187,14 +193,13 @@ export async function runBuildCommand(
     projects,
     cells,
     specs: types.filter((type) => cells.some((cell) => cell.typeId === type.id)),
-    operatorsFor,
+    sourcesFor,
     seed: options.seed,
     workers: options.workers,
     out,
     maven: options.maven,
     maxTries: options.maxTries,
     spare: options.spare,
-    candidatesPerStep: options.candidates,
     otherClassLimit: options.otherClasses,
     collateralLimit: options.collateralLimit,
     archive: async ({ project, injection, transform, contexts }) => {

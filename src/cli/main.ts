@@ -84,6 +84,41 @@ function positiveInteger(name: string) {
   };
 }
 
+/** The agent flags `inject` and `transform` share with `--engine agent` (see agent-flags.ts). */
+function withAgentOptions(command: Command): Command {
+  return command
+    .option(
+      '--agent <name>',
+      'agent engine: claude-code, codex, opencode, command (--agent-command) or openai (--model, --base-url)',
+    )
+    .option(
+      '--agent-command <command>',
+      'command agent: a shell command; the prompt arrives on stdin, or in the file named by {prompt_file}',
+    )
+    .option('--agent-bin <path>', 'claude-code, codex, opencode: the executable to run')
+    .option('--agent-arg <arg...>', 'claude-code, codex, opencode: extra arguments')
+    .option('--model <model>', 'model for the agent (required by openai)')
+    .option(
+      '--base-url <url>',
+      'openai: the OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else api.openai.com); key from $WITNESSGYM_OPENAI_API_KEY or $OPENAI_API_KEY',
+    )
+    .option('--temperature <t>', 'openai: sampling temperature (0 to 2)', (value: string) => {
+      const parsed = Number(value);
+      if (value.trim() === '' || !Number.isFinite(parsed) || parsed < 0 || parsed > 2) {
+        throw new InvalidArgumentError('--temperature must be a number from 0 to 2');
+      }
+      return parsed;
+    })
+    .option('--max-turns <n>', 'openai: model turns per attempt', positiveInteger('--max-turns'))
+    .option('--sandbox <mode>', 'codex: read-only, workspace-write or danger-full-access')
+    .option(
+      '--agent-timeout <seconds>',
+      'limit for one agent run',
+      positiveInteger('--agent-timeout'),
+      1800,
+    );
+}
+
 function baselineSummary(baseline: Baseline) {
   const total = baseline.classes.length;
   return {
@@ -339,7 +374,7 @@ async function transform(
   if (options.json) printJson(summary);
   else {
     process.stdout.write(
-      `${summary.project}: ${summary.sequence.join(' → ')}: ${summary.kept} kept, ${summary.short} short` +
+      `${summary.project}: ${summary.sequence.join(' → ')} (${summary.engine}): ${summary.kept} kept, ${summary.short} short` +
         `${summary.resumed > 0 ? `, ${summary.resumed} from an earlier run` : ''} in ${(summary.durationMs / 1000).toFixed(1)} s\n` +
         `out: ${summary.out}/transformed.jsonl\n`,
     );
@@ -519,58 +554,30 @@ function buildProgram(): Command {
     .option(MAVEN_ARG, 'the --maven-arg flags the path was fetched with', collect)
     .option('--json', 'machine-readable output')
     .action(trace);
-  program
-    .command('inject')
-    .description(
-      'inject bugs of the given types into methods that witness tests reach; keep a bug only if its witness fails in 3 of 3 fast runs and under Maven, entering the changed code. Writes injections.jsonl, rejections.jsonl, summary.json (and agent-runs/); exit 1 when a type falls short of --count',
-    )
-    .usage('<project> --types <ids|all> --out <dir> [options]')
-    .argument(
-      '<project>',
-      "fetched corpus name, or a path fetched with 'corpus fetch <path>' (same --recipe and --maven-arg)",
-    )
-    .requiredOption('--types <ids>', "(required) bug-type ids separated by commas, or 'all'")
-    .option('--test <fqcn...>', 'witness test classes (default: every usable class)')
-    .addOption(
-      new Option('--engine <engine>', 'rules: deterministic AST rewrites; agent: a coding agent')
-        .choices(['rules', 'agent'])
-        .default('rules'),
-    )
-    .option(
-      '--agent <name>',
-      'agent engine: claude-code, codex, opencode, command (--agent-command) or openai (--model, --base-url)',
-    )
-    .option(
-      '--agent-command <command>',
-      'command agent: a shell command; the prompt arrives on stdin, or in the file named by {prompt_file}',
-    )
-    .option('--agent-bin <path>', 'claude-code, codex, opencode: the executable to run')
-    .option('--agent-arg <arg...>', 'claude-code, codex, opencode: extra arguments')
-    .option('--model <model>', 'model for the agent (required by openai)')
-    .option(
-      '--base-url <url>',
-      'openai: the OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else api.openai.com); key from $WITNESSGYM_OPENAI_API_KEY or $OPENAI_API_KEY',
-    )
-    .option('--temperature <t>', 'openai: sampling temperature (0 to 2)', (value: string) => {
-      const parsed = Number(value);
-      if (value.trim() === '' || !Number.isFinite(parsed) || parsed < 0 || parsed > 2) {
-        throw new InvalidArgumentError('--temperature must be a number from 0 to 2');
-      }
-      return parsed;
-    })
-    .option('--max-turns <n>', 'openai: model turns per attempt', positiveInteger('--max-turns'))
-    .option('--sandbox <mode>', 'codex: read-only, workspace-write or danger-full-access')
+  withAgentOptions(
+    program
+      .command('inject')
+      .description(
+        'inject bugs of the given types into methods that witness tests reach; keep a bug only if its witness fails in 3 of 3 fast runs and under Maven, entering the changed code. Writes injections.jsonl, rejections.jsonl, summary.json (and agent-runs/); exit 1 when a type falls short of --count',
+      )
+      .usage('<project> --types <ids|all> --out <dir> [options]')
+      .argument(
+        '<project>',
+        "fetched corpus name, or a path fetched with 'corpus fetch <path>' (same --recipe and --maven-arg)",
+      )
+      .requiredOption('--types <ids>', "(required) bug-type ids separated by commas, or 'all'")
+      .option('--test <fqcn...>', 'witness test classes (default: every usable class)')
+      .addOption(
+        new Option('--engine <engine>', 'rules: deterministic AST rewrites; agent: a coding agent')
+          .choices(['rules', 'agent'])
+          .default('rules'),
+      ),
+  )
     .option(
       '--attempts <n>',
       'agent attempts per task, workspace reset before each',
       positiveInteger('--attempts'),
       DEFAULT_ATTEMPTS,
-    )
-    .option(
-      '--agent-timeout <seconds>',
-      'limit for one agent run',
-      positiveInteger('--agent-timeout'),
-      1800,
     )
     .option('--count <n>', 'accepted injections wanted per type', positiveInteger('--count'), 1)
     .option(
@@ -597,21 +604,36 @@ function buildProgram(): Command {
           .join('')}`,
     )
     .action(inject);
-  program
-    .command('transform')
-    .description(
-      "apply bug-preserving transformations in sequence to every bug of an inject run; a step is kept only if the project compiles, the witness's failing methods fail as after injection (fewer may, never more or otherwise), and other classes that reach the bug's file still pass; the final state is confirmed with Maven. Writes transformed.jsonl; exit 1 when a case falls short",
-    )
-    .usage('<project> --from <inject-out> --transforms <ids> --out <dir> [options]')
-    .argument('<project>', 'the project the bugs were injected into (as given to inject)')
-    .requiredOption('--from <dir>', '(required) the --out directory of an inject run')
-    .requiredOption(
-      '--transforms <ids>',
-      `(required) operator ids in the order applied (${implementedOperators().join(', ')})`,
-    )
-    .requiredOption('--out <dir>', '(required) output directory; an existing one is resumed')
+  withAgentOptions(
+    program
+      .command('transform')
+      .description(
+        "apply bug-preserving transformations in sequence to every bug of an inject run; a step is kept only if the project compiles, the witness's failing methods fail as after injection (fewer may, never more or otherwise), and other classes that reach the bug's file still pass; the final state is confirmed with Maven. Writes transformed.jsonl (and agent-runs/); exit 1 when a case falls short",
+      )
+      .usage('<project> --from <inject-out> --transforms <ids> --out <dir> [options]')
+      .argument('<project>', 'the project the bugs were injected into (as given to inject)')
+      .requiredOption('--from <dir>', '(required) the --out directory of an inject run')
+      .requiredOption(
+        '--transforms <ids>',
+        `(required) operator ids in the order applied (deterministic: ${implementedOperators().join(', ')}; agent: any in specs/transforms/)`,
+      )
+      .requiredOption('--out <dir>', '(required) output directory; an existing one is resumed')
+      .addOption(
+        new Option(
+          '--engine <engine>',
+          "deterministic: the operators' code; agent: a coding agent, one run per step",
+        )
+          .choices(['deterministic', 'agent'])
+          .default('deterministic'),
+      ),
+  )
     .option('--no-maven', 'leave the final state unconfirmed by Maven')
-    .option('--candidates <n>', 'candidates tried per step', positiveInteger('--candidates'), 4)
+    .option(
+      '--candidates <n>',
+      'deterministic: candidates tried per step',
+      positiveInteger('--candidates'),
+      4,
+    )
     .option(
       '--other-classes <n>',
       'other test classes reaching the bug file rerun per step',

@@ -111,6 +111,7 @@ async function fixture(): Promise<CaseInput> {
     steps: [
       {
         operator: 't_call_stack_deepen_v1',
+        engine: { kind: 'deterministic' },
         description: 'successor',
         diff: helped.patches[1]!.diff,
         rejected: [],
