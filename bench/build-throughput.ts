@@ -82,9 +82,12 @@ for (const entry of await readdir(projectWork)) {
   for (const record of [...accepted, ...rejected]) injectMavenMs += record.timings.mavenMs;
 }
 const transforms = new Map(
-  (await readRecords(path.join(projectWork, 'transformed.jsonl'), TransformLine)).records.map(
-    (record) => [record.id, record],
-  ),
+  (
+    await readRecords(
+      path.join(projectWork, `transformed-v${TransformLine.version}.jsonl`),
+      TransformLine,
+    )
+  ).records.map((record) => [record.id, record]),
 );
 const ledger = (await readRecords(path.join(out, 'build', 'cases.jsonl'), BuildCaseLine)).records;
 

@@ -162,8 +162,14 @@ function injectOut(out: string, project: ProjectRef, bucket: string): string {
   return path.join(out, 'work', project.label.replace(/[^\w.@-]+/g, '_'), `inject-${bucket}`);
 }
 
+/** Transformed cases, per record version: a newer witnessgym redoes what an older one wrote. */
 function transformOut(out: string, project: ProjectRef): string {
-  return path.join(out, 'work', project.label.replace(/[^\w.@-]+/g, '_'), 'transformed.jsonl');
+  return path.join(
+    out,
+    'work',
+    project.label.replace(/[^\w.@-]+/g, '_'),
+    `transformed-v${TransformLine.version}.jsonl`,
+  );
 }
 
 /** Which bucket a bug sits in: its witness's context length, as the trace measured it. */
