@@ -20,14 +20,23 @@ import type { ExecutionContextRecord } from '../1-trace/trace.js';
 import type { InjectionRecord } from '../2-inject/records.js';
 import { anchorAfter, bugAnchor, locateAnchor, type BugAnchor } from './focus.js';
 import type { TransformOperator } from './operators/types.js';
+import {
+  planRuns,
+  TestReach,
+  tracedTests,
+  type ClassRun,
+  type RunPlan,
+  type TracedClass,
+} from './selection.js';
 
 /*
  * The transform stage: after a bug is injected, apply operators in sequence; a step is kept only
  * if the project still compiles, the witness still fails with every failing method failing as
  * after injection (the set may shrink, never grow or change its exception), and the other test
  * classes that reach the bug's file and passed on the buggy state still pass. Otherwise the next
- * candidate is tried; a step with none kept ends the case short. The final state is confirmed
- * with Maven.
+ * candidate is tried; a step with none kept ends the case short. A step runs only the test
+ * methods whose trace on the buggy state reaches a member it edits (selection.ts); the whole
+ * classes, then Maven, check the final state.
  */
 
 /** How a test method of the witness failed: its exception type. */
@@ -43,6 +52,17 @@ export const StepSchema = z.strictObject({
   rejected: z.array(z.strictObject({ description: z.string(), reason: z.string() })),
   failingMethods: MethodFailuresSchema,
   otherClassesRun: z.number().int(),
+  /**
+   * With per-test selection: the runs that validated the kept candidate (a class without
+   * `methods` ran whole), and the test methods they ran of the classes' total.
+   */
+  validatedBy: z
+    .array(z.strictObject({ testClass: z.string(), methods: z.array(z.string()).optional() }))
+    .optional(),
+  testMethodsRun: z.number().int().optional(),
+  testMethodsInClasses: z.number().int().optional(),
+  /** Time spent validating this step's candidates (rejected ones included). */
+  validationMs: z.number().optional(),
   durationMs: z.number(),
 });
 export type Step = z.infer<typeof StepSchema>;
@@ -92,6 +112,12 @@ export interface TransformOptions {
   otherClassLimit: number;
   /** Candidates tried per step before the case is given up. */
   candidatesPerStep: number;
+  /**
+   * How a step is validated: `per-test` (the default) runs the test methods whose trace on the
+   * buggy state reaches a changed member, then the whole classes once on the final state;
+   * `whole-class` runs the witness and the other classes whole at every step.
+   */
+  validation?: 'per-test' | 'whole-class';
   events: EventSink;
 }
 
@@ -122,7 +148,11 @@ class TransformRun {
     return this.options.project.build;
   }
 
-  private async runClass(state: ProjectState, testClass: string, normalMs?: number) {
+  private get perTest(): boolean {
+    return (this.options.validation ?? 'per-test') === 'per-test';
+  }
+
+  private async runClass(state: ProjectState, run: ClassRun, traced = false, normalMs?: number) {
     const { copy, fast } = this.options;
     const changed = await copy.checkout(state);
     const target = { projectDir: copy.root, build: this.build, changed: compiledSources(changed) };
@@ -131,10 +161,12 @@ class TransformRun {
       return { compileError: describeVerdict(compiled.verdict) };
     const result = await fast.run({
       target,
-      testClass,
+      testClass: run.testClass,
+      ...(run.methods ? { methods: run.methods } : {}),
+      ...(traced ? { trace: { perTest: true } } : {}),
       timeoutMs: timeLimit(fast.name, 'run', normalMs),
     });
-    return { verdict: result.verdict };
+    return { verdict: result.verdict, tests: tracedTests(run.testClass, result) };
   }
 
   /** Classes other than the witness that reach the file and pass on the buggy state. */
@@ -165,7 +197,7 @@ class TransformRun {
       sequence,
     };
     const anchor0 = bugAnchor(injection.state.patches[0]!.diff);
-    const buggyRun = await this.runClass(injection.state, witness);
+    const buggyRun = await this.runClass(injection.state, { testClass: witness }, this.perTest);
     const buggyFailures = buggyRun.verdict ? methodFailures(buggyRun.verdict) : {};
     const steps: Step[] = [];
     const short = (step: number, reason: string): TransformRecord => ({
@@ -184,10 +216,21 @@ class TransformRun {
     }
     const others = this.othersReaching(anchor0.file, witness);
     const passingOthers: string[] = [];
+    const traced: TracedClass[] = [{ testClass: witness, tests: buggyRun.tests ?? [] }];
     for (const testClass of others) {
-      const run = await this.runClass(injection.state, testClass);
-      if (run.verdict?.kind === 'Passed') passingOthers.push(testClass);
+      const run = await this.runClass(injection.state, { testClass }, this.perTest);
+      if (run.verdict?.kind !== 'Passed') continue;
+      passingOthers.push(testClass);
+      traced.push({ testClass, tests: run.tests ?? [] });
     }
+    const wholeClasses: ClassRun[] = traced.map(({ testClass }) => ({ testClass }));
+    let reach = this.perTest
+      ? TestReach.fromTraces(
+          anchor0.file,
+          await readFile(path.join(this.options.copy.root, anchor0.file), 'utf8'),
+          traced.flatMap((entry) => entry.tests),
+        )
+      : undefined;
 
     let state = injection.state;
     let anchor: BugAnchor = anchor0;
@@ -216,10 +259,17 @@ class TransformRun {
       if (candidates.length === 0) return short(index, `${operator.id} has no site around the bug`);
       const rejected: Step['rejected'] = [];
       let kept: Step | undefined;
+      let validationMs = 0;
       for (const candidate of candidates) {
         const after = applyEdits(source, candidate.edits);
         const next = withPatch(state, patchOf([{ file: anchor.file, before: source, after }]));
-        const reason = await this.stepRejection(next, witness, buggyFailures, passingOthers);
+        const validationStarted = Date.now();
+        const selection = reach?.select(source, after);
+        const plan: RunPlan | undefined = selection
+          ? planRuns(traced, witness, Object.keys(buggyFailures), selection.tests)
+          : undefined;
+        const reason = await this.stepRejection(next, buggyFailures, plan?.runs ?? wholeClasses);
+        validationMs += Date.now() - validationStarted;
         if (typeof reason === 'string') {
           rejected.push({ description: candidate.description, reason });
           continue;
@@ -231,8 +281,17 @@ class TransformRun {
           rejected,
           failingMethods: reason.failures,
           otherClassesRun: passingOthers.length,
+          ...(plan
+            ? {
+                validatedBy: plan.runs,
+                testMethodsRun: plan.methodsRun,
+                testMethodsInClasses: plan.methodsInClasses,
+              }
+            : {}),
+          validationMs,
           durationMs: Date.now() - stepStarted,
         };
+        if (reach && selection) reach = reach.after(after, selection);
         anchor = anchorAfter(anchor, focus, candidate.edits, after);
         added.push(...candidate.added);
         state = next;
@@ -246,6 +305,13 @@ class TransformRun {
         `${injection.id} step ${index + 1}: ${kept.description}`,
       );
     }
+    // Selection ran only the tests a step could reach: the whole classes close the case.
+    if (this.perTest && steps.length > 0) {
+      const whole = await this.stepRejection(state, buggyFailures, wholeClasses);
+      if (typeof whole === 'string') {
+        return short(operators.length - 1, `final state, whole classes: ${whole}`);
+      }
+    }
     const maven = await this.confirm(state, witness);
     if (maven.kind === 'Refuted') return short(operators.length - 1, maven.reason);
     return {
@@ -257,22 +323,25 @@ class TransformRun {
     };
   }
 
-  /** Why a step's state is turned down, or the witness's failures when it is kept. */
+  /**
+   * Why a step's state is turned down, or the witness's failures when it is kept: `runs` starts
+   * with the witness's run; the other classes' runs must pass.
+   */
   private async stepRejection(
     next: ProjectState,
-    witness: string,
     buggyFailures: MethodFailures,
-    others: readonly string[],
+    runs: readonly ClassRun[],
   ): Promise<string | { failures: MethodFailures }> {
-    const run = await this.runClass(next, witness);
+    const [witnessRun, ...others] = runs;
+    const run = await this.runClass(next, witnessRun!);
     if (run.compileError !== undefined) return `does not compile: ${run.compileError}`;
     const failures = methodFailures(run.verdict!);
     const broken = failuresKept(buggyFailures, failures);
     if (broken) return broken;
-    for (const testClass of others) {
-      const other = await this.runClass(next, testClass);
+    for (const classRun of others) {
+      const other = await this.runClass(next, classRun);
       if (other.verdict?.kind !== 'Passed') {
-        return `${testClass}, which passed on the buggy state, now ${other.verdict ? describeVerdict(other.verdict) : 'does not compile'}`;
+        return `${classRun.testClass}, which passed on the buggy state, now ${other.verdict ? describeVerdict(other.verdict) : 'does not compile'}`;
       }
     }
     return { failures };
