@@ -246,3 +246,7 @@ for (const way of ways.filter((w) => w !== 'whole-class')) {
   );
   for (const line of differing) console.log(`  ${line}`);
 }
+console.log('cases, as selection decided them:');
+for (const record of results.get('selection')!.records) {
+  console.log(`  ${record.injection}: ${decisions(record).at(-1)}`);
+}

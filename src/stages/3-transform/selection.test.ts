@@ -42,11 +42,11 @@ const TESTS = [
 beforeAll(loadJavaGrammar);
 
 describe('per-test selection', () => {
-  it('cuts a per-test trace into the methods each test entered', () => {
+  it('cuts a per-test trace into the methods each test entered, the class’s set-up in each', () => {
     const tests = tracedTests('p.BoxTest', {
       trace: {
-        log: [-1, 0, 1, 0, -2, 1],
-        methods: { 0: method('size', 7), 1: method('doubled', 11) },
+        log: [2, -1, 0, 1, 0, -2, 1],
+        methods: { 0: method('size', 7), 1: method('doubled', 11), 2: method('labelled', 15) },
       },
       tests: [
         { testClass: 'p.BoxTest', testMethod: 'a', outcome: 'Passed', traceIndex: 0 },
@@ -55,9 +55,9 @@ describe('per-test selection', () => {
       ],
     });
     expect(tests.map((t) => [t.testMethod, t.outcome, t.entered.map((m) => m.name)])).toEqual([
-      ['a', 'Passed', ['size', 'doubled']],
-      ['b', 'Failed', ['doubled']],
-      ['c', 'Skipped', []],
+      ['a', 'Passed', ['labelled', 'size', 'doubled']],
+      ['b', 'Failed', ['labelled', 'doubled']],
+      ['c', 'Skipped', ['labelled']],
     ]);
   });
 

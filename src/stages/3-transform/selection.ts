@@ -36,24 +36,30 @@ export function testId(testClass: string, testMethod: string): string {
   return `${testClass}#${testMethod}`;
 }
 
-/** The test methods of a run traced per test, each with the methods it entered. */
+/**
+ * The test methods of a run traced per test, each with the methods it entered. What the class's
+ * own set-up entered (before the first test: static initialisers, @BeforeAll) counts for every
+ * test, as every test may depend on what it built.
+ */
 export function tracedTests(
   testClass: string,
   result: Pick<TestRunResult, 'trace' | 'tests'>,
 ): TracedTest[] {
   const trace: RawTrace = result.trace ?? { log: [], methods: {} };
   const logs: number[][] = [];
-  let current: number[] | undefined;
+  const setUp: number[] = [];
+  let current: number[] = setUp;
   for (const value of trace.log) {
     if (value < 0) {
       current = [];
       logs[-1 - value] = current;
     } else {
-      current?.push(value);
+      current.push(value);
     }
   }
   return (result.tests ?? []).map((test) => {
-    const ids = new Set(test.traceIndex === undefined ? [] : (logs[test.traceIndex] ?? []));
+    const own = test.traceIndex === undefined ? [] : (logs[test.traceIndex] ?? []);
+    const ids = new Set([...setUp, ...own]);
     return {
       testClass,
       declaringClass: test.testClass,
