@@ -105,6 +105,15 @@ describe('per-test selection', () => {
     expect(selection.tests.size).toBe(4);
   });
 
+  it('leaves out a test whose only hit is code outside members when members change', () => {
+    const initialiser = test('initialises', [method('<init>', 3)]);
+    const reach = TestReach.fromTraces(FILE, BUGGY, [...TESTS, initialiser]);
+    const edited = BUGGY.replace('return size() * 2;', 'return size() << 1;');
+    expect(reach.select(BUGGY, edited).tests.has(testId('p.BoxTest', 'initialises'))).toBe(false);
+    const header = BUGGY.replace('class Box {', 'final class Box {');
+    expect(reach.select(BUGGY, header).tests.has(testId('p.BoxTest', 'initialises'))).toBe(true);
+  });
+
   it('selects a test whose hit in the file has no line wherever the file changes', () => {
     const reach = TestReach.fromTraces(FILE, BUGGY, [
       ...TESTS,

@@ -149,11 +149,15 @@ export class TestReach {
           if (!compiledFrom(method, file)) continue;
           wholeFile.add(id);
           const line = method.line;
-          const around =
-            line === null ? [] : spans.filter((span) => span.first <= line && line <= span.last);
-          // A lambda's or an anonymous class's code counts for every member it is written in.
-          if (around.length === 0) unplaced.add(id);
-          for (const span of around) byMember.get(span.key)!.add(id);
+          if (line === null) {
+            unplaced.add(id);
+            continue;
+          }
+          // A lambda's or an anonymous class's code counts for every member it is written in; code
+          // outside members (initialisers, implicit constructors) only for edits outside them.
+          for (const span of spans) {
+            if (span.first <= line && line <= span.last) byMember.get(span.key)!.add(id);
+          }
         }
       }
       return new TestReach(file, byMember, unplaced, wholeFile);
