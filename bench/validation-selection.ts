@@ -211,16 +211,17 @@ const total = selected.reduce((n, step) => n + (step.testMethodsInClasses ?? 0),
 console.log(
   `selection ran ${ran} of ${total} test methods of the classes over the kept steps (${((100 * ran) / Math.max(1, total)).toFixed(0)}%)`,
 );
-/** Time of a way's cases outside their kept steps: the buggy state's runs, steps that failed, the close. */
+/** Time of a way's cases outside the validations of kept steps. */
 const outsideSteps = (way: Way) =>
   results
     .get(way)!
     .records.reduce(
-      (total, r) => total + r.durationMs - r.steps.reduce((n, step) => n + step.durationMs, 0),
+      (total, r) =>
+        total + r.durationMs - r.steps.reduce((n, step) => n + (step.validationMs ?? 0), 0),
       0,
     );
 console.log(
-  `per case, outside kept steps (the buggy state's runs, steps no candidate passed, the closing whole-class run): ${ways.map((way) => `${way} ${Math.round(outsideSteps(way) / Math.max(1, cases))} ms`).join(', ')}; selection's per-test tracing of the buggy state ${Math.round(results.get('selection')!.spent.tracedMs / Math.max(1, cases))} ms of it`,
+  `per case, outside the validations of kept steps (the witness's run on the buggy state, analysis, steps no candidate passed, the closing whole-class run): ${ways.map((way) => `${way} ${Math.round(outsideSteps(way) / Math.max(1, cases))} ms`).join(', ')}; selection's per-test tracing of the buggy state ${Math.round(results.get('selection')!.spent.tracedMs / Math.max(1, cases))} ms of it`,
 );
 const ratio = (a: Way, b: Way) => (perMinute(a) / perMinute(b)).toFixed(1);
 console.log(

@@ -139,6 +139,16 @@ function failuresKept(buggy: MethodFailures, now: MethodFailures): string | unde
   return undefined;
 }
 
+/** The witness and the other classes that pass on the buggy state; the reach map with selection. */
+interface BuggyClasses {
+  traced: TracedClass[];
+  reach: TestReach | undefined;
+}
+
+function wholeClassesOf(classes: BuggyClasses): ClassRun[] {
+  return classes.traced.map(({ testClass }) => ({ testClass }));
+}
+
 class TransformRun {
   private projectRuntime: Promise<ProjectRuntime> | undefined;
 
@@ -214,23 +224,9 @@ class TransformRun {
         `the witness does not fail on the buggy state (${buggyRun.compileError ?? describeVerdict(buggyRun.verdict!)})`,
       );
     }
-    const others = this.othersReaching(anchor0.file, witness);
-    const passingOthers: string[] = [];
-    const traced: TracedClass[] = [{ testClass: witness, tests: buggyRun.tests ?? [] }];
-    for (const testClass of others) {
-      const run = await this.runClass(injection.state, { testClass }, this.perTest);
-      if (run.verdict?.kind !== 'Passed') continue;
-      passingOthers.push(testClass);
-      traced.push({ testClass, tests: run.tests ?? [] });
-    }
-    const wholeClasses: ClassRun[] = traced.map(({ testClass }) => ({ testClass }));
-    let reach = this.perTest
-      ? TestReach.fromTraces(
-          anchor0.file,
-          await readFile(path.join(this.options.copy.root, anchor0.file), 'utf8'),
-          traced.flatMap((entry) => entry.tests),
-        )
-      : undefined;
+    // The other classes run when the first candidate is validated: a case whose first step has
+    // no site needs none of them.
+    let classes: BuggyClasses | undefined;
 
     let state = injection.state;
     let anchor: BugAnchor = anchor0;
@@ -263,12 +259,21 @@ class TransformRun {
       for (const candidate of candidates) {
         const after = applyEdits(source, candidate.edits);
         const next = withPatch(state, patchOf([{ file: anchor.file, before: source, after }]));
+        classes ??= await this.buggyClasses(
+          injection.state,
+          { testClass: witness, tests: buggyRun.tests ?? [] },
+          anchor0.file,
+        );
         const validationStarted = Date.now();
-        const selection = reach?.select(source, after);
+        const selection = classes.reach?.select(source, after);
         const plan: RunPlan | undefined = selection
-          ? planRuns(traced, witness, Object.keys(buggyFailures), selection.tests)
+          ? planRuns(classes.traced, witness, Object.keys(buggyFailures), selection.tests)
           : undefined;
-        const reason = await this.stepRejection(next, buggyFailures, plan?.runs ?? wholeClasses);
+        const reason = await this.stepRejection(
+          next,
+          buggyFailures,
+          plan?.runs ?? wholeClassesOf(classes),
+        );
         validationMs += Date.now() - validationStarted;
         if (typeof reason === 'string') {
           rejected.push({ description: candidate.description, reason });
@@ -280,7 +285,7 @@ class TransformRun {
           diff: next.patches[next.patches.length - 1]!.diff,
           rejected,
           failingMethods: reason.failures,
-          otherClassesRun: passingOthers.length,
+          otherClassesRun: classes.traced.length - 1,
           ...(plan
             ? {
                 validatedBy: plan.runs,
@@ -291,7 +296,7 @@ class TransformRun {
           validationMs,
           durationMs: Date.now() - stepStarted,
         };
-        if (reach && selection) reach = reach.after(after, selection);
+        if (classes.reach && selection) classes.reach = classes.reach.after(after, selection);
         anchor = anchorAfter(anchor, focus, candidate.edits, after);
         added.push(...candidate.added);
         state = next;
@@ -306,8 +311,8 @@ class TransformRun {
       );
     }
     // Selection ran only the tests a step could reach: the whole classes close the case.
-    if (this.perTest && steps.length > 0) {
-      const whole = await this.stepRejection(state, buggyFailures, wholeClasses);
+    if (this.perTest && classes && steps.length > 0) {
+      const whole = await this.stepRejection(state, buggyFailures, wholeClassesOf(classes));
       if (typeof whole === 'string') {
         return short(operators.length - 1, `final state, whole classes: ${whole}`);
       }
@@ -321,6 +326,28 @@ class TransformRun {
       buggyFailures,
       durationMs: Date.now() - started,
     };
+  }
+
+  /**
+   * The classes a step's validation runs, each run on the buggy state (traced per test, with
+   * selection): the witness (already run), and the other classes reaching the bug's file that
+   * pass there; with selection, which of their tests enter each member of the file.
+   */
+  private async buggyClasses(
+    buggy: ProjectState,
+    witness: TracedClass,
+    file: string,
+  ): Promise<BuggyClasses> {
+    const traced = [witness];
+    for (const testClass of this.othersReaching(file, witness.testClass)) {
+      const run = await this.runClass(buggy, { testClass }, this.perTest);
+      if (run.verdict?.kind === 'Passed') traced.push({ testClass, tests: run.tests ?? [] });
+    }
+    if (!this.perTest) return { traced, reach: undefined };
+    await this.options.copy.checkout(buggy);
+    const source = await readFile(path.join(this.options.copy.root, file), 'utf8');
+    const tests = traced.flatMap((entry) => entry.tests);
+    return { traced, reach: TestReach.fromTraces(file, source, tests) };
   }
 
   /**
