@@ -15,6 +15,12 @@ function compileRequest(target: RunTarget, compileTimeoutMs?: number) {
   };
 }
 
+/** The runner JVM reads an empty method list as the whole class: a selection is never empty. */
+function selectedMethods(methods: readonly string[]): string[] {
+  if (methods.length === 0) throw new Error('an empty method selection would run no test');
+  return [...methods];
+}
+
 /**
  * The fast path as a test runner: the directory's compiled classes stay as they are; the changed
  * sources are compiled into an overlay, and the class runs in a warm JVM, in a fresh class loader.
@@ -64,6 +70,7 @@ export function jvmTestRunner(cache: CacheLayout, shared?: JvmRunner): TestRunne
         ...compileRequest(request.target, request.compileTimeoutMs),
         testClass: request.testClass,
         timeoutMs: request.timeoutMs,
+        ...(request.methods ? { methods: selectedMethods(request.methods) } : {}),
         ...(request.trace ? { trace: true, perTest: request.trace.perTest } : {}),
       };
       const result = await jvm.run(jvmRequest);

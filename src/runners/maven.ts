@@ -114,7 +114,9 @@ export function mavenTestRunner(
         };
       }
       const run = await toolchain.runTests(built.copy, request.target.build, built.context, {
-        selection: toolchain.selectClass(request.testClass),
+        selection: request.methods
+          ? toolchain.selectMethods(request.testClass, request.methods)
+          : toolchain.selectClass(request.testClass),
         timeoutMs: request.timeoutMs,
       });
       return {

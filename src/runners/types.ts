@@ -31,6 +31,11 @@ export type CompileResult =
 export interface TestRequest {
   target: RunTarget;
   testClass: string;
+  /**
+   * Only these test methods of the class (by name), for a run that needs just the tests a change
+   * can reach; absent, the whole class runs. Never empty: an empty selection would run nothing.
+   */
+  methods?: readonly string[];
   /** Limit for the test run; the time-limit wrapper sets it from its policy when absent. */
   timeoutMs?: number;
   /** Limit for compiling, when a run has to compile first. */

@@ -78,6 +78,19 @@ describe('runner wrappers', () => {
     expect(requests[0]!.trace).toEqual({ perTest: true });
     expect(() => withTracing(scripted([], false).runner)).toThrow(/cannot trace/);
   });
+
+  it('every wrapper passes a method selection through', async () => {
+    const { runner, requests } = scripted([PASSED, PASSED, PASSED]);
+    const selected = { ...request, methods: ['parsesEmpty', 'parsesNested'] };
+    await withTimeLimit(runner, () => 1).run(selected);
+    await withTracing(runner, true).run(selected);
+    await withReruns(runner, 1).run(selected);
+    expect(requests.map((r) => r.methods)).toEqual([
+      ['parsesEmpty', 'parsesNested'],
+      ['parsesEmpty', 'parsesNested'],
+      ['parsesEmpty', 'parsesNested'],
+    ]);
+  });
 });
 
 describe('time limits', () => {

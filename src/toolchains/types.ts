@@ -48,6 +48,8 @@ export interface Toolchain {
   ): Promise<TestRun>;
   /** The selection that runs exactly one test class, nested test classes included. */
   selectClass(testClass: string): string;
+  /** The selection that runs only the named test methods of one test class. */
+  selectMethods(testClass: string, methods: readonly string[]): string;
   /** The command a person would type to replay one test class (recorded in cases). */
   replayCommand(build: BuildSettings, testClass: string): string;
   /** Version strings of the tools used, for provenance. */

@@ -26,6 +26,15 @@ import {
   type StepSite,
 } from './candidates.js';
 import { bugAnchor, locateAnchor, type BugAnchor } from './focus.js';
+import {
+  planRuns,
+  TestReach,
+  tracedTests,
+  type ClassRun,
+  type RunPlan,
+  type StepSelection,
+  type TracedClass,
+} from './selection.js';
 
 /*
  * The transform stage: after a bug is injected, apply operators in sequence, each step's
@@ -35,7 +44,8 @@ import { bugAnchor, locateAnchor, type BugAnchor } from './focus.js';
  * with every failing method failing as after injection (the set may shrink, never grow or change
  * its exception), and the other test classes that reach the bug's file and passed on the buggy
  * state still pass. Otherwise the next candidate is tried; a step with none kept ends the case
- * short. The final state is confirmed with Maven.
+ * short. A step runs only the test methods whose trace on the buggy state reaches a member it
+ * edits (selection.ts); the whole classes, then Maven, check the final state.
  */
 
 /** How a test method of the witness failed: its exception type. */
@@ -52,6 +62,17 @@ export const StepSchema = z.strictObject({
   rejected: z.array(z.strictObject({ description: z.string(), reason: z.string() })),
   failingMethods: MethodFailuresSchema,
   otherClassesRun: z.number().int(),
+  /**
+   * With per-test selection: the runs that validated the kept candidate (a class without
+   * `methods` ran whole), and the test methods they ran of the classes' total.
+   */
+  validatedBy: z
+    .array(z.strictObject({ testClass: z.string(), methods: z.array(z.string()).optional() }))
+    .optional(),
+  testMethodsRun: z.number().int().optional(),
+  testMethodsInClasses: z.number().int().optional(),
+  /** Time spent validating this step's candidates (rejected ones included). */
+  validationMs: z.number().optional(),
   durationMs: z.number(),
 });
 export type Step = z.infer<typeof StepSchema>;
@@ -105,6 +126,12 @@ export interface TransformOptions {
   contexts: readonly ExecutionContextRecord[];
   /** Other classes reaching the bug's file rerun per step, at most. */
   otherClassLimit: number;
+  /**
+   * How a step is validated: `per-test` (the default) runs the test methods whose trace on the
+   * buggy state reaches a changed member, then the whole classes once on the final state;
+   * `whole-class` runs the witness and the other classes whole at every step.
+   */
+  validation?: 'per-test' | 'whole-class';
   events: EventSink;
 }
 
@@ -126,6 +153,27 @@ function failuresKept(buggy: MethodFailures, now: MethodFailures): string | unde
   return undefined;
 }
 
+/** What a kept candidate leaves: its state, the witness's failures, and how it was validated. */
+interface KeptEvidence {
+  state: ProjectState;
+  failures: MethodFailures;
+  anchor: BugAnchor;
+  plan: RunPlan | undefined;
+  selection: StepSelection | undefined;
+  /** The bug's file after the step, from which the reach map follows it. */
+  bugFileAfter: string;
+}
+
+/** The witness and the other classes that pass on the buggy state; the reach map with selection. */
+interface BuggyClasses {
+  traced: TracedClass[];
+  reach: TestReach | undefined;
+}
+
+function wholeClassesOf(classes: BuggyClasses): ClassRun[] {
+  return classes.traced.map(({ testClass }) => ({ testClass }));
+}
+
 class TransformRun {
   private projectRuntime: Promise<ProjectRuntime> | undefined;
 
@@ -135,7 +183,11 @@ class TransformRun {
     return this.options.project.build;
   }
 
-  private async runClass(state: ProjectState, testClass: string, normalMs?: number) {
+  private get perTest(): boolean {
+    return (this.options.validation ?? 'per-test') === 'per-test';
+  }
+
+  private async runClass(state: ProjectState, run: ClassRun, traced = false, normalMs?: number) {
     const { copy, fast } = this.options;
     const changed = await copy.checkout(state);
     const target = { projectDir: copy.root, build: this.build, changed: compiledSources(changed) };
@@ -144,10 +196,12 @@ class TransformRun {
       return { compileError: describeVerdict(compiled.verdict) };
     const result = await fast.run({
       target,
-      testClass,
+      testClass: run.testClass,
+      ...(run.methods ? { methods: run.methods } : {}),
+      ...(traced ? { trace: { perTest: true } } : {}),
       timeoutMs: timeLimit(fast.name, 'run', normalMs),
     });
-    return { verdict: result.verdict };
+    return { verdict: result.verdict, tests: tracedTests(run.testClass, result) };
   }
 
   /** Classes other than the witness that reach the file and pass on the buggy state. */
@@ -178,7 +232,7 @@ class TransformRun {
       sequence,
     };
     const anchor0 = bugAnchor(injection.state.patches[0]!.diff);
-    const buggyRun = await this.runClass(injection.state, witness);
+    const buggyRun = await this.runClass(injection.state, { testClass: witness }, this.perTest);
     const buggyFailures = buggyRun.verdict ? methodFailures(buggyRun.verdict) : {};
     const steps: Step[] = [];
     const short = (step: number, reason: string): TransformRecord => ({
@@ -195,12 +249,9 @@ class TransformRun {
         `the witness does not fail on the buggy state (${buggyRun.compileError ?? describeVerdict(buggyRun.verdict!)})`,
       );
     }
-    const others = this.othersReaching(anchor0.file, witness);
-    const passingOthers: string[] = [];
-    for (const testClass of others) {
-      const run = await this.runClass(injection.state, testClass);
-      if (run.verdict?.kind === 'Passed') passingOthers.push(testClass);
-    }
+    // The other classes run when the first candidate is validated: a case whose first step has
+    // no site needs none of them.
+    let classes: BuggyClasses | undefined;
 
     let state = injection.state;
     let anchor: BugAnchor = anchor0;
@@ -209,10 +260,20 @@ class TransformRun {
       const stepStarted = Date.now();
       const site = await this.siteOf(injection, { step: index, sequence, state, anchor, added });
       if (site.kind === 'Lost') return short(index, site.reason);
-      const offer = await source.offer(site.site, (candidate) =>
-        this.judgeCandidate(state, candidate, witness, buggyFailures, passingOthers),
-      );
+      let validationMs = 0;
+      const offer = await source.offer(site.site, async (candidate) => {
+        classes ??= await this.buggyClasses(
+          injection.state,
+          { testClass: witness, tests: buggyRun.tests ?? [] },
+          anchor0.file,
+        );
+        const validationStarted = Date.now();
+        const verdict = await this.judgeCandidate(site.site, candidate, buggyFailures, classes);
+        validationMs += Date.now() - validationStarted;
+        return verdict;
+      });
       if (offer.kind === 'NoneKept') return short(index, offer.reason);
+      const { plan, selection } = offer.evidence;
       const kept: Step = {
         operator: source.id,
         engine: offer.engine,
@@ -220,9 +281,20 @@ class TransformRun {
         diff: offer.evidence.state.patches.at(-1)!.diff,
         rejected: offer.rejected,
         failingMethods: offer.evidence.failures,
-        otherClassesRun: passingOthers.length,
+        otherClassesRun: classes!.traced.length - 1,
+        ...(plan
+          ? {
+              validatedBy: plan.runs,
+              testMethodsRun: plan.methodsRun,
+              testMethodsInClasses: plan.methodsInClasses,
+            }
+          : {}),
+        validationMs,
         durationMs: Date.now() - stepStarted,
       };
+      if (classes!.reach && selection) {
+        classes!.reach = classes!.reach.after(offer.evidence.bugFileAfter, selection);
+      }
       state = offer.evidence.state;
       anchor = offer.evidence.anchor;
       added.push(...offer.candidate.added);
@@ -232,6 +304,13 @@ class TransformRun {
         'transform',
         `${injection.id} step ${index + 1}: ${kept.description}`,
       );
+    }
+    // Selection ran only the tests a step could reach: the whole classes close the case.
+    if (this.perTest && classes && steps.length > 0) {
+      const whole = await this.stepRejection(state, buggyFailures, wholeClassesOf(classes));
+      if (typeof whole === 'string') {
+        return short(sources.length - 1, `final state, whole classes: ${whole}`);
+      }
     }
     const confirmStarted = Date.now();
     const maven = await this.confirm(state, witness);
@@ -291,17 +370,15 @@ class TransformRun {
 
   /**
    * A candidate as every engine's is judged: production Java sources only (no test or build
-   * file), no public or protected signature changed, the bug's lines still found, then the runs.
+   * file), no public or protected signature changed, the bug's lines still found, then the runs
+   * (with selection, the tests reaching what it edits, when it edits the bug's file alone).
    */
   private async judgeCandidate(
-    state: ProjectState,
+    site: StepSite,
     candidate: StepCandidate,
-    witness: string,
     buggyFailures: MethodFailures,
-    others: readonly string[],
-  ): Promise<
-    CandidateVerdict<{ state: ProjectState; failures: MethodFailures; anchor: BugAnchor }>
-  > {
+    classes: BuggyClasses,
+  ): Promise<CandidateVerdict<KeptEvidence>> {
     const diff = checkDiff(candidate.changes, this.options.project.layout);
     if (diff.kind === 'Failed') return { kind: 'Rejected', reason: diff.reason };
     const signature = diff.kind === 'Passed' ? checkSignature(diff.evidence.meaningful) : diff;
@@ -309,31 +386,78 @@ class TransformRun {
     if (!candidate.anchor) {
       return { kind: 'Rejected', reason: "the bug's lines are no longer found after the step" };
     }
-    const next = withPatch(state, patchOf(candidate.changes));
-    const reason = await this.stepRejection(next, witness, buggyFailures, others);
+    const next = withPatch(site.state, patchOf(candidate.changes));
+    const [change] = candidate.changes;
+    const alone = candidate.changes.length === 1 && change!.file === site.anchor.file;
+    const selection = alone ? classes.reach?.select(site.source, change!.after) : undefined;
+    const plan: RunPlan | undefined = selection
+      ? planRuns(
+          classes.traced,
+          site.injection.witness.testClass,
+          Object.keys(buggyFailures),
+          selection.tests,
+        )
+      : undefined;
+    const reason = await this.stepRejection(
+      next,
+      buggyFailures,
+      plan?.runs ?? wholeClassesOf(classes),
+    );
     if (typeof reason === 'string') return { kind: 'Rejected', reason };
     return {
       kind: 'Kept',
-      evidence: { state: next, failures: reason.failures, anchor: candidate.anchor },
+      evidence: {
+        state: next,
+        failures: reason.failures,
+        anchor: candidate.anchor,
+        plan,
+        selection,
+        bugFileAfter: alone ? change!.after : site.source,
+      },
     };
   }
 
-  /** Why a step's state is turned down, or the witness's failures when it is kept. */
+  /**
+   * The classes a step's validation runs, each run on the buggy state (traced per test, with
+   * selection): the witness (already run), and the other classes reaching the bug's file that
+   * pass there; with selection, which of their tests enter each member of the file.
+   */
+  private async buggyClasses(
+    buggy: ProjectState,
+    witness: TracedClass,
+    file: string,
+  ): Promise<BuggyClasses> {
+    const traced = [witness];
+    for (const testClass of this.othersReaching(file, witness.testClass)) {
+      const run = await this.runClass(buggy, { testClass }, this.perTest);
+      if (run.verdict?.kind === 'Passed') traced.push({ testClass, tests: run.tests ?? [] });
+    }
+    if (!this.perTest) return { traced, reach: undefined };
+    await this.options.copy.checkout(buggy);
+    const source = await readFile(path.join(this.options.copy.root, file), 'utf8');
+    const tests = traced.flatMap((entry) => entry.tests);
+    return { traced, reach: TestReach.fromTraces(file, source, tests) };
+  }
+
+  /**
+   * Why a step's state is turned down, or the witness's failures when it is kept: `runs` starts
+   * with the witness's run; the other classes' runs must pass.
+   */
   private async stepRejection(
     next: ProjectState,
-    witness: string,
     buggyFailures: MethodFailures,
-    others: readonly string[],
+    runs: readonly ClassRun[],
   ): Promise<string | { failures: MethodFailures }> {
-    const run = await this.runClass(next, witness);
+    const [witnessRun, ...others] = runs;
+    const run = await this.runClass(next, witnessRun!);
     if (run.compileError !== undefined) return `does not compile: ${run.compileError}`;
     const failures = methodFailures(run.verdict!);
     const broken = failuresKept(buggyFailures, failures);
     if (broken) return broken;
-    for (const testClass of others) {
-      const other = await this.runClass(next, testClass);
+    for (const classRun of others) {
+      const other = await this.runClass(next, classRun);
       if (other.verdict?.kind !== 'Passed') {
-        return `${testClass}, which passed on the buggy state, now ${other.verdict ? describeVerdict(other.verdict) : 'does not compile'}`;
+        return `${classRun.testClass}, which passed on the buggy state, now ${other.verdict ? describeVerdict(other.verdict) : 'does not compile'}`;
       }
     }
     return { failures };

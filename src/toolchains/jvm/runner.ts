@@ -40,6 +40,7 @@ export interface JvmRunRequest extends JvmCompileRequest {
   testClass: string;
   /** Limit for running the test class; the JVM is killed and restarted past it. */
   timeoutMs: number;
+  /** Only these test methods of the class (by name); absent or empty, the whole class. */
   methods?: string[];
   /** Record which production methods the run enters, in first-hit order. */
   trace?: boolean;

@@ -231,6 +231,12 @@ export const mavenToolchain: Toolchain = {
     return `${testClass},${testClass}$*`;
   },
 
+  // Surefire's syntax for methods of one class; nested classes are classes of their own here.
+  selectMethods(testClass, methods) {
+    if (methods.length === 0) throw new Error('an empty method selection would run no test');
+    return `${testClass}#${methods.join('+')}`;
+  },
+
   replayCommand(build, testClass) {
     return shellJoin([
       'mvn',
