@@ -1,0 +1,299 @@
+import type { Node } from 'web-tree-sitter';
+import {
+  analyseExtraction,
+  blockStatements,
+  enclosingMember,
+  type ExtractionResult,
+  type StatementRun,
+} from '../../../lang/java/extraction.js';
+import type { LocalDeclaration } from '../../../lang/java/scopes.js';
+import { reindent, type FileStyle } from '../../../lang/java/style.js';
+import {
+  ancestor,
+  descendants,
+  field,
+  indentationOf,
+  kids,
+  METHOD_TYPES,
+  modifierWords,
+  nameOf,
+} from '../../../lang/java/syntax.js';
+import type { SourceModel } from '../../../toolchains/jvm/source-model.js';
+
+/*
+ * Extract Method, as the operators that move statements into private helpers share it: whether a
+ * run of statements can move, the helper's parameter, result and exception types (from javac),
+ * the helper's text in the file's style, and the statement that calls it.
+ */
+
+/** The file a run is extracted from. */
+export interface ExtractionContext {
+  root: Node;
+  source: string;
+  model: SourceModel;
+  style: FileStyle;
+}
+
+/** A run that can move into a helper, with the helper's types; its name is chosen after. */
+export interface ExtractionPlan {
+  run: StatementRun;
+  inputs: LocalDeclaration[];
+  result: ExtractionResult;
+  /** `type name` of each parameter, `final` if the file's parameters are. */
+  parameters: string[];
+  returnType: string;
+  thrown: string[];
+  /** The member's name, `init` for a constructor. */
+  memberName: string;
+}
+
+/** A run moved into a helper: the helper's text and the statement that takes the run's place. */
+export interface ExtractedMethod {
+  name: string;
+  /** The whole helper, indented as a member beside the run's member. */
+  text: string;
+  /** The statement that replaces the run, without its indentation. */
+  call: string;
+  /** The range the call replaces: from the start of the run's first line to its end. */
+  start: number;
+  end: number;
+}
+
+function isStatementOfBlock(node: Node): boolean {
+  return node.parent?.type === 'block' && !node.type.endsWith('comment');
+}
+
+/**
+ * The statements holding the focus in each block around it, the innermost block first, up to
+ * the member's body. A lambda's statements return from the lambda: the walk stops there.
+ */
+export function focusRuns(root: Node, focus: { start: number; end: number }): StatementRun[] {
+  const runs: StatementRun[] = [];
+  for (
+    let node: Node | null = root.descendantForIndex(
+      focus.start,
+      Math.max(focus.start, focus.end - 1),
+    );
+    node;
+    node = node.parent
+  ) {
+    if (!isStatementOfBlock(node)) continue;
+    const block = node.parent!;
+    const member = enclosingMember(block);
+    if (
+      !member ||
+      ancestor(block, ['lambda_expression', ...METHOD_TYPES])?.type === 'lambda_expression'
+    ) {
+      break;
+    }
+    // Every statement of the block the focus overlaps (a bug may span two).
+    const statements = blockStatements(block).filter(
+      (statement) => statement.endIndex > focus.start && statement.startIndex < focus.end,
+    );
+    const run = statements.length > 0 ? statements : [node];
+    if (
+      !runs.some(
+        (known) => known.statements[0]!.equals(run[0]!) && known.statements.length === run.length,
+      )
+    ) {
+      runs.push({ member, block, statements: run });
+    }
+    if (field(member, 'body')?.equals(block)) break;
+  }
+  return runs;
+}
+
+/** javac's entry for a member: the innermost method around its name (anonymous classes nest). */
+export function methodOf(model: SourceModel, member: Node) {
+  const name = field(member, 'name');
+  if (!name) return undefined;
+  return model.methods
+    .filter((method) => method.start <= name.startIndex && name.endIndex <= method.end)
+    .sort((a, b) => b.start - a.start)[0];
+}
+
+/** Whether a try statement inside the run catches `type` around `node`. */
+function caughtWithin(node: Node, type: string, run: StatementRun): boolean {
+  for (let current = node.parent; current; current = current.parent) {
+    if (
+      !run.statements.some(
+        (statement) =>
+          statement.startIndex <= current!.startIndex && current!.endIndex <= statement.endIndex,
+      )
+    ) {
+      return false;
+    }
+    if (current.type !== 'try_statement' && current.type !== 'try_with_resources_statement')
+      continue;
+    const body = field(current, 'body');
+    if (!body || node.startIndex < body.startIndex || node.endIndex > body.endIndex) continue;
+    const caught = descendants(current, 'catch_type').flatMap((types) =>
+      kids(types).map((k) => k.text),
+    );
+    if (caught.some((name) => name === type || name === 'Exception' || name === 'Throwable'))
+      return true;
+  }
+  return false;
+}
+
+/**
+ * The checked exceptions the run can throw, as javac sees its calls and throw statements, less
+ * those it catches itself: what the helper must declare, and no more. Null if one has no spelling.
+ */
+function thrownBy(root: Node, model: SourceModel, run: StatementRun): string[] | null {
+  const first = run.statements[0]!;
+  const last = run.statements[run.statements.length - 1]!;
+  const inRun = (entry: { start: number; end: number }) =>
+    entry.start >= first.startIndex && entry.end <= last.endIndex;
+  const thrown: string[] = [];
+  const raised = [
+    ...model.expressions
+      .filter(inRun)
+      .flatMap((entry) => (entry.checkedThrows ?? []).map((type) => ({ entry, type }))),
+    ...model.throwStatements
+      .filter((entry) => inRun(entry) && entry.checked)
+      .map((entry) => ({ entry, type: entry.type })),
+  ];
+  for (const { entry, type } of raised) {
+    if (type === null) return null;
+    const node = root.descendantForIndex(entry.start, Math.max(entry.start, entry.end - 1));
+    if ((node && caughtWithin(node, type, run)) || thrown.includes(type)) continue;
+    thrown.push(type);
+  }
+  return thrown;
+}
+
+/** The compiler's type for a local or parameter, or null if it cannot be spelled. */
+export function typeOf(
+  model: SourceModel,
+  member: Node,
+  declaration: LocalDeclaration,
+): string | null {
+  if (declaration.kind === 'parameter') {
+    return (
+      methodOf(model, member)?.parameters.find((p) => p.name === declaration.name)?.type ?? null
+    );
+  }
+  const holder = declaration.node.parent ?? declaration.node;
+  const local = model.locals.find(
+    (entry) =>
+      entry.name === declaration.name &&
+      entry.start >= holder.startIndex &&
+      entry.start <= declaration.node.endIndex,
+  );
+  return local?.type ?? null;
+}
+
+export function lineStart(source: string, index: number): number {
+  return source.lastIndexOf('\n', index - 1) + 1;
+}
+
+/** Whether each statement of the run can be cut out by whole lines (none shares a line). */
+function ownsItsLines(source: string, run: StatementRun): boolean {
+  const first = run.statements[0]!;
+  const last = run.statements[run.statements.length - 1]!;
+  const lineEnd = source.indexOf('\n', last.endIndex);
+  const trailing = source.slice(last.endIndex, lineEnd === -1 ? source.length : lineEnd);
+  return (
+    source.slice(lineStart(source, first.startIndex), first.startIndex).trim() === '' &&
+    /^\s*(\/\/.*)?$/.test(trailing)
+  );
+}
+
+/** Whether the run can move into a private helper, and with which types; undefined if not. */
+export function planExtraction(
+  context: ExtractionContext,
+  run: StatementRun,
+): ExtractionPlan | undefined {
+  const { model, style } = context;
+  const { member } = run;
+  const owner = ancestor(member, [
+    'class_body',
+    'enum_body',
+    'interface_body',
+    'enum_body_declarations',
+  ]);
+  // Private interface methods need Java 9; the corpus includes Java 8 projects.
+  if (!owner || owner.type === 'interface_body') return undefined;
+  if (!ownsItsLines(context.source, run)) return undefined;
+  const extraction = analyseExtraction(run);
+  if (extraction.kind === 'Refused') return undefined;
+  const parameters: string[] = [];
+  for (const input of extraction.inputs) {
+    const type = typeOf(model, member, input);
+    if (type === null) return undefined;
+    parameters.push(`${style.finalParameters ? 'final ' : ''}${type} ${input.name}`);
+  }
+  const constructor = member.type === 'constructor_declaration';
+  const { result } = extraction;
+  let returnType = 'void';
+  if (result.kind === 'tail' && !constructor) {
+    const declared = methodOf(model, member)?.returnType;
+    if (!declared) return undefined;
+    returnType = declared;
+  } else if (result.kind === 'local') {
+    const type = typeOf(model, member, result.declaration);
+    if (type === null) return undefined;
+    returnType = type;
+  }
+  const thrown = thrownBy(context.root, model, run);
+  if (thrown === null) return undefined;
+  return {
+    run,
+    inputs: extraction.inputs,
+    result,
+    parameters,
+    returnType,
+    thrown,
+    memberName: constructor ? 'init' : nameOf(member),
+  };
+}
+
+/**
+ * The helper named `name` holding the plan's run, and the statement that calls it. `movedFrom`
+ * (a line start before the run) moves the comments above the run along with it.
+ */
+export function writeExtraction(
+  context: ExtractionContext,
+  plan: ExtractionPlan,
+  name: string,
+  movedFrom?: number,
+): ExtractedMethod {
+  const { source, style } = context;
+  const { member, statements } = plan.run;
+  const words = modifierWords(member);
+  const annotations = kids(kids(member).find((k) => k.type === 'modifiers') ?? member)
+    .filter((k) => k.type === 'annotation' && /^@SuppressWarnings\b/.test(k.text))
+    .map((k) => k.text);
+  const typeParameters = field(member, 'type_parameters')?.text;
+  const memberIndent = indentationOf(source, member);
+  const bodyIndent = memberIndent + style.indentUnit;
+  const first = statements[0]!;
+  const last = statements[statements.length - 1]!;
+  const start = lineStart(source, first.startIndex);
+  const moved = source.slice(movedFrom ?? start, last.endIndex).split(/\r?\n/);
+  const lines = reindent(moved, indentationOf(source, first), bodyIndent);
+  while (lines[0] === '') lines.shift();
+  const { result, returnType, thrown } = plan;
+  if (result.kind === 'local') lines.push(`${bodyIndent}return ${result.declaration.name};`);
+  const signature = [
+    ...annotations,
+    'private',
+    ...(words.includes('static') ? ['static'] : []),
+    ...(typeParameters ? [typeParameters] : []),
+    returnType,
+    `${name}(${plan.parameters.join(', ')})${thrown.length > 0 ? ` throws ${thrown.join(', ')}` : ''} {`,
+  ].join(' ');
+  const text = [`${memberIndent}${signature}`, ...lines, `${memberIndent}}`].join(style.lineBreak);
+
+  const invocation = `${name}(${plan.inputs.map((input) => input.name).join(', ')})`;
+  let call = `${invocation};`;
+  if (result.kind === 'tail' && returnType !== 'void') call = `return ${invocation};`;
+  if (result.kind === 'local') {
+    const declaration = result.statement;
+    const modifiers = kids(declaration).find((k) => k.type === 'modifiers')?.text;
+    const declaredType = field(declaration, 'type')?.text ?? returnType;
+    call = `${modifiers ? `${modifiers} ` : ''}${declaredType} ${result.declaration.name} = ${invocation};`;
+  }
+  return { name, text, call, start: movedFrom ?? start, end: last.endIndex };
+}
