@@ -1,6 +1,6 @@
 import type { Node } from 'web-tree-sitter';
 import { valueNames } from './scopes.js';
-import { descendants, field, isLoop, kids } from './syntax.js';
+import { descendants, field, isLoop, kids, simpleTypeName } from './syntax.js';
 
 /*
  * Names for code a rewrite adds, read off the code it wraps: what it checks, finds, collects,
@@ -90,10 +90,54 @@ export function helperNames(
     camelName([verb, options.member]),
     camelName([options.member, 'internal']),
   ];
+  return usable(proposals, taken);
+}
+
+/** The proposals that are new, well-formed method names, in order, without repeats. */
+function usable(proposals: readonly (string | undefined)[], taken: ReadonlySet<string>): string[] {
   const seen = new Set<string>();
   return proposals.filter((name): name is string => {
     if (!name || seen.has(name) || taken.has(name) || JAVA_KEYWORDS.has(name)) return false;
     seen.add(name);
     return /^[a-z][A-Za-z0-9]*$/.test(name);
   });
+}
+
+/** A word for a value: its local's name, or its type's when the name is a letter or two. */
+function valueWord(name: string, type: string): string {
+  if (name.length > 2) return name;
+  // `char[]` → `chars`, `List<String>` → `List`.
+  return simpleTypeName(type).replace(/\[\]/g, 's');
+}
+
+/**
+ * Names for a helper that reads or computes the value of local `result` (of type `type`) for the
+ * code after it, e.g. `readHeader`, `parseCount`, `findMatch`, most natural first.
+ */
+export function extractorNames(
+  statements: readonly Node[],
+  result: { name: string; type: string },
+  member: string,
+  taken: ReadonlySet<string>,
+): string[] {
+  const calls = statements
+    .flatMap((s) => descendants(s, 'method_invocation'))
+    .map((call) => field(call, 'name')?.text ?? '');
+  const reads =
+    calls.some((name) => /^(get|read|next|peek|current)/.test(name)) ||
+    statements.some((s) => descendants(s, ['field_access', 'array_access']).length > 0);
+  let verb = 'compute';
+  if (calls.some((name) => name.startsWith('parse'))) verb = 'parse';
+  else if (statements.some(isLoop))
+    verb = calls.some((name) => /^(add|put|append|offer|push)/.test(name)) ? 'collect' : 'find';
+  else if (reads) verb = 'read';
+  const subject = valueWord(result.name, result.type);
+  return usable(
+    [
+      camelName([verb, subject]),
+      camelName([verb, subject, 'for', member]),
+      camelName(['compute', subject]),
+    ],
+    taken,
+  );
 }

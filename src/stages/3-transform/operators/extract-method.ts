@@ -17,8 +17,10 @@ import {
   METHOD_TYPES,
   modifierWords,
   nameOf,
+  type TextEdit,
 } from '../../../lang/java/syntax.js';
 import type { SourceModel } from '../../../toolchains/jvm/source-model.js';
+import { insertedAfter } from './added-members.js';
 
 /*
  * Extract Method, as the operators that move statements into private helpers share it: whether a
@@ -200,6 +202,13 @@ function ownsItsLines(source: string, run: StatementRun): boolean {
   );
 }
 
+/** Whether the run only hands back a value (`return total;`): a helper would do nothing. */
+function onlyReturnsALocal(run: StatementRun): boolean {
+  const [statement, ...rest] = run.statements;
+  const value = statement?.type === 'return_statement' ? kids(statement)[0] : undefined;
+  return rest.length === 0 && value?.type === 'identifier';
+}
+
 /** Whether the run can move into a private helper, and with which types; undefined if not. */
 export function planExtraction(
   context: ExtractionContext,
@@ -215,7 +224,7 @@ export function planExtraction(
   ]);
   // Private interface methods need Java 9; the corpus includes Java 8 projects.
   if (!owner || owner.type === 'interface_body') return undefined;
-  if (!ownsItsLines(context.source, run)) return undefined;
+  if (!ownsItsLines(context.source, run) || onlyReturnsALocal(run)) return undefined;
   const extraction = analyseExtraction(run);
   if (extraction.kind === 'Refused') return undefined;
   const parameters: string[] = [];
@@ -250,14 +259,34 @@ export function planExtraction(
 }
 
 /**
- * The helper named `name` holding the plan's run, and the statement that calls it. `movedFrom`
- * (a line start before the run) moves the comments above the run along with it.
+ * The initializer of the run's result when its declaration is the run's last statement and
+ * declares only it: the helper can return it as it is. An array initializer (`{1, 2}`) needs
+ * its declaration's type, so it stays a local.
  */
+function returnedDirectly(
+  result: Extract<ExtractionResult, { kind: 'local' }>,
+  last: Node,
+): Node | undefined {
+  if (!result.statement.equals(last)) return undefined;
+  const value = field(result.declaration.node, 'value');
+  if (!value || value.type === 'array_initializer') return undefined;
+  return value;
+}
+
+/** Where a helper's text comes from besides its run. */
+export interface ExtractionOptions {
+  /** A line start before the run: the comments above the run move along with it. */
+  movedFrom?: number;
+  /** The bug's range: its lines move as they are, never rewritten. */
+  focus: { start: number; end: number };
+}
+
+/** The helper named `name` holding the plan's run, and the statement that calls it. */
 export function writeExtraction(
   context: ExtractionContext,
   plan: ExtractionPlan,
   name: string,
-  movedFrom?: number,
+  { movedFrom, focus }: ExtractionOptions,
 ): ExtractedMethod {
   const { source, style } = context;
   const { member, statements } = plan.run;
@@ -271,11 +300,20 @@ export function writeExtraction(
   const first = statements[0]!;
   const last = statements[statements.length - 1]!;
   const start = lineStart(source, first.startIndex);
-  const moved = source.slice(movedFrom ?? start, last.endIndex).split(/\r?\n/);
-  const lines = reindent(moved, indentationOf(source, first), bodyIndent);
-  while (lines[0] === '') lines.shift();
   const { result, returnType, thrown } = plan;
-  if (result.kind === 'local') lines.push(`${bodyIndent}return ${result.declaration.name};`);
+  const returned =
+    result.kind === 'local' && (last.endIndex <= focus.start || last.startIndex >= focus.end)
+      ? returnedDirectly(result, last)
+      : undefined;
+  const from = movedFrom ?? start;
+  // `T x = init; return x;` reads as `return init;` when the declaration comes last.
+  const moved = returned
+    ? `${source.slice(from, last.startIndex)}return ${source.slice(returned.startIndex, last.endIndex)}`
+    : source.slice(from, last.endIndex);
+  const lines = reindent(moved.split(/\r?\n/), indentationOf(source, first), bodyIndent);
+  while (lines[0] === '') lines.shift();
+  if (!returned && result.kind === 'local')
+    lines.push(`${bodyIndent}return ${result.declaration.name};`);
   const signature = [
     ...annotations,
     'private',
@@ -296,4 +334,37 @@ export function writeExtraction(
     call = `${modifiers ? `${modifiers} ` : ''}${declaredType} ${result.declaration.name} = ${invocation};`;
   }
   return { name, text, call, start: movedFrom ?? start, end: last.endIndex };
+}
+
+/** The start of the line after the one `index` is on: where a run that follows moves from. */
+export function nextLineStart(source: string, index: number): number {
+  const lineEnd = source.indexOf('\n', index);
+  return lineEnd === -1 ? source.length : lineEnd + 1;
+}
+
+/**
+ * The edits that turn consecutive runs of one member, already extracted in order, into calls of
+ * their helpers, one a line where the runs were, and add the helpers after the member.
+ */
+export function callsInPlace(
+  context: ExtractionContext,
+  member: Node,
+  helpers: readonly ExtractedMethod[],
+  indent: string,
+): TextEdit[] {
+  const { style } = context;
+  const first = helpers[0]!;
+  const last = helpers[helpers.length - 1]!;
+  return [
+    {
+      start: first.start,
+      end: last.end,
+      text: helpers.map((helper) => `${indent}${helper.call}`).join(style.lineBreak),
+    },
+    insertedAfter(
+      member,
+      helpers.map((helper) => helper.text).join(style.lineBreak + style.lineBreak),
+      style,
+    ),
+  ];
 }

@@ -52,6 +52,7 @@ function runsAround(root: Node, focus: TransformSite['focus']): StatementRun[] {
 
 function helperFor(
   context: ExtractionContext,
+  focus: TransformSite['focus'],
   run: StatementRun,
   taken: Set<string>,
 ): TransformCandidate | undefined {
@@ -69,7 +70,7 @@ function helperFor(
   );
   if (!name) return undefined;
   const { source, style } = context;
-  const helper = writeExtraction(context, plan, name);
+  const helper = writeExtraction(context, plan, name, { focus });
   const first = run.statements[0]!;
   const firstLine = lineAt(source, first.startIndex);
   const lastLine = lineAt(source, helper.end);
@@ -100,7 +101,7 @@ export const helperCallInsertion: TransformOperator = {
       };
       const taken = takenNames(root, site.model);
       return runsAround(root, site.focus)
-        .flatMap((run) => helperFor(context, run, taken) ?? [])
+        .flatMap((run) => helperFor(context, site.focus, run, taken) ?? [])
         .slice(0, RUNS_PER_SITE);
     }),
 };

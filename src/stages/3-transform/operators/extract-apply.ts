@@ -1,0 +1,130 @@
+import { blockStatements, type StatementRun } from '../../../lang/java/extraction.js';
+import { extractorNames, helperNames } from '../../../lang/java/naming.js';
+import { fileStyle } from '../../../lang/java/style.js';
+import { field, indentationOf, nameOf, withJavaTree } from '../../../lang/java/syntax.js';
+import { lineAt, takenNames } from './added-members.js';
+import {
+  callsInPlace,
+  focusRuns,
+  nextLineStart,
+  planExtraction,
+  writeExtraction,
+  type ExtractionContext,
+  type ExtractionPlan,
+} from './extract-method.js';
+import type { TransformCandidate, TransformOperator, TransformSite } from './types.js';
+
+/*
+ * Extract-and-Apply Split: around the bug, the statements that compute a value move into an
+ * extraction helper that returns it, and the statements that use it into an application helper
+ * that takes it, so the value the bug computes or consumes crosses a method boundary. The value's
+ * type, like every parameter's, comes from javac.
+ */
+
+/** At most this many statements on each side of the cut: a split, not a rewrite of the method. */
+const SIDE_LIMIT = 4;
+const SPLITS_PER_SITE = 3;
+
+interface Split {
+  extract: StatementRun;
+  apply: StatementRun;
+}
+
+/** Cuts of the statements around the focus into a leading and a following run, shortest first. */
+function splitsAround(root: ExtractionContext['root'], focus: TransformSite['focus']): Split[] {
+  const splits: Split[] = [];
+  for (const { member, block, statements } of focusRuns(root, focus)) {
+    const siblings = blockStatements(block);
+    const from = siblings.findIndex((s) => s.equals(statements[0]!));
+    const to = from + statements.length - 1;
+    const isBody = field(member, 'body')?.equals(block) === true;
+    const found: Split[] = [];
+    for (let cut = Math.max(1, from - SIDE_LIMIT + 1); cut <= to + 1; cut++) {
+      // The focus stays whole on one side of the cut.
+      if (cut > from && cut <= to) continue;
+      for (let start = Math.max(0, cut - SIDE_LIMIT); start < cut; start++) {
+        if (start > from) break;
+        const ends = new Set<number>();
+        for (let end = Math.max(cut, to); end < Math.min(siblings.length, cut + SIDE_LIMIT); end++)
+          ends.add(end);
+        // A method's last statements move together, so a return after the value goes along.
+        if (isBody && siblings.length - 1 >= Math.max(cut, to)) ends.add(siblings.length - 1);
+        for (const end of ends) {
+          found.push({
+            extract: { member, block, statements: siblings.slice(start, cut) },
+            apply: { member, block, statements: siblings.slice(cut, end + 1) },
+          });
+        }
+      }
+    }
+    const size = (split: Split) => split.extract.statements.length + split.apply.statements.length;
+    splits.push(...found.sort((a, b) => size(a) - size(b)));
+  }
+  return splits;
+}
+
+/** The split as two helpers, if the first run yields a value the second reads. */
+function splitFor(
+  context: ExtractionContext,
+  focus: TransformSite['focus'],
+  split: Split,
+  taken: Set<string>,
+): TransformCandidate | undefined {
+  const extraction = planExtraction(context, split.extract);
+  if (extraction?.result.kind !== 'local') return undefined;
+  const value = extraction.result.declaration;
+  const application = planExtraction(context, split.apply);
+  if (!application?.inputs.some((input) => input.node.equals(value.node))) return undefined;
+  const { member } = split.extract;
+  const [extractName] = extractorNames(
+    split.extract.statements,
+    { name: value.name, type: extraction.returnType },
+    extraction.memberName,
+    taken,
+  );
+  if (!extractName) return undefined;
+  const [applyName] = helperNames(
+    split.apply.statements,
+    { member: extraction.memberName, ...resultName(application), tail: false },
+    new Set([...taken, extractName]),
+  );
+  if (!applyName) return undefined;
+  const { source } = context;
+  const extracted = writeExtraction(context, extraction, extractName, { focus });
+  const applied = writeExtraction(context, application, applyName, {
+    movedFrom: nextLineStart(source, extracted.end),
+    focus,
+  });
+  const first = split.extract.statements[0]!;
+  return {
+    description: `${nameOf(member)}: lines ${lineAt(source, first.startIndex)}–${lineAt(source, applied.end)} split into private ${extractName}(…) and ${applyName}(…)`,
+    edits: callsInPlace(context, member, [extracted, applied], indentationOf(source, first)),
+    added: [extractName, applyName],
+  };
+}
+
+function resultName(plan: ExtractionPlan): { result?: string } {
+  return plan.result.kind === 'local' ? { result: plan.result.declaration.name } : {};
+}
+
+export const extractApplySplit: TransformOperator = {
+  kind: 'transform',
+  id: 't_extract_apply_split_v1',
+  candidates: (site) =>
+    withJavaTree(site.source, (root) => {
+      const context = {
+        root,
+        source: site.source,
+        model: site.model,
+        style: fileStyle(site.source, root),
+      };
+      const taken = takenNames(root, site.model);
+      const candidates: TransformCandidate[] = [];
+      for (const split of splitsAround(root, site.focus)) {
+        const candidate = splitFor(context, site.focus, split, taken);
+        if (candidate) candidates.push(candidate);
+        if (candidates.length === SPLITS_PER_SITE) break;
+      }
+      return candidates;
+    }),
+};

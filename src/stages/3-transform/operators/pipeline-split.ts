@@ -1,0 +1,144 @@
+import { blockStatements, enclosingMember } from '../../../lang/java/extraction.js';
+import { extractorNames, helperNames } from '../../../lang/java/naming.js';
+import { fileStyle } from '../../../lang/java/style.js';
+import { field, indentationOf, nameOf, withJavaTree } from '../../../lang/java/syntax.js';
+import { lineAt, takenNames } from './added-members.js';
+import {
+  callsInPlace,
+  nextLineStart,
+  planExtraction,
+  writeExtraction,
+  type ExtractedMethod,
+  type ExtractionContext,
+  type ExtractionPlan,
+} from './extract-method.js';
+import type { TransformCandidate, TransformOperator } from './types.js';
+
+/*
+ * Pipeline Stage Split: the body of the method holding the bug becomes two or three ordered
+ * private stages, each a consecutive run of its statements, called in sequence where they were.
+ * A stage passes on at most one value (the local the later stages read), so each is a plain
+ * method; the bug ends up inside one of them.
+ */
+
+/** Bodies longer than this are a method to refactor by hand, not to cut mechanically. */
+const MAX_STATEMENTS = 40;
+const MIN_STATEMENTS = 3;
+const PIPELINES_PER_SITE = 3;
+
+/** Every way to cut `count` statements into 2 or 3 non-empty consecutive stages: the cut indices. */
+export function stageCuts(count: number): number[][] {
+  const cuts: number[][] = [];
+  for (let first = 1; first < count; first++) {
+    cuts.push([first]);
+    for (let second = first + 1; second < count; second++) cuts.push([first, second]);
+  }
+  return cuts;
+}
+
+/**
+ * How natural a cut reads, higher first: at the blank lines the author put between steps, three
+ * stages for a long body and two for a short one, stages of even length.
+ */
+export function cutScore(cuts: readonly number[], count: number, blankBefore: ReadonlySet<number>) {
+  const bounds = [0, ...cuts, count];
+  const sizes = bounds.slice(1).map((end, i) => end - bounds[i]!);
+  const atBlanks = cuts.filter((cut) => blankBefore.has(cut)).length;
+  const wanted = count >= 6 ? 2 : 1;
+  return (
+    atBlanks * 100 - Math.abs(cuts.length - wanted) * 10 - (Math.max(...sizes) - Math.min(...sizes))
+  );
+}
+
+function stageName(plan: ExtractionPlan, taken: ReadonlySet<string>): string | undefined {
+  const { statements } = plan.run;
+  if (plan.result.kind === 'local') {
+    return extractorNames(
+      statements,
+      { name: plan.result.declaration.name, type: plan.returnType },
+      plan.memberName,
+      taken,
+    )[0];
+  }
+  // The last stage returns what the method returns; it is named for what it does, not `doX`.
+  return helperNames(statements, { member: plan.memberName, tail: false }, taken)[0];
+}
+
+export const pipelineStageSplit: TransformOperator = {
+  kind: 'transform',
+  id: 't_pipeline_stage_split_v1',
+  candidates: (site) =>
+    withJavaTree(site.source, (root) => {
+      const { source } = site;
+      const member = enclosingMember(root.descendantForIndex(site.focus.start) ?? root);
+      const body = member ? field(member, 'body') : null;
+      if (!member || body?.type !== 'block' || site.focus.start < body.startIndex) return [];
+      const statements = blockStatements(body);
+      const count = statements.length;
+      if (count < MIN_STATEMENTS || count > MAX_STATEMENTS) return [];
+      const context: ExtractionContext = {
+        root,
+        source,
+        model: site.model,
+        style: fileStyle(source, root),
+      };
+      const plans = new Map<string, ExtractionPlan | undefined>();
+      const planOf = (from: number, to: number) => {
+        const key = `${from}:${to}`;
+        if (!plans.has(key)) {
+          plans.set(
+            key,
+            planExtraction(context, {
+              member,
+              block: body,
+              statements: statements.slice(from, to),
+            }),
+          );
+        }
+        return plans.get(key);
+      };
+      const blankBefore = new Set(
+        statements
+          .map((statement, i) => ({ statement, i }))
+          .filter(
+            ({ statement, i }) =>
+              i > 0 &&
+              /\n[ \t]*\r?\n/.test(source.slice(statements[i - 1]!.endIndex, statement.startIndex)),
+          )
+          .map(({ i }) => i),
+      );
+      const taken = takenNames(root, site.model);
+      const ordered = stageCuts(count).sort(
+        (a, b) => cutScore(b, count, blankBefore) - cutScore(a, count, blankBefore),
+      );
+      const candidates: TransformCandidate[] = [];
+      for (const cuts of ordered) {
+        const bounds = [0, ...cuts, count];
+        const stagePlans = bounds.slice(1).map((end, i) => planOf(bounds[i]!, end));
+        if (stagePlans.some((plan) => !plan)) continue;
+        const names = new Set(taken);
+        const helpers: ExtractedMethod[] = [];
+        for (const plan of stagePlans as ExtractionPlan[]) {
+          const name = stageName(plan, names);
+          if (!name) break;
+          names.add(name);
+          const previous = helpers[helpers.length - 1];
+          helpers.push(
+            writeExtraction(context, plan, name, {
+              ...(previous ? { movedFrom: nextLineStart(source, previous.end) } : {}),
+              focus: site.focus,
+            }),
+          );
+        }
+        if (helpers.length !== stagePlans.length) continue;
+        const added = helpers.map((helper) => helper.name);
+        candidates.push({
+          description: `${nameOf(member)}: lines ${lineAt(source, statements[0]!.startIndex)}–${lineAt(source, body.endIndex)} split into stages ${added.join(', ')}`,
+          edits: callsInPlace(context, member, helpers, indentationOf(source, statements[0]!)),
+          added,
+        });
+        if (candidates.length === PIPELINES_PER_SITE) break;
+      }
+      return candidates;
+    }),
+};
