@@ -141,3 +141,16 @@ export function extractorNames(
     taken,
   );
 }
+
+/**
+ * The first of `names` a maintainer would write for a helper of `member`: not `xInternal`, not
+ * `doX`, and not the member's name again inside a longer one (`setHeaderForSetHeader`).
+ */
+export function plainName(names: readonly string[], member: string): string | undefined {
+  const lower = member.toLowerCase();
+  return names.find((name) => {
+    if (/Internal$/.test(name) || /^do[A-Z]/.test(name)) return false;
+    const at = name.toLowerCase().indexOf(lower);
+    return at < 0 || name.toLowerCase().indexOf(lower, at + 1) < 0;
+  });
+}

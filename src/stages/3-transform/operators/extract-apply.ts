@@ -1,11 +1,13 @@
 import { blockStatements, type StatementRun } from '../../../lang/java/extraction.js';
-import { extractorNames, helperNames } from '../../../lang/java/naming.js';
+import { extractorNames, helperNames, plainName } from '../../../lang/java/naming.js';
 import { fileStyle } from '../../../lang/java/style.js';
 import { field, indentationOf, nameOf, withJavaTree } from '../../../lang/java/syntax.js';
 import { lineAt, takenNames } from './added-members.js';
 import {
   callsInPlace,
+  declaresOnlyConstants,
   focusRuns,
+  headerBugBody,
   nextLineStart,
   planExtraction,
   writeExtraction,
@@ -30,25 +32,39 @@ interface Split {
   apply: StatementRun;
 }
 
-/** Cuts of the statements around the focus into a leading and a following run, shortest first. */
+function range(from: number, to: number): number[] {
+  return Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
+}
+
+/**
+ * Cuts of the statements around the focus into a leading and a following run, shortest first,
+ * the focus whole on one side. For a bug in the header, cuts anywhere in the body.
+ */
 function splitsAround(root: ExtractionContext['root'], focus: TransformSite['focus']): Split[] {
+  const header = headerBugBody(root, focus);
   const splits: Split[] = [];
-  for (const { member, block, statements } of focusRuns(root, focus)) {
+  for (const { member, block, statements } of header ? [header] : focusRuns(root, focus)) {
     const siblings = blockStatements(block);
-    const from = siblings.findIndex((s) => s.equals(statements[0]!));
-    const to = from + statements.length - 1;
+    const count = siblings.length;
+    const from = header ? count : siblings.findIndex((s) => s.equals(statements[0]!));
+    const to = header ? -1 : from + statements.length - 1;
     const isBody = field(member, 'body')?.equals(block) === true;
+    const cuts = header
+      ? range(1, count - 1)
+      : range(Math.max(1, from - SIDE_LIMIT + 1), Math.min(count - 1, to + SIDE_LIMIT)).filter(
+          (cut) => cut <= from || cut > to,
+        );
     const found: Split[] = [];
-    for (let cut = Math.max(1, from - SIDE_LIMIT + 1); cut <= to + 1; cut++) {
-      // The focus stays whole on one side of the cut.
-      if (cut > from && cut <= to) continue;
-      for (let start = Math.max(0, cut - SIDE_LIMIT); start < cut; start++) {
-        if (start > from) break;
-        const ends = new Set<number>();
-        for (let end = Math.max(cut, to); end < Math.min(siblings.length, cut + SIDE_LIMIT); end++)
-          ends.add(end);
-        // A method's last statements move together, so a return after the value goes along.
-        if (isBody && siblings.length - 1 >= Math.max(cut, to)) ends.add(siblings.length - 1);
+    for (const cut of cuts) {
+      const starts = range(Math.max(0, cut - SIDE_LIMIT), cut - 1).filter(
+        (start) => cut <= from || start <= from,
+      );
+      const ends = new Set(
+        range(cut, Math.min(count, cut + SIDE_LIMIT) - 1).filter((end) => cut > to || end >= to),
+      );
+      // A method's last statements move together, so a return after the value goes along.
+      if (isBody) ends.add(count - 1);
+      for (const start of starts) {
         for (const end of ends) {
           found.push({
             extract: { member, block, statements: siblings.slice(start, cut) },
@@ -70,23 +86,30 @@ function splitFor(
   split: Split,
   taken: Set<string>,
 ): TransformCandidate | undefined {
+  if (declaresOnlyConstants(split.extract)) return undefined;
   const extraction = planExtraction(context, split.extract);
   if (extraction?.result.kind !== 'local') return undefined;
   const value = extraction.result.declaration;
   const application = planExtraction(context, split.apply);
   if (!application?.inputs.some((input) => input.node.equals(value.node))) return undefined;
   const { member } = split.extract;
-  const [extractName] = extractorNames(
-    split.extract.statements,
-    { name: value.name, type: extraction.returnType },
+  const extractName = plainName(
+    extractorNames(
+      split.extract.statements,
+      { name: value.name, type: extraction.returnType },
+      extraction.memberName,
+      taken,
+    ),
     extraction.memberName,
-    taken,
   );
   if (!extractName) return undefined;
-  const [applyName] = helperNames(
-    split.apply.statements,
-    { member: extraction.memberName, ...resultName(application), tail: false },
-    new Set([...taken, extractName]),
+  const applyName = plainName(
+    helperNames(
+      split.apply.statements,
+      { member: extraction.memberName, ...resultName(application), tail: false },
+      new Set([...taken, extractName]),
+    ),
+    extraction.memberName,
   );
   if (!applyName) return undefined;
   const { source } = context;

@@ -79,8 +79,9 @@ export function focusRuns(root: Node, focus: { start: number; end: number }): St
     node;
     node = node.parent
   ) {
-    if (!isStatementOfBlock(node)) continue;
-    const block = node.parent!;
+    // A bug over several statements of a block: the innermost node is the block itself.
+    const block = isStatementOfBlock(node) ? node.parent! : node.type === 'block' ? node : null;
+    if (!block) continue;
     const member = enclosingMember(block);
     if (
       !member ||
@@ -92,7 +93,8 @@ export function focusRuns(root: Node, focus: { start: number; end: number }): St
     const statements = blockStatements(block).filter(
       (statement) => statement.endIndex > focus.start && statement.startIndex < focus.end,
     );
-    const run = statements.length > 0 ? statements : [node];
+    const run = statements.length > 0 || block.equals(node) ? statements : [node];
+    if (run.length === 0) continue;
     if (
       !runs.some(
         (known) => known.statements[0]!.equals(run[0]!) && known.statements.length === run.length,
@@ -103,6 +105,21 @@ export function focusRuns(root: Node, focus: { start: number; end: number }): St
     if (field(member, 'body')?.equals(block)) break;
   }
   return runs;
+}
+
+/**
+ * For a bug in a method's header (a misnamed equals, say), the statements of its body: the
+ * computation the header names. Undefined when the focus is not in a header.
+ */
+export function headerBugBody(
+  root: Node,
+  focus: { start: number; end: number },
+): StatementRun | undefined {
+  const member = enclosingMember(root.descendantForIndex(focus.start) ?? root);
+  const body = member ? field(member, 'body') : null;
+  if (!member || body?.type !== 'block' || focus.start >= body.startIndex) return undefined;
+  const statements = blockStatements(body);
+  return statements.length > 0 ? { member, block: body, statements } : undefined;
 }
 
 /** javac's entry for a member: the innermost method around its name (anonymous classes nest). */
@@ -207,6 +224,30 @@ function onlyReturnsALocal(run: StatementRun): boolean {
   const [statement, ...rest] = run.statements;
   const value = statement?.type === 'return_statement' ? kids(statement)[0] : undefined;
   return rest.length === 0 && value?.type === 'identifier';
+}
+
+/**
+ * Whether the run only declares constants or empty objects (`final int prime = 31;`,
+ * `new StringBuilder()`): nothing a helper would compute.
+ */
+export function declaresOnlyConstants(run: StatementRun): boolean {
+  return run.statements.every(
+    (statement) =>
+      statement.type === 'local_variable_declaration' &&
+      kids(statement)
+        .filter((k) => k.type === 'variable_declarator')
+        .every((declarator) => {
+          const value = field(declarator, 'value');
+          if (!value || /literal$|^(true|false)$/.test(value.type)) return true;
+          const args =
+            value.type === 'object_creation_expression' ? field(value, 'arguments') : null;
+          return (
+            args !== null &&
+            kids(args).length === 0 &&
+            !kids(value).some((k) => k.type === 'class_body')
+          );
+        }),
+  );
 }
 
 /** Whether the run can move into a private helper, and with which types; undefined if not. */

@@ -1,15 +1,12 @@
 import type { Node } from 'web-tree-sitter';
-import {
-  blockStatements,
-  enclosingMember,
-  type StatementRun,
-} from '../../../lang/java/extraction.js';
+import { blockStatements, type StatementRun } from '../../../lang/java/extraction.js';
 import { helperNames } from '../../../lang/java/naming.js';
 import { fileStyle } from '../../../lang/java/style.js';
 import { field, indentationOf, nameOf, withJavaTree } from '../../../lang/java/syntax.js';
 import { insertedAfter, lineAt, takenNames } from './added-members.js';
 import {
   focusRuns,
+  headerBugBody,
   planExtraction,
   writeExtraction,
   type ExtractionContext,
@@ -42,12 +39,8 @@ function runsAround(root: Node, focus: TransformSite['focus']): StatementRun[] {
     }
   }
   if (runs.length > 0) return runs;
-  // A bug in a method's header (a misnamed equals, say): the helper takes the whole body.
-  const member = enclosingMember(root.descendantForIndex(focus.start) ?? root);
-  const body = member ? field(member, 'body') : null;
-  if (!member || body?.type !== 'block' || focus.start >= body.startIndex) return [];
-  const statements = blockStatements(body);
-  return statements.length > 0 ? [{ member, block: body, statements }] : [];
+  const body = headerBugBody(root, focus);
+  return body ? [body] : [];
 }
 
 function helperFor(

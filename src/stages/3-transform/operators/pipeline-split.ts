@@ -1,10 +1,11 @@
 import { blockStatements, enclosingMember } from '../../../lang/java/extraction.js';
-import { extractorNames, helperNames } from '../../../lang/java/naming.js';
+import { extractorNames, helperNames, plainName } from '../../../lang/java/naming.js';
 import { fileStyle } from '../../../lang/java/style.js';
 import { field, indentationOf, nameOf, withJavaTree } from '../../../lang/java/syntax.js';
 import { lineAt, takenNames } from './added-members.js';
 import {
   callsInPlace,
+  declaresOnlyConstants,
   nextLineStart,
   planExtraction,
   writeExtraction,
@@ -52,16 +53,17 @@ export function cutScore(cuts: readonly number[], count: number, blankBefore: Re
 
 function stageName(plan: ExtractionPlan, taken: ReadonlySet<string>): string | undefined {
   const { statements } = plan.run;
-  if (plan.result.kind === 'local') {
-    return extractorNames(
-      statements,
-      { name: plan.result.declaration.name, type: plan.returnType },
-      plan.memberName,
-      taken,
-    )[0];
-  }
-  // The last stage returns what the method returns; it is named for what it does, not `doX`.
-  return helperNames(statements, { member: plan.memberName, tail: false }, taken)[0];
+  const names =
+    plan.result.kind === 'local'
+      ? extractorNames(
+          statements,
+          { name: plan.result.declaration.name, type: plan.returnType },
+          plan.memberName,
+          taken,
+        )
+      : // The last stage returns what the method returns: it is named for what it does.
+        helperNames(statements, { member: plan.memberName, tail: false }, taken);
+  return plainName(names, plan.memberName);
 }
 
 export const pipelineStageSplit: TransformOperator = {
@@ -72,7 +74,8 @@ export const pipelineStageSplit: TransformOperator = {
       const { source } = site;
       const member = enclosingMember(root.descendantForIndex(site.focus.start) ?? root);
       const body = member ? field(member, 'body') : null;
-      if (!member || body?.type !== 'block' || site.focus.start < body.startIndex) return [];
+      // A bug in the header (a misnamed equals) stays there; the body still becomes stages.
+      if (!member || body?.type !== 'block') return [];
       const statements = blockStatements(body);
       const count = statements.length;
       if (count < MIN_STATEMENTS || count > MAX_STATEMENTS) return [];
@@ -86,14 +89,9 @@ export const pipelineStageSplit: TransformOperator = {
       const planOf = (from: number, to: number) => {
         const key = `${from}:${to}`;
         if (!plans.has(key)) {
-          plans.set(
-            key,
-            planExtraction(context, {
-              member,
-              block: body,
-              statements: statements.slice(from, to),
-            }),
-          );
+          const run = { member, block: body, statements: statements.slice(from, to) };
+          // A stage that only declares constants is no step of the computation.
+          plans.set(key, declaresOnlyConstants(run) ? undefined : planExtraction(context, run));
         }
         return plans.get(key);
       };
