@@ -9,7 +9,7 @@ describe('plainName', () => {
         'setHeader',
       ),
     ).toBe('applyHeader');
-    expect(plainName(['readHeader'], 'setHeader')).toBe('readHeader');
+    expect(plainName(['setSetHeader', 'readHeader'], 'setHeader')).toBe('readHeader');
     expect(plainName(['setHeaderInternal'], 'setHeader')).toBeUndefined();
   });
 });

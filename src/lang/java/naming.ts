@@ -126,10 +126,21 @@ export function extractorNames(
   const reads =
     calls.some((name) => /^(get|read|next|peek|current)/.test(name)) ||
     statements.some((s) => descendants(s, ['field_access', 'array_access']).length > 0);
+  const loops = statements.some(isLoop);
+  const searches = statements.some(
+    (s) => descendants(s, ['return_statement', 'break_statement']).length > 0,
+  );
+  const fills =
+    calls.some((name) => /^(add|put|append|offer|push)/.test(name)) ||
+    statements.some((s) =>
+      descendants(s, 'assignment_expression').some(
+        (a) => field(a, 'left')?.type === 'array_access',
+      ),
+    );
   let verb = 'compute';
   if (calls.some((name) => name.startsWith('parse'))) verb = 'parse';
-  else if (statements.some(isLoop))
-    verb = calls.some((name) => /^(add|put|append|offer|push)/.test(name)) ? 'collect' : 'find';
+  else if (loops && searches) verb = 'find';
+  else if (loops && fills) verb = 'collect';
   else if (reads) verb = 'read';
   const subject = valueWord(result.name, result.type);
   return usable(
@@ -144,13 +155,37 @@ export function extractorNames(
 
 /**
  * The first of `names` a maintainer would write for a helper of `member`: not `xInternal`, not
- * `doX`, and not the member's name again inside a longer one (`setHeaderForSetHeader`).
+ * `doX`, no word twice in a row (`setSetHeader`), not the member's name twice
+ * (`setHeaderForSetHeader`).
  */
 export function plainName(names: readonly string[], member: string): string | undefined {
   const lower = member.toLowerCase();
   return names.find((name) => {
     if (/Internal$/.test(name) || /^do[A-Z]/.test(name)) return false;
+    const words = name.split(/(?=[A-Z])/).map((word) => word.toLowerCase());
+    if (words.some((word, i) => i > 0 && word === words[i - 1])) return false;
     const at = name.toLowerCase().indexOf(lower);
     return at < 0 || name.toLowerCase().indexOf(lower, at + 1) < 0;
   });
+}
+
+/**
+ * Names for a helper that applies `value` (computed by the code before it) in `statements`:
+ * what they do to it (`hashResult`, `checkHeader`), then what they are about.
+ */
+export function applierNames(
+  statements: readonly Node[],
+  value: { name: string; type: string },
+  member: string,
+  taken: ReadonlySet<string>,
+): string[] {
+  const word = valueWord(value.name, value.type);
+  return usable(
+    [
+      camelName([verbOf(statements), word]),
+      ...helperNames(statements, { member, tail: false }, taken),
+      camelName(['apply', word]),
+    ],
+    taken,
+  );
 }

@@ -1,5 +1,5 @@
 import { blockStatements, type StatementRun } from '../../../lang/java/extraction.js';
-import { extractorNames, helperNames, plainName } from '../../../lang/java/naming.js';
+import { applierNames, extractorNames, plainName } from '../../../lang/java/naming.js';
 import { fileStyle } from '../../../lang/java/style.js';
 import { field, indentationOf, nameOf, withJavaTree } from '../../../lang/java/syntax.js';
 import { lineAt, takenNames } from './added-members.js';
@@ -12,7 +12,6 @@ import {
   planExtraction,
   writeExtraction,
   type ExtractionContext,
-  type ExtractionPlan,
 } from './extract-method.js';
 import type { TransformCandidate, TransformOperator, TransformSite } from './types.js';
 
@@ -104,11 +103,19 @@ function splitFor(
   );
   if (!extractName) return undefined;
   const applyName = plainName(
-    helperNames(
-      split.apply.statements,
-      { member: extraction.memberName, ...resultName(application), tail: false },
-      new Set([...taken, extractName]),
-    ),
+    application.result.kind === 'local'
+      ? extractorNames(
+          split.apply.statements,
+          { name: application.result.declaration.name, type: application.returnType },
+          extraction.memberName,
+          new Set([...taken, extractName]),
+        )
+      : applierNames(
+          split.apply.statements,
+          { name: value.name, type: extraction.returnType },
+          extraction.memberName,
+          new Set([...taken, extractName]),
+        ),
     extraction.memberName,
   );
   if (!applyName) return undefined;
@@ -124,10 +131,6 @@ function splitFor(
     edits: callsInPlace(context, member, [extracted, applied], indentationOf(source, first)),
     added: [extractName, applyName],
   };
-}
-
-function resultName(plan: ExtractionPlan): { result?: string } {
-  return plan.result.kind === 'local' ? { result: plan.result.declaration.name } : {};
 }
 
 export const extractApplySplit: TransformOperator = {
