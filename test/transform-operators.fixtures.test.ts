@@ -237,6 +237,37 @@ describe('Pipeline Stage Split', () => {
     expect(others.map((c) => c.added.length)).toEqual([2, 2]);
   });
 
+  it('leaves the guard clauses in the method and stages what follows them', () => {
+    const [candidate] = pipelineStageSplit.candidates(
+      siteAt('String shown = value == null ? "-" : value;', fields),
+    );
+    expect(candidate!.added).toEqual(['readValue', 'applyValue']);
+    expect(applyEdits(fields.source, candidate!.edits)).toBe(
+      fields.source.replace(
+        `        String value = values.get(name);
+        String shown = value == null ? "-" : value;
+        return name + ": " + shown;
+    }
+`,
+        `        String value = readValue(name);
+        return applyValue(value, name);
+    }
+
+    private String readValue(String name) {
+        return values.get(name);
+    }
+
+    private String applyValue(String value, String name) {
+        String shown = value == null ? "-" : value;
+        return name + ": " + shown;
+    }
+`,
+      ),
+    );
+    // A bug in a guard clause would stay in the method: no stage holds it.
+    expect(pipelineStageSplit.candidates(siteAt('return "";', fields))).toEqual([]);
+  });
+
   it('refuses a body whose steps share a local they all write', () => {
     // In count(), `total` is declared, written by the loop and returned: no cut passes one value.
     expect(pipelineStageSplit.candidates(siteAt('total++;', fields))).toEqual([]);

@@ -1,7 +1,16 @@
 import { blockStatements, enclosingMember } from '../../../lang/java/extraction.js';
-import { extractorNames, helperNames, plainName } from '../../../lang/java/naming.js';
+import { applierNames, extractorNames, helperNames, plainName } from '../../../lang/java/naming.js';
 import { fileStyle } from '../../../lang/java/style.js';
-import { field, indentationOf, nameOf, withJavaTree } from '../../../lang/java/syntax.js';
+import type { Node } from 'web-tree-sitter';
+import { directlyIn } from '../../../lang/java/scopes.js';
+import {
+  descendants,
+  field,
+  indentationOf,
+  kids,
+  nameOf,
+  withJavaTree,
+} from '../../../lang/java/syntax.js';
 import { lineAt, takenNames } from './added-members.js';
 import {
   callsInPlace,
@@ -24,7 +33,7 @@ import type { TransformCandidate, TransformOperator } from './types.js';
 
 /** Bodies longer than this are a method to refactor by hand, not to cut mechanically. */
 const MAX_STATEMENTS = 40;
-const MIN_STATEMENTS = 3;
+const MIN_STAGES = 2;
 const PIPELINES_PER_SITE = 3;
 
 /** Every way to cut `count` statements into 2 or 3 non-empty consecutive stages: the cut indices. */
@@ -51,19 +60,56 @@ export function cutScore(cuts: readonly number[], count: number, blankBefore: Re
   );
 }
 
-function stageName(plan: ExtractionPlan, taken: ReadonlySet<string>): string | undefined {
+/** A stage's name; `value` is what the stage before it passed on, if anything. */
+function stageName(
+  plan: ExtractionPlan,
+  value: ExtractionPlan | undefined,
+  taken: ReadonlySet<string>,
+): string | undefined {
   const { statements } = plan.run;
-  const names =
-    plan.result.kind === 'local'
-      ? extractorNames(
-          statements,
-          { name: plan.result.declaration.name, type: plan.returnType },
-          plan.memberName,
-          taken,
-        )
-      : // The last stage returns what the method returns: it is named for what it does.
-        helperNames(statements, { member: plan.memberName, tail: false }, taken);
+  let names: string[];
+  if (plan.result.kind === 'local') {
+    names = extractorNames(
+      statements,
+      { name: plan.result.declaration.name, type: plan.returnType },
+      plan.memberName,
+      taken,
+    );
+  } else if (value?.result.kind === 'local') {
+    names = applierNames(
+      statements,
+      { name: value.result.declaration.name, type: value.returnType },
+      plan.memberName,
+      taken,
+    );
+  } else {
+    // The last stage returns what the method returns: it is named for what it does.
+    names = helperNames(statements, { member: plan.memberName, tail: false }, taken);
+  }
   return plainName(names, plan.memberName);
+}
+
+/**
+ * How many leading statements stay in the method before the stages: guard clauses that return
+ * (`if (obj == null) { return false; }`), which a stage could not leave the method from, and
+ * constants every stage may read (`final int prime = 31;`; an empty accumulator such as
+ * `new StringBuilder()` belongs to the stage that fills it).
+ */
+export function preludeLength(member: Node, statements: readonly Node[]): number {
+  let length = 0;
+  for (const statement of statements.slice(0, -1)) {
+    const guard =
+      statement.type === 'if_statement' &&
+      descendants(statement, 'return_statement').some((r) => directlyIn(r, member));
+    const constant =
+      statement.type === 'local_variable_declaration' &&
+      kids(statement)
+        .filter((k) => k.type === 'variable_declarator')
+        .every((declarator) => /literal$/.test(field(declarator, 'value')?.type ?? ''));
+    if (!guard && !constant) break;
+    length++;
+  }
+  return length;
 }
 
 export const pipelineStageSplit: TransformOperator = {
@@ -76,9 +122,14 @@ export const pipelineStageSplit: TransformOperator = {
       const body = member ? field(member, 'body') : null;
       // A bug in the header (a misnamed equals) stays there; the body still becomes stages.
       if (!member || body?.type !== 'block') return [];
-      const statements = blockStatements(body);
+      const all = blockStatements(body);
+      const statements = all.slice(preludeLength(member, all));
       const count = statements.length;
-      if (count < MIN_STATEMENTS || count > MAX_STATEMENTS) return [];
+      if (count < MIN_STAGES || all.length > MAX_STATEMENTS) return [];
+      // The bug must end up in a stage, not in the guards that stay.
+      if (site.focus.start >= body.startIndex && site.focus.start < statements[0]!.startIndex) {
+        return [];
+      }
       const context: ExtractionContext = {
         root,
         source,
@@ -116,8 +167,8 @@ export const pipelineStageSplit: TransformOperator = {
         if (stagePlans.some((plan) => !plan)) continue;
         const names = new Set(taken);
         const helpers: ExtractedMethod[] = [];
-        for (const plan of stagePlans as ExtractionPlan[]) {
-          const name = stageName(plan, names);
+        for (const [index, plan] of (stagePlans as ExtractionPlan[]).entries()) {
+          const name = stageName(plan, stagePlans[index - 1], names);
           if (!name) break;
           names.add(name);
           const previous = helpers[helpers.length - 1];
