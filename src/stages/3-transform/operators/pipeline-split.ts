@@ -8,6 +8,7 @@ import {
   field,
   indentationOf,
   kids,
+  modifierWords,
   nameOf,
   withJavaTree,
 } from '../../../lang/java/syntax.js';
@@ -92,7 +93,7 @@ function stageName(
 /**
  * How many leading statements stay in the method before the stages: guard clauses that return
  * (`if (obj == null) { return false; }`), which a stage could not leave the method from, and
- * constants every stage may read (`final int prime = 31;`; an empty accumulator such as
+ * final constants every stage may read (`final int prime = 31;`; an empty accumulator such as
  * `new StringBuilder()` belongs to the stage that fills it).
  */
 export function preludeLength(member: Node, statements: readonly Node[]): number {
@@ -101,8 +102,10 @@ export function preludeLength(member: Node, statements: readonly Node[]): number
     const guard =
       statement.type === 'if_statement' &&
       descendants(statement, 'return_statement').some((r) => directlyIn(r, member));
+    // Final: `String[] labels = null;` is a local the next step assigns, not a constant.
     const constant =
       statement.type === 'local_variable_declaration' &&
+      modifierWords(statement).includes('final') &&
       kids(statement)
         .filter((k) => k.type === 'variable_declarator')
         .every((declarator) => /literal$/.test(field(declarator, 'value')?.type ?? ''));
