@@ -273,3 +273,18 @@ describe('Pipeline Stage Split', () => {
     expect(pipelineStageSplit.candidates(siteAt('total++;', fields))).toEqual([]);
   });
 });
+
+describe('the split operators on a helper with nothing left to split', () => {
+  const SHORTEN = 'return value.length() > 10 ? value.substring(0, 10) : value;';
+
+  it('split its only caller instead, the call to the bug inside a stage', () => {
+    for (const operator of [extractApplySplit, pipelineStageSplit]) {
+      const [candidate] = operator.candidates(siteAt(SHORTEN, fields));
+      expect(candidate!.description).toMatch(/^summary: /);
+      const after = applyEdits(fields.source, candidate!.edits);
+      expect(after).toContain(
+        `    private String shorten(String value) {\n        ${SHORTEN}\n    }`,
+      );
+    }
+  });
+});

@@ -4,6 +4,7 @@ import { fileStyle } from '../../../lang/java/style.js';
 import { field, indentationOf, nameOf, withJavaTree } from '../../../lang/java/syntax.js';
 import { lineAt, takenNames } from './added-members.js';
 import {
+  callerFocus,
   callsInPlace,
   declaresOnlyConstants,
   focusRuns,
@@ -133,6 +134,20 @@ function splitFor(
   };
 }
 
+function splitsAt(
+  context: ExtractionContext,
+  focus: TransformSite['focus'],
+  taken: Set<string>,
+): TransformCandidate[] {
+  const candidates: TransformCandidate[] = [];
+  for (const split of splitsAround(context.root, focus)) {
+    const candidate = splitFor(context, focus, split, taken);
+    if (candidate) candidates.push(candidate);
+    if (candidates.length === SPLITS_PER_SITE) break;
+  }
+  return candidates;
+}
+
 export const extractApplySplit: TransformOperator = {
   kind: 'transform',
   id: 't_extract_apply_split_v1',
@@ -145,12 +160,9 @@ export const extractApplySplit: TransformOperator = {
         style: fileStyle(site.source, root),
       };
       const taken = takenNames(root, site.model);
-      const candidates: TransformCandidate[] = [];
-      for (const split of splitsAround(root, site.focus)) {
-        const candidate = splitFor(context, site.focus, split, taken);
-        if (candidate) candidates.push(candidate);
-        if (candidates.length === SPLITS_PER_SITE) break;
-      }
-      return candidates;
+      const direct = splitsAt(context, site.focus, taken);
+      if (direct.length > 0) return direct;
+      const caller = callerFocus(root, site.focus);
+      return caller ? splitsAt(context, caller, taken) : [];
     }),
 };

@@ -18,6 +18,7 @@ import {
   modifierWords,
   nameOf,
   type TextEdit,
+  within,
 } from '../../../lang/java/syntax.js';
 import type { SourceModel } from '../../../toolchains/jvm/source-model.js';
 import { insertedAfter } from './added-members.js';
@@ -120,6 +121,32 @@ export function headerBugBody(
   if (!member || body?.type !== 'block' || focus.start >= body.startIndex) return undefined;
   const statements = blockStatements(body);
   return statements.length > 0 ? { member, block: body, statements } : undefined;
+}
+
+/**
+ * Where the method holding the focus is called, when it is a private method called once in the
+ * file (a helper an earlier step added, say) whose body has nothing left to split: rewriting
+ * around that call keeps the bug on the path, one frame further down. Undefined otherwise.
+ */
+export function callerFocus(
+  root: Node,
+  focus: { start: number; end: number },
+): { start: number; end: number } | undefined {
+  const member = enclosingMember(root.descendantForIndex(focus.start) ?? root);
+  if (member?.type !== 'method_declaration' || !modifierWords(member).includes('private')) {
+    return undefined;
+  }
+  const name = nameOf(member);
+  // An overload would make the call ambiguous to a reader of the syntax alone.
+  if (descendants(root, 'method_declaration').filter((m) => nameOf(m) === name).length !== 1) {
+    return undefined;
+  }
+  const calls = descendants(root, 'method_invocation').filter(
+    (call) => nameOf(call) === name && [undefined, 'this'].includes(field(call, 'object')?.type),
+  );
+  const [call] = calls;
+  if (calls.length !== 1 || !call || within(call, member)) return undefined;
+  return { start: call.startIndex, end: call.endIndex };
 }
 
 /** javac's entry for a member: the innermost method around its name (anonymous classes nest). */

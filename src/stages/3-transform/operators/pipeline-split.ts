@@ -14,6 +14,7 @@ import {
 } from '../../../lang/java/syntax.js';
 import { lineAt, takenNames } from './added-members.js';
 import {
+  callerFocus,
   callsInPlace,
   declaresOnlyConstants,
   nextLineStart,
@@ -23,7 +24,7 @@ import {
   type ExtractionContext,
   type ExtractionPlan,
 } from './extract-method.js';
-import type { TransformCandidate, TransformOperator } from './types.js';
+import type { TransformCandidate, TransformOperator, TransformSite } from './types.js';
 
 /*
  * Pipeline Stage Split: the body of the method holding the bug becomes two or three ordered
@@ -115,82 +116,94 @@ export function preludeLength(member: Node, statements: readonly Node[]): number
   return length;
 }
 
+/** The pipelines of the method holding `focus`, most natural first. */
+function pipelinesAt(
+  root: Node,
+  site: TransformSite,
+  focus: TransformSite['focus'],
+): TransformCandidate[] {
+  const { source } = site;
+  const member = enclosingMember(root.descendantForIndex(focus.start) ?? root);
+  const body = member ? field(member, 'body') : null;
+  // A bug in the header (a misnamed equals) stays there; the body still becomes stages.
+  if (!member || body?.type !== 'block') return [];
+  const all = blockStatements(body);
+  const statements = all.slice(preludeLength(member, all));
+  const count = statements.length;
+  if (count < MIN_STAGES || all.length > MAX_STATEMENTS) return [];
+  // The bug must end up in a stage, not in the guards that stay.
+  if (focus.start >= body.startIndex && focus.start < statements[0]!.startIndex) {
+    return [];
+  }
+  const context: ExtractionContext = {
+    root,
+    source,
+    model: site.model,
+    style: fileStyle(source, root),
+  };
+  const plans = new Map<string, ExtractionPlan | undefined>();
+  const planOf = (from: number, to: number) => {
+    const key = `${from}:${to}`;
+    if (!plans.has(key)) {
+      const run = { member, block: body, statements: statements.slice(from, to) };
+      // A stage that only declares constants is no step of the computation.
+      plans.set(key, declaresOnlyConstants(run) ? undefined : planExtraction(context, run));
+    }
+    return plans.get(key);
+  };
+  const blankBefore = new Set(
+    statements
+      .map((statement, i) => ({ statement, i }))
+      .filter(
+        ({ statement, i }) =>
+          i > 0 &&
+          /\n[ \t]*\r?\n/.test(source.slice(statements[i - 1]!.endIndex, statement.startIndex)),
+      )
+      .map(({ i }) => i),
+  );
+  const taken = takenNames(root, site.model);
+  const ordered = stageCuts(count).sort(
+    (a, b) => cutScore(b, count, blankBefore) - cutScore(a, count, blankBefore),
+  );
+  const candidates: TransformCandidate[] = [];
+  for (const cuts of ordered) {
+    const bounds = [0, ...cuts, count];
+    const stagePlans = bounds.slice(1).map((end, i) => planOf(bounds[i]!, end));
+    if (stagePlans.some((plan) => !plan)) continue;
+    const names = new Set(taken);
+    const helpers: ExtractedMethod[] = [];
+    for (const [index, plan] of (stagePlans as ExtractionPlan[]).entries()) {
+      const name = stageName(plan, stagePlans[index - 1], names);
+      if (!name) break;
+      names.add(name);
+      const previous = helpers[helpers.length - 1];
+      helpers.push(
+        writeExtraction(context, plan, name, {
+          ...(previous ? { movedFrom: nextLineStart(source, previous.end) } : {}),
+          focus: focus,
+        }),
+      );
+    }
+    if (helpers.length !== stagePlans.length) continue;
+    const added = helpers.map((helper) => helper.name);
+    candidates.push({
+      description: `${nameOf(member)}: lines ${lineAt(source, statements[0]!.startIndex)}–${lineAt(source, body.endIndex)} split into stages ${added.join(', ')}`,
+      edits: callsInPlace(context, member, helpers, indentationOf(source, statements[0]!)),
+      added,
+    });
+    if (candidates.length === PIPELINES_PER_SITE) break;
+  }
+  return candidates;
+}
+
 export const pipelineStageSplit: TransformOperator = {
   kind: 'transform',
   id: 't_pipeline_stage_split_v1',
   candidates: (site) =>
     withJavaTree(site.source, (root) => {
-      const { source } = site;
-      const member = enclosingMember(root.descendantForIndex(site.focus.start) ?? root);
-      const body = member ? field(member, 'body') : null;
-      // A bug in the header (a misnamed equals) stays there; the body still becomes stages.
-      if (!member || body?.type !== 'block') return [];
-      const all = blockStatements(body);
-      const statements = all.slice(preludeLength(member, all));
-      const count = statements.length;
-      if (count < MIN_STAGES || all.length > MAX_STATEMENTS) return [];
-      // The bug must end up in a stage, not in the guards that stay.
-      if (site.focus.start >= body.startIndex && site.focus.start < statements[0]!.startIndex) {
-        return [];
-      }
-      const context: ExtractionContext = {
-        root,
-        source,
-        model: site.model,
-        style: fileStyle(source, root),
-      };
-      const plans = new Map<string, ExtractionPlan | undefined>();
-      const planOf = (from: number, to: number) => {
-        const key = `${from}:${to}`;
-        if (!plans.has(key)) {
-          const run = { member, block: body, statements: statements.slice(from, to) };
-          // A stage that only declares constants is no step of the computation.
-          plans.set(key, declaresOnlyConstants(run) ? undefined : planExtraction(context, run));
-        }
-        return plans.get(key);
-      };
-      const blankBefore = new Set(
-        statements
-          .map((statement, i) => ({ statement, i }))
-          .filter(
-            ({ statement, i }) =>
-              i > 0 &&
-              /\n[ \t]*\r?\n/.test(source.slice(statements[i - 1]!.endIndex, statement.startIndex)),
-          )
-          .map(({ i }) => i),
-      );
-      const taken = takenNames(root, site.model);
-      const ordered = stageCuts(count).sort(
-        (a, b) => cutScore(b, count, blankBefore) - cutScore(a, count, blankBefore),
-      );
-      const candidates: TransformCandidate[] = [];
-      for (const cuts of ordered) {
-        const bounds = [0, ...cuts, count];
-        const stagePlans = bounds.slice(1).map((end, i) => planOf(bounds[i]!, end));
-        if (stagePlans.some((plan) => !plan)) continue;
-        const names = new Set(taken);
-        const helpers: ExtractedMethod[] = [];
-        for (const [index, plan] of (stagePlans as ExtractionPlan[]).entries()) {
-          const name = stageName(plan, stagePlans[index - 1], names);
-          if (!name) break;
-          names.add(name);
-          const previous = helpers[helpers.length - 1];
-          helpers.push(
-            writeExtraction(context, plan, name, {
-              ...(previous ? { movedFrom: nextLineStart(source, previous.end) } : {}),
-              focus: site.focus,
-            }),
-          );
-        }
-        if (helpers.length !== stagePlans.length) continue;
-        const added = helpers.map((helper) => helper.name);
-        candidates.push({
-          description: `${nameOf(member)}: lines ${lineAt(source, statements[0]!.startIndex)}–${lineAt(source, body.endIndex)} split into stages ${added.join(', ')}`,
-          edits: callsInPlace(context, member, helpers, indentationOf(source, statements[0]!)),
-          added,
-        });
-        if (candidates.length === PIPELINES_PER_SITE) break;
-      }
-      return candidates;
+      const direct = pipelinesAt(root, site, site.focus);
+      if (direct.length > 0) return direct;
+      const caller = callerFocus(root, site.focus);
+      return caller ? pipelinesAt(root, site, caller) : [];
     }),
 };
