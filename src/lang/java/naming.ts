@@ -36,7 +36,8 @@ function subjectOf(statement: Node): string | undefined {
   const names = valueNames(subject).map((name) => name.text);
   const fields = descendants(subject, 'field_access').map((access) => field(access, 'field')?.text);
   const candidates = [...names, ...fields].filter(
-    (name): name is string => !!name && name.length > 1 && !/^[A-Z0-9_]+$/.test(name),
+    // Not a constant or a class (`System` in `System.arraycopy(…)`).
+    (name): name is string => !!name && name.length > 1 && !/^[A-Z]/.test(name),
   );
   return candidates[0];
 }
@@ -63,7 +64,10 @@ function verbOf(statements: readonly Node[]): string {
     return 'scan';
   }
   const firstCall = calls.find((name) => /^[a-z]+[A-Z]?/.test(name));
-  const verb = firstCall ? /^[a-z]+/.exec(firstCall)?.[0] : undefined;
+  // `arraycopy` is one word of the JDK's for a copy.
+  const verb = firstCall
+    ? /^[a-z]+/.exec(firstCall)?.[0]?.replace(/^arraycopy$/, 'copy')
+    : undefined;
   if (verb && !['get', 'is', 'has', 'to', 'equals', 'size', 'length'].includes(verb)) return verb;
   return first.type === 'if_statement' ? 'handle' : 'apply';
 }
