@@ -287,4 +287,14 @@ describe('the split operators on a helper with nothing left to split', () => {
       );
     }
   });
+
+  it('split the helper a method with a bug in its header only delegates to', () => {
+    for (const operator of [extractApplySplit, pipelineStageSplit]) {
+      const [candidate] = operator.candidates(siteAt('public int sizeOf(String name) {', fields));
+      expect(candidate!.description).toMatch(/^measure: /);
+      expect(applyEdits(fields.source, candidate!.edits)).toContain(
+        '    public int sizeOf(String name) {\n        return measure(name);\n    }',
+      );
+    }
+  });
 });

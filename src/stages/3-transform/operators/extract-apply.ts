@@ -4,8 +4,8 @@ import { fileStyle } from '../../../lang/java/style.js';
 import { field, indentationOf, nameOf, withJavaTree } from '../../../lang/java/syntax.js';
 import { lineAt, takenNames } from './added-members.js';
 import {
-  callerFocus,
   callsInPlace,
+  delegatedFoci,
   declaresOnlyConstants,
   focusRuns,
   headerBugBody,
@@ -162,7 +162,10 @@ export const extractApplySplit: TransformOperator = {
       const taken = takenNames(root, site.model);
       const direct = splitsAt(context, site.focus, taken);
       if (direct.length > 0) return direct;
-      const caller = callerFocus(root, site.focus);
-      return caller ? splitsAt(context, caller, taken) : [];
+      for (const caller of delegatedFoci(root, site.focus)) {
+        const delegated = splitsAt(context, caller, taken);
+        if (delegated.length > 0) return delegated;
+      }
+      return [];
     }),
 };

@@ -123,30 +123,45 @@ export function headerBugBody(
   return statements.length > 0 ? { member, block: body, statements } : undefined;
 }
 
-/**
- * Where the method holding the focus is called, when it is a private method called once in the
- * file (a helper an earlier step added, say) whose body has nothing left to split: rewriting
- * around that call keeps the bug on the path, one frame further down. Undefined otherwise.
- */
-export function callerFocus(
-  root: Node,
-  focus: { start: number; end: number },
-): { start: number; end: number } | undefined {
-  const member = enclosingMember(root.descendantForIndex(focus.start) ?? root);
-  if (member?.type !== 'method_declaration' || !modifierWords(member).includes('private')) {
-    return undefined;
-  }
-  const name = nameOf(member);
+/** The one method of the file named `name`, if it is private and called once, and that call. */
+function privateCalledOnce(root: Node, name: string): { method: Node; call: Node } | undefined {
   // An overload would make the call ambiguous to a reader of the syntax alone.
-  if (descendants(root, 'method_declaration').filter((m) => nameOf(m) === name).length !== 1) {
-    return undefined;
-  }
+  const methods = descendants(root, 'method_declaration').filter((m) => nameOf(m) === name);
   const calls = descendants(root, 'method_invocation').filter(
     (call) => nameOf(call) === name && [undefined, 'this'].includes(field(call, 'object')?.type),
   );
+  const [method] = methods;
   const [call] = calls;
-  if (calls.length !== 1 || !call || within(call, member)) return undefined;
-  return { start: call.startIndex, end: call.endIndex };
+  if (methods.length !== 1 || calls.length !== 1 || !method || !call) return undefined;
+  if (!modifierWords(method).includes('private') || within(call, method)) return undefined;
+  return { method, call };
+}
+
+/**
+ * Where else to split when the method holding the focus has nothing left to split, because an
+ * earlier step moved its code into a helper: around the one call of a private method holding
+ * the bug (the bug stays on the path, a frame further down), or, for a bug in the header of a
+ * method that only delegates to such a helper, in the helper's body.
+ */
+export function delegatedFoci(
+  root: Node,
+  focus: { start: number; end: number },
+): { start: number; end: number }[] {
+  const member = enclosingMember(root.descendantForIndex(focus.start) ?? root);
+  if (member?.type !== 'method_declaration') return [];
+  const foci: { start: number; end: number }[] = [];
+  const caller = privateCalledOnce(root, nameOf(member));
+  if (caller) foci.push({ start: caller.call.startIndex, end: caller.call.endIndex });
+  const body = field(member, 'body');
+  const [only, ...more] = body ? blockStatements(body) : [];
+  if (body && only && more.length === 0 && focus.start < body.startIndex) {
+    const delegate = descendants(only, 'method_invocation')
+      .map((call) => privateCalledOnce(root, nameOf(call)))
+      .find((found) => found && within(found.call, only));
+    const name = delegate && field(delegate.method, 'name');
+    if (name) foci.push({ start: name.startIndex, end: name.endIndex });
+  }
+  return foci;
 }
 
 /** javac's entry for a member: the innermost method around its name (anonymous classes nest). */

@@ -14,8 +14,8 @@ import {
 } from '../../../lang/java/syntax.js';
 import { lineAt, takenNames } from './added-members.js';
 import {
-  callerFocus,
   callsInPlace,
+  delegatedFoci,
   declaresOnlyConstants,
   nextLineStart,
   planExtraction,
@@ -203,7 +203,10 @@ export const pipelineStageSplit: TransformOperator = {
     withJavaTree(site.source, (root) => {
       const direct = pipelinesAt(root, site, site.focus);
       if (direct.length > 0) return direct;
-      const caller = callerFocus(root, site.focus);
-      return caller ? pipelinesAt(root, site, caller) : [];
+      for (const caller of delegatedFoci(root, site.focus)) {
+        const delegated = pipelinesAt(root, site, caller);
+        if (delegated.length > 0) return delegated;
+      }
+      return [];
     }),
 };
