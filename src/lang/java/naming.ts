@@ -24,8 +24,8 @@ export function camelName(words: readonly string[]): string {
   return head.charAt(0).toLowerCase() + head.slice(1) + rest.map(capitalized).join('');
 }
 
-/** The value a statement is mostly about: the first name in its condition or subject. */
-function subjectOf(statement: Node): string | undefined {
+/** The values a statement is about, most first: the names in its condition or subject. */
+function subjectsOf(statement: Node): string[] {
   const subject =
     field(statement, 'condition') ??
     field(statement, 'value') ??
@@ -39,7 +39,7 @@ function subjectOf(statement: Node): string | undefined {
     // Not a constant or a class (`System` in `System.arraycopy(…)`).
     (name): name is string => !!name && name.length > 1 && !/^[A-Z]/.test(name),
   );
-  return candidates[0];
+  return [...new Set(candidates)];
 }
 
 function verbOf(statements: readonly Node[]): string {
@@ -81,7 +81,12 @@ export function helperNames(
   options: { member: string; result?: string; tail: boolean },
   taken: ReadonlySet<string>,
 ): string[] {
-  const subject = options.result ?? (statements[0] ? subjectOf(statements[0]) : undefined);
+  const subjects = options.result
+    ? [options.result]
+    : statements[0]
+      ? subjectsOf(statements[0])
+      : [];
+  const [subject] = subjects;
   const verb = options.result ? (statements.some(isLoop) ? 'find' : 'compute') : verbOf(statements);
   const wholeBody =
     options.tail && statements[0]?.parent?.parent?.type.endsWith('_declaration') === true;
@@ -90,6 +95,8 @@ export function helperNames(
     wholeBody ? camelName(['do', options.member]) : undefined,
     subject ? camelName([verb, subject]) : undefined,
     subject ? camelName([verb, subject, 'for', options.member]) : undefined,
+    // When those are taken: what else the statements are about.
+    ...subjects.slice(1, 3).map((other) => camelName([verb, other])),
     options.tail ? camelName(['do', options.member]) : undefined,
     camelName([verb, options.member]),
     camelName([options.member, 'internal']),
