@@ -5,40 +5,48 @@ import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
 import { packageRoot } from '../src/core/package-root.js';
 import { applyEdits, loadJavaGrammar } from '../src/lang/java/syntax.js';
 import { callSiteRerouting } from '../src/stages/3-transform/operators/call-reroute.js';
+import { extractApplySplit } from '../src/stages/3-transform/operators/extract-apply.js';
 import { helperCallInsertion } from '../src/stages/3-transform/operators/helper-call.js';
+import { pipelineStageSplit } from '../src/stages/3-transform/operators/pipeline-split.js';
 import type { TransformSite } from '../src/stages/3-transform/operators/types.js';
 import { analyzeSource, type SourceModel } from '../src/toolchains/jvm/source-model.js';
 
 /* Each operator on a small file: a site, the exact rewrite, and near misses it must refuse. */
 
-const FILE = path.join(
-  packageRoot(),
-  'test',
-  'fixtures',
-  'transform-operators',
-  'shapes',
-  'Lines.java',
-);
-let source: string;
-let model: SourceModel;
+interface Shape {
+  source: string;
+  model: SourceModel;
+}
 
-beforeAll(async () => {
-  await loadJavaGrammar();
-  source = await readFile(FILE, 'utf8');
+/** A fixture file and javac's view of it. */
+async function loadShape(name: string): Promise<Shape> {
+  const file = path.join(packageRoot(), 'test', 'fixtures', 'transform-operators', 'shapes', name);
+  const text = await readFile(file, 'utf8');
   const outcome = await analyzeSource(
-    { file: FILE, classpath: [], release: '8', ranges: [[0, source.length]] },
+    { file, classpath: [], release: '8', ranges: [[0, text.length]] },
     cacheLayout(resolveCacheDir()),
   );
   if (outcome.kind !== 'analyzed') throw new Error(outcome.reason);
-  model = outcome.model;
+  return { source: text, model: outcome.model };
+}
+
+let source: string;
+let lines: Shape;
+let fields: Shape;
+
+beforeAll(async () => {
+  await loadJavaGrammar();
+  lines = await loadShape('Lines.java');
+  fields = await loadShape('Fields.java');
+  source = lines.source;
 });
 
-/** The site whose bug is the line holding `text`. */
-function siteAt(text: string): TransformSite {
-  const start = source.indexOf(text);
-  if (start < 0 || source.indexOf(text, start + 1) >= 0)
+/** The site whose bug is the line holding `text` (in Lines.java unless another shape is given). */
+function siteAt(text: string, shape: Shape = lines): TransformSite {
+  const start = shape.source.indexOf(text);
+  if (start < 0 || shape.source.indexOf(text, start + 1) >= 0)
     throw new Error(`'${text}' is not once in the file`);
-  return { source, focus: { start, end: start + text.length }, model };
+  return { source: shape.source, focus: { start, end: start + text.length }, model: shape.model };
 }
 
 describe('Helper Call Insertion', () => {
@@ -118,5 +126,177 @@ describe('Call-Site Rerouting', () => {
     expect(applyEdits(source, rerouted[0]!.edits)).toContain(
       'return computeTotal() > other.total();',
     );
+  });
+});
+
+const RENDER_BUG = 'text = text.substring(0, text.length() - separator.length());';
+
+describe('Extract-and-Apply Split', () => {
+  it('splits the value the bug computes from the code that uses it, the value typed by javac', () => {
+    const [candidate] = extractApplySplit.candidates(siteAt(RENDER_BUG, fields));
+    expect(candidate!.added).toEqual(['computeText', 'trimText']);
+    expect(applyEdits(fields.source, candidate!.edits)).toBe(
+      fields.source.replace(
+        `        String text = entries.toString();
+        if (text.endsWith(separator)) {
+            ${RENDER_BUG}
+        }
+
+        return text.trim();
+    }
+`,
+        `        String text = computeText(entries, separator);
+        return trimText(text);
+    }
+
+    private String computeText(StringBuilder entries, String separator) {
+        String text = entries.toString();
+        if (text.endsWith(separator)) {
+            ${RENDER_BUG}
+        }
+        return text;
+    }
+
+    private String trimText(String text) {
+        return text.trim();
+    }
+`,
+      ),
+    );
+  });
+
+  it('returns an extracted value as it is read, and applies it in the rest of the method', () => {
+    const [candidate] = extractApplySplit.candidates(
+      siteAt('return value.length() + padding;', fields),
+    );
+    expect(candidate!.added).toEqual(['readValue', 'handleValue']);
+    expect(applyEdits(fields.source, candidate!.edits))
+      .toContain(`        String value = readValue(name);
+        return handleValue(value, padding);
+    }
+
+    private String readValue(String name) {
+        return values.get(name);
+    }
+
+    private int handleValue(String value, int padding) {
+        if (value == null) {`);
+  });
+
+  it('refuses a bug in a loop that accumulates into a local: no value crosses a boundary', () => {
+    // `total` is written by the loop and read by the return: neither side can own it alone.
+    expect(extractApplySplit.candidates(siteAt('total++;', fields))).toEqual([]);
+  });
+});
+
+describe('Pipeline Stage Split', () => {
+  it("cuts the method's body into ordered stages at its blank lines, the bug inside one", () => {
+    const [candidate, ...others] = pipelineStageSplit.candidates(siteAt(RENDER_BUG, fields));
+    expect(candidate!.added).toEqual(['collectEntries', 'computeText', 'trimText']);
+    expect(applyEdits(fields.source, candidate!.edits)).toBe(
+      fields.source.replace(
+        `        StringBuilder entries = new StringBuilder();
+        for (String name : order) {
+            entries.append(name).append('=').append(values.get(name)).append(separator);
+        }
+
+        String text = entries.toString();
+        if (text.endsWith(separator)) {
+            ${RENDER_BUG}
+        }
+
+        return text.trim();
+    }
+`,
+        `        StringBuilder entries = collectEntries(separator);
+        String text = computeText(entries, separator);
+        return trimText(text);
+    }
+
+    private StringBuilder collectEntries(String separator) {
+        StringBuilder entries = new StringBuilder();
+        for (String name : order) {
+            entries.append(name).append('=').append(values.get(name)).append(separator);
+        }
+        return entries;
+    }
+
+    private String computeText(StringBuilder entries, String separator) {
+        String text = entries.toString();
+        if (text.endsWith(separator)) {
+            ${RENDER_BUG}
+        }
+        return text;
+    }
+
+    private String trimText(String text) {
+        return text.trim();
+    }
+`,
+      ),
+    );
+    // Two-stage pipelines come next, each stage again passing one value on.
+    expect(others.map((c) => c.added.length)).toEqual([2, 2]);
+  });
+
+  it('leaves the guard clauses in the method and stages what follows them', () => {
+    const [candidate] = pipelineStageSplit.candidates(
+      siteAt('String shown = value == null ? "-" : value;', fields),
+    );
+    expect(candidate!.added).toEqual(['readValue', 'applyValue']);
+    expect(applyEdits(fields.source, candidate!.edits)).toBe(
+      fields.source.replace(
+        `        String value = values.get(name);
+        String shown = value == null ? "-" : value;
+        return name + ": " + shown;
+    }
+`,
+        `        String value = readValue(name);
+        return applyValue(value, name);
+    }
+
+    private String readValue(String name) {
+        return values.get(name);
+    }
+
+    private String applyValue(String value, String name) {
+        String shown = value == null ? "-" : value;
+        return name + ": " + shown;
+    }
+`,
+      ),
+    );
+    // A bug in a guard clause would stay in the method: no stage holds it.
+    expect(pipelineStageSplit.candidates(siteAt('return "";', fields))).toEqual([]);
+  });
+
+  it('refuses a body whose steps share a local they all write', () => {
+    // In count(), `total` is declared, written by the loop and returned: no cut passes one value.
+    expect(pipelineStageSplit.candidates(siteAt('total++;', fields))).toEqual([]);
+  });
+});
+
+describe('the split operators on a helper with nothing left to split', () => {
+  const SHORTEN = 'return value.length() > 10 ? value.substring(0, 10) : value;';
+
+  it('split its only caller instead, the call to the bug inside a stage', () => {
+    for (const operator of [extractApplySplit, pipelineStageSplit]) {
+      const [candidate] = operator.candidates(siteAt(SHORTEN, fields));
+      expect(candidate!.description).toMatch(/^summary: /);
+      const after = applyEdits(fields.source, candidate!.edits);
+      expect(after).toContain(
+        `    private String shorten(String value) {\n        ${SHORTEN}\n    }`,
+      );
+    }
+  });
+
+  it('split the helper a method with a bug in its header only delegates to', () => {
+    for (const operator of [extractApplySplit, pipelineStageSplit]) {
+      const [candidate] = operator.candidates(siteAt('public int sizeOf(String name) {', fields));
+      expect(candidate!.description).toMatch(/^measure: /);
+      expect(applyEdits(fields.source, candidate!.edits)).toContain(
+        '    public int sizeOf(String name) {\n        return measure(name);\n    }',
+      );
+    }
   });
 });

@@ -6,7 +6,9 @@ import { copyProjectTree, makeTempDir } from '../src/core/fs.js';
 import { applyEdits, descendants, loadJavaGrammar, withJavaTree } from '../src/lang/java/syntax.js';
 import { findRecipe, type Recipe } from '../src/stages/0-corpus/recipe.js';
 import { callSiteRerouting } from '../src/stages/3-transform/operators/call-reroute.js';
+import { extractApplySplit } from '../src/stages/3-transform/operators/extract-apply.js';
 import { helperCallInsertion } from '../src/stages/3-transform/operators/helper-call.js';
+import { pipelineStageSplit } from '../src/stages/3-transform/operators/pipeline-split.js';
 import type { TransformOperator } from '../src/stages/3-transform/operators/types.js';
 import { JvmRunner } from '../src/toolchains/jvm/runner.js';
 import { prepareProjectRuntime } from '../src/toolchains/jvm/setup.js';
@@ -39,11 +41,15 @@ afterAll(async () => {
   await runner.close();
 });
 
-/** How many of the statements of FILES the operator offers a rewrite at, and what did not compile. */
-async function tryEverywhere(operator: TransformOperator) {
+/**
+ * How many of the statements of FILES the operator offers a rewrite at, how many rewrites it
+ * offers (its first `perSite` at each), and which did not compile.
+ */
+async function tryEverywhere(operator: TransformOperator, perSite = 1) {
   const runtime = await prepareProjectRuntime(copy, recipe.build, cache);
   let offered = 0;
   let sites = 0;
+  let candidates = 0;
   const failures: string[] = [];
   for (const relative of FILES) {
     const file = path.join(copy, relative);
@@ -65,25 +71,28 @@ async function tryEverywhere(operator: TransformOperator) {
     );
     for (const focus of foci) {
       sites++;
-      const [candidate] = operator.candidates({ source, focus, model: outcome.model });
-      if (!candidate) continue;
+      const offers = operator.candidates({ source, focus, model: outcome.model }).slice(0, perSite);
+      if (offers.length === 0) continue;
       offered++;
-      expect(candidate.added[0]).toMatch(/^[a-z][A-Za-z]+$/);
-      await writeFile(file, applyEdits(source, candidate.edits));
-      const compiled = await runner.compile({
-        projectDir: copy,
-        build: recipe.build,
-        sources: [{ path: file, scope: 'main' }],
-      });
-      if (compiled.kind !== 'Compiled') {
-        failures.push(
-          `${candidate.description}: ${JSON.stringify(compiled.verdict).slice(0, 300)}`,
-        );
+      for (const candidate of offers) {
+        candidates++;
+        expect(candidate.added[0]).toMatch(/^[a-z][A-Za-z]+$/);
+        await writeFile(file, applyEdits(source, candidate.edits));
+        const compiled = await runner.compile({
+          projectDir: copy,
+          build: recipe.build,
+          sources: [{ path: file, scope: 'main' }],
+        });
+        if (compiled.kind !== 'Compiled') {
+          failures.push(
+            `${candidate.description}: ${JSON.stringify(compiled.verdict).slice(0, 300)}`,
+          );
+        }
       }
     }
     await writeFile(file, source);
   }
-  return { sites, offered, failures };
+  return { sites, offered, candidates, failures };
 }
 
 describe('transformation operators on json-simple', () => {
@@ -97,5 +106,19 @@ describe('transformation operators on json-simple', () => {
     const { offered, failures } = await tryEverywhere(callSiteRerouting);
     expect(failures).toEqual([]);
     expect(offered).toBeGreaterThan(10);
+  });
+
+  it('Extract-and-Apply Split: every candidate at every site compiles', async () => {
+    const { offered, candidates, failures } = await tryEverywhere(extractApplySplit, Infinity);
+    expect(failures).toEqual([]);
+    expect(offered).toBeGreaterThan(10);
+    expect(candidates).toBeGreaterThanOrEqual(offered);
+  });
+
+  it('Pipeline Stage Split: every candidate at every site compiles', async () => {
+    const { offered, candidates, failures } = await tryEverywhere(pipelineStageSplit, Infinity);
+    expect(failures).toEqual([]);
+    expect(offered).toBeGreaterThan(10);
+    expect(candidates).toBeGreaterThanOrEqual(offered);
   });
 });

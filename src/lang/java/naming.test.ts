@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { forwardingNames, helperNames, nameWords } from './naming.js';
+import { forwardingNames, helperNames, nameWords, plainName } from './naming.js';
 import { blockStatements } from './extraction.js';
 import { descendants, field, loadJavaGrammar, withJavaTree } from './syntax.js';
 
@@ -80,5 +80,17 @@ describe('names for added code', () => {
     expect(names('getHeader', [], [], 'wider')).toEqual(['resolveHeader']);
     // A callee whose name already ends with the argument gains nothing from it.
     expect(names('printRecord', ['record'], ['record'], 'print')).toEqual([]);
+  });
+});
+describe('plainName', () => {
+  it('skips names no maintainer writes: xInternal, doX, the member named twice', () => {
+    expect(
+      plainName(
+        ['setHeaderForSetHeader', 'doSetHeader', 'setHeaderInternal', 'applyHeader'],
+        'setHeader',
+      ),
+    ).toBe('applyHeader');
+    expect(plainName(['setSetHeader', 'readHeader'], 'setHeader')).toBe('readHeader');
+    expect(plainName(['setHeaderInternal'], 'setHeader')).toBeUndefined();
   });
 });

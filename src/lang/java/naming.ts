@@ -1,6 +1,6 @@
 import type { Node } from 'web-tree-sitter';
 import { valueNames } from './scopes.js';
-import { ancestor, descendants, field, isLoop, kids } from './syntax.js';
+import { ancestor, descendants, field, isLoop, kids, simpleTypeName } from './syntax.js';
 
 /*
  * Names for code a rewrite adds, read off the code it wraps: what it checks, finds, collects,
@@ -51,8 +51,8 @@ export function nameWords(name: string): string[] {
   return name.split(/(?<=[a-z0-9])(?=[A-Z])/).filter(Boolean);
 }
 
-/** The value a statement is mostly about: the first name in its condition or subject. */
-function subjectOf(statement: Node): string | undefined {
+/** The values a statement is about, most first: the names in its condition or subject. */
+function subjectsOf(statement: Node): string[] {
   const subject =
     field(statement, 'condition') ??
     field(statement, 'value') ??
@@ -62,7 +62,11 @@ function subjectOf(statement: Node): string | undefined {
     statement;
   const names = valueNames(subject).map((name) => name.text);
   const fields = descendants(subject, 'field_access').map((access) => field(access, 'field')?.text);
-  return [...names, ...fields].find((name): name is string => !!name && telling(name));
+  // Not a constant or a class (`System` in `System.arraycopy(…)`).
+  const candidates = [...names, ...fields].filter(
+    (name): name is string => !!name && telling(name) && !/^[A-Z]/.test(name),
+  );
+  return [...new Set(candidates)];
 }
 
 /** A verb read off the statements, or undefined when they only check or apply generally. */
@@ -78,7 +82,10 @@ function verbOf(statements: readonly Node[]): string {
     return 'check';
   }
   const firstCall = calls.find((name) => /^[a-z]+[A-Z]?/.test(name));
-  const callVerb = firstCall ? /^[a-z]+/.exec(firstCall)?.[0] : undefined;
+  // `arraycopy` is one word of the JDK's for a copy.
+  const callVerb = firstCall
+    ? /^[a-z]+/.exec(firstCall)?.[0]?.replace(/^arraycopy$/, 'copy')
+    : undefined;
   const verb =
     callVerb &&
     ![
@@ -159,7 +166,8 @@ export function helperNames(
   taken: ReadonlySet<string>,
 ): string[] {
   const result = options.result && telling(options.result) ? options.result : undefined;
-  const subject = result ?? (statements[0] ? subjectOf(statements[0]) : undefined);
+  const subjects = result ? [result] : statements[0] ? subjectsOf(statements[0]) : [];
+  const [subject] = subjects;
   const verb = options.result ? (statements.some(isLoop) ? 'find' : 'compute') : verbOf(statements);
   const specific = verb !== 'apply' && verb !== 'handle';
   const wholeBody =
@@ -171,6 +179,8 @@ export function helperNames(
     ...(wholeBody && !specific ? wholeBodyNames(options.member, nouns) : []),
     subject ? camelName([verb, subject]) : undefined,
     ...(wholeBody && specific ? wholeBodyNames(options.member, nouns) : []),
+    // When those are taken: what else the statements are about.
+    ...subjects.slice(1, 3).map((other) => camelName([verb, other])),
     subject && memberRest.length > 0 ? camelName([verb, subject, 'for', ...memberRest]) : undefined,
     memberRest.length > 0 && verb !== memberVerb ? camelName([verb, ...memberRest]) : undefined,
     // What the method works on: `escape(String s, …)`'s loop escapes a string.
@@ -178,11 +188,16 @@ export function helperNames(
       .filter((noun) => !options.member.toLowerCase().endsWith(noun.toLowerCase()))
       .map((noun) => camelName([options.member, capitalized(noun)])),
   ];
+  return usable(proposals, taken).filter((name) => name !== options.member);
+}
+
+/** The proposals that are new, well-formed method names, in order, without repeats. */
+function usable(proposals: readonly (string | undefined)[], taken: ReadonlySet<string>): string[] {
   const seen = new Set<string>();
   return proposals.filter((name): name is string => {
     if (!name || seen.has(name) || taken.has(name) || JAVA_KEYWORDS.has(name)) return false;
     seen.add(name);
-    return /^[a-z][A-Za-z0-9]*$/.test(name) && name !== options.member;
+    return /^[a-z][A-Za-z0-9]*$/.test(name);
   });
 }
 
@@ -211,12 +226,92 @@ export function forwardingNames(
       : calleeRest.length === 0
         ? [camelName(['compute', callee])]
         : [];
-  const seen = new Set<string>();
-  return [...nouns.map((noun) => camelName([callee, capitalized(noun)])), ...plain].filter(
-    (name) => {
-      if (seen.has(name) || taken.has(name) || JAVA_KEYWORDS.has(name)) return false;
-      seen.add(name);
-      return /^[a-z][A-Za-z0-9]*$/.test(name);
-    },
+  return usable([...nouns.map((noun) => camelName([callee, capitalized(noun)])), ...plain], taken);
+}
+
+/** A word for a value: its local's name, or its type's when the name is a letter or two. */
+function valueWord(name: string, type: string): string {
+  if (name.length > 2) return name;
+  // `char[]` → `chars`, `List<String>` → `List`.
+  return simpleTypeName(type).replace(/\[\]/g, 's');
+}
+
+/**
+ * Names for a helper that reads or computes the value of local `result` (of type `type`) for the
+ * code after it, e.g. `readHeader`, `parseCount`, `findMatch`, most natural first.
+ */
+export function extractorNames(
+  statements: readonly Node[],
+  result: { name: string; type: string },
+  member: string,
+  taken: ReadonlySet<string>,
+): string[] {
+  const calls = statements
+    .flatMap((s) => descendants(s, 'method_invocation'))
+    .map((call) => field(call, 'name')?.text ?? '');
+  const reads =
+    calls.some((name) => /^(get|read|next|peek|current)/.test(name)) ||
+    statements.some((s) => descendants(s, ['field_access', 'array_access']).length > 0);
+  const loops = statements.some(isLoop);
+  const searches = statements.some(
+    (s) => descendants(s, ['return_statement', 'break_statement']).length > 0,
+  );
+  const fills =
+    calls.some((name) => /^(add|put|append|offer|push)/.test(name)) ||
+    statements.some((s) =>
+      descendants(s, 'assignment_expression').some(
+        (a) => field(a, 'left')?.type === 'array_access',
+      ),
+    );
+  let verb = 'compute';
+  if (calls.some((name) => name.startsWith('parse'))) verb = 'parse';
+  else if (loops && searches) verb = 'find';
+  else if (loops && fills) verb = 'collect';
+  else if (reads) verb = 'read';
+  const subject = valueWord(result.name, result.type);
+  return usable(
+    [
+      camelName([verb, subject]),
+      camelName([verb, subject, 'for', member]),
+      camelName(['compute', subject]),
+    ],
+    taken,
+  );
+}
+
+/**
+ * The first of `names` a maintainer would write for a helper of `member`: not `xInternal`, not
+ * `doX`, no word twice in a row (`setSetHeader`), not the member's name twice
+ * (`setHeaderForSetHeader`).
+ */
+export function plainName(names: readonly string[], member: string): string | undefined {
+  const lower = member.toLowerCase();
+  return names.find((name) => {
+    if (/Internal$/.test(name) || /^do[A-Z]/.test(name)) return false;
+    const words = name.split(/(?=[A-Z])/).map((word) => word.toLowerCase());
+    if (words.some((word, i) => i > 0 && word === words[i - 1])) return false;
+    const at = name.toLowerCase().indexOf(lower);
+    return at < 0 || name.toLowerCase().indexOf(lower, at + 1) < 0;
+  });
+}
+
+/**
+ * Names for a helper that applies `value` (computed by the code before it) in `statements`:
+ * what they do to it (`hashResult`, `checkHeader`), then what they are about.
+ */
+export function applierNames(
+  statements: readonly Node[],
+  value: { name: string; type: string },
+  member: string,
+  taken: ReadonlySet<string>,
+): string[] {
+  const word = valueWord(value.name, value.type);
+  return usable(
+    [
+      camelName([verbOf(statements), word]),
+      ...helperNames(statements, { member, tail: false }, taken),
+      camelName(['apply', word]),
+    ],
+    taken,
   );
 }

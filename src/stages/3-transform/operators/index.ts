@@ -1,11 +1,18 @@
 import { UserError } from '../../../core/errors.js';
 import type { TransformSpec } from '../spec.js';
 import { callSiteRerouting } from './call-reroute.js';
+import { extractApplySplit } from './extract-apply.js';
 import { helperCallInsertion } from './helper-call.js';
+import { pipelineStageSplit } from './pipeline-split.js';
 import type { TransformOperator } from './types.js';
 
 /** The operators with a deterministic implementation so far; the other specs wait for theirs. */
-const OPERATORS: readonly TransformOperator[] = [helperCallInsertion, callSiteRerouting];
+const OPERATORS: readonly TransformOperator[] = [
+  helperCallInsertion,
+  callSiteRerouting,
+  extractApplySplit,
+  pipelineStageSplit,
+];
 
 export function implementedOperators(): readonly string[] {
   return OPERATORS.map((operator) => operator.id);
