@@ -2,10 +2,17 @@ import { UserError } from '../../../core/errors.js';
 import type { TransformSpec } from '../spec.js';
 import { callSiteRerouting } from './call-reroute.js';
 import { helperCallInsertion } from './helper-call.js';
+import { localStateBundling } from './local-state-bundle.js';
+import { parameterBundling } from './parameter-bundle.js';
 import type { TransformOperator } from './types.js';
 
 /** The operators with a deterministic implementation so far; the other specs wait for theirs. */
-const OPERATORS: readonly TransformOperator[] = [helperCallInsertion, callSiteRerouting];
+const OPERATORS: readonly TransformOperator[] = [
+  helperCallInsertion,
+  callSiteRerouting,
+  parameterBundling,
+  localStateBundling,
+];
 
 export function implementedOperators(): readonly string[] {
   return OPERATORS.map((operator) => operator.id);

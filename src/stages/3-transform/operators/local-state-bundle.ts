@@ -1,0 +1,304 @@
+import type { Node } from 'web-tree-sitter';
+import { enclosingMember } from '../../../lang/java/extraction.js';
+import { capitalized } from '../../../lang/java/naming.js';
+import {
+  localDeclarations,
+  resolveLocal,
+  valueNames,
+  type LocalDeclaration,
+} from '../../../lang/java/scopes.js';
+import { fileStyle, type FileStyle } from '../../../lang/java/style.js';
+import {
+  ancestor,
+  applyEdits,
+  descendants,
+  field,
+  indentationOf,
+  kids,
+  modifierWords,
+  nameOf,
+  statementLineRange,
+  within,
+  withJavaTree,
+  type TextEdit,
+} from '../../../lang/java/syntax.js';
+import type { SourceModel } from '../../../toolchains/jvm/source-model.js';
+import { insertedAfter, lineAt } from './added-members.js';
+import { typeOf } from './helper-call.js';
+import {
+  freeTypeName,
+  nestedClassShape,
+  nestedClassText,
+  variableNames,
+  type BundleField,
+} from './nested-class.js';
+import type { TransformCandidate, TransformOperator, TransformSite } from './types.js';
+
+/*
+ * Local State Bundling: two or three related locals of the bug's method become fields of a small
+ * private context object, created where the first was declared; the method reads and writes them
+ * through it (`tally.count++`). The context lives in the same block as the locals did, so each
+ * run of that block (each loop iteration) gets a fresh one, as the locals were fresh. First the
+ * locals around the bug that its own lines do not name, then those its lines do (their lines are
+ * rewritten, and the stage follows them by offset: see anchorAfter in focus.ts).
+ */
+
+const MIN_LOCALS = 2;
+const BLOCKS = ['block', 'constructor_body'];
+const MAX_LOCALS = 3;
+
+/** A local that can become a field, with its uses and how close it is to the bug. */
+interface Movable {
+  declaration: LocalDeclaration;
+  /** Its `local_variable_declaration`. */
+  statement: Node;
+  type: string;
+  uses: Node[];
+  /** 0: named on the bug's lines; k: in the k-th statement around them; else the body. */
+  distance: number;
+  /** Lines between the bug and the nearest use. */
+  gap: number;
+}
+
+/** Initialisers a field starts with anyway: dropping them keeps the value. */
+const DEFAULT_VALUES = new Set(['0', '0L', '0l', '0.0', '0.0d', '0.0f', '0f', 'false', 'null']);
+
+/** Java's constant variables (final primitive or String locals) may be case labels: left alone. */
+function isConstantCandidate(statement: Node, type: string): boolean {
+  return (
+    modifierWords(statement).includes('final') &&
+    /^(boolean|byte|short|char|int|long|float|double|String)$/.test(type)
+  );
+}
+
+function movableLocals(
+  member: Node,
+  body: Node,
+  model: SourceModel,
+  focus: TransformSite['focus'],
+  around: readonly Node[],
+  source: string,
+): Movable[] {
+  const declarations = localDeclarations(member);
+  const uses = new Map<LocalDeclaration, Node[]>();
+  const captured = new Set<LocalDeclaration>();
+  for (const name of valueNames(body)) {
+    const declaration = resolveLocal(name, declarations);
+    if (!declaration) continue;
+    uses.set(declaration, [...(uses.get(declaration) ?? []), name]);
+    // In an anonymous or local class, a field of that class could take the context's name.
+    const owner = ancestor(name, ['class_body', 'method_declaration', 'constructor_declaration']);
+    if (!owner?.equals(member)) captured.add(declaration);
+  }
+  const focusLine = lineAt(source, focus.start);
+  const movable: Movable[] = [];
+  for (const declaration of declarations) {
+    const statement = declaration.node.parent;
+    if (
+      declaration.kind !== 'local' ||
+      declaration.node.type !== 'variable_declarator' ||
+      statement?.type !== 'local_variable_declaration' ||
+      !BLOCKS.includes(statement.parent?.type ?? '') ||
+      captured.has(declaration) ||
+      ancestor(statement, [
+        'lambda_expression',
+        'class_body',
+        'method_declaration',
+        'constructor_declaration',
+      ])?.equals(member) !== true ||
+      kids(statement).filter((k) => k.type === 'variable_declarator').length !== 1 ||
+      modifierWords(statement).some((word) => word.startsWith('@')) ||
+      field(declaration.node, 'value')?.type === 'array_initializer'
+    ) {
+      continue;
+    }
+    const type = typeOf(model, member, declaration);
+    if (type === null || isConstantCandidate(statement, type)) continue;
+    const named = uses.get(declaration) ?? [];
+    if (named.length === 0) continue;
+    const touches = (node: Node) => named.some((use) => within(use, node));
+    const onBug = named.some((use) => use.startIndex < focus.end && use.endIndex > focus.start);
+    const index = around.findIndex(touches);
+    movable.push({
+      declaration,
+      statement,
+      type,
+      uses: named,
+      distance: onBug ? 0 : index >= 0 ? index + 1 : around.length + 1,
+      gap: Math.min(...named.map((use) => Math.abs(lineAt(source, use.startIndex) - focusLine))),
+    });
+  }
+  return movable;
+}
+
+/** The statements holding the focus, innermost first, up to (not including) the body. */
+function statementsAround(root: Node, focus: TransformSite['focus'], body: Node): Node[] {
+  const around: Node[] = [];
+  for (
+    let node: Node | null = root.descendantForIndex(
+      focus.start,
+      Math.max(focus.start, focus.end - 1),
+    );
+    node && !node.equals(body);
+    node = node.parent
+  ) {
+    if (BLOCKS.includes(node.parent?.type ?? '') && !node.type.endsWith('comment'))
+      around.push(node);
+  }
+  return around;
+}
+
+/** Names for the context of `locals` in `member`, most telling first. */
+export function contextClassNames(locals: readonly string[], member: string): string[] {
+  const proposals: string[] = [];
+  if (locals.some((name) => /^(count|total|sum|size|n)$|Count$|Total$|Sum$/.test(name))) {
+    proposals.push('Tally');
+  }
+  if (locals.some((name) => /^(pos|position|index|offset|cursor|i)$|Index$|Pos$/.test(name))) {
+    proposals.push('Cursor');
+  }
+  proposals.push(`${capitalized(member)}State`, `${capitalized(member)}Context`);
+  return proposals;
+}
+
+function bundled(
+  root: Node,
+  source: string,
+  member: Node,
+  chosen: readonly Movable[],
+  model: SourceModel,
+  style: FileStyle,
+  focus: TransformSite['focus'],
+): TransformCandidate | undefined {
+  // Fields in the order the locals were declared.
+  const ordered = [...chosen].sort((a, b) => a.statement.startIndex - b.statement.startIndex);
+  const fields: BundleField[] = ordered.map((local) => ({
+    name: local.declaration.name,
+    type: local.type,
+  }));
+  const shape = nestedClassShape(model, member, fields);
+  if (shape.kind === 'Refused') return undefined;
+  if (!shape.isStatic && modifierWords(member).includes('static')) return undefined;
+  const memberName = member.type === 'constructor_declaration' ? 'init' : nameOf(member);
+  const className = freeTypeName(
+    root,
+    model,
+    contextClassNames(
+      fields.map((f) => f.name),
+      memberName,
+    ),
+  );
+  if (!className) return undefined;
+  const used = new Set(descendants(member, 'identifier').map((id) => id.text));
+  const variable = variableNames(className).find((name) => !used.has(name));
+  if (!variable) return undefined;
+
+  const first = ordered[0]!.statement;
+  const firstLine = source.lastIndexOf('\n', first.startIndex - 1) + 1;
+  if (source.slice(firstLine, first.startIndex).trim() !== '') return undefined;
+  const uses: TextEdit[] = chosen.flatMap((local) =>
+    local.uses.map((use) => ({
+      start: use.startIndex,
+      end: use.endIndex,
+      text: `${variable}.${local.declaration.name}`,
+    })),
+  );
+  const inside = (node: Node) => (edit: TextEdit) =>
+    edit.start >= node.startIndex && edit.end <= node.endIndex;
+  const edits: TextEdit[] = uses.filter(
+    (edit) => !chosen.some((local) => inside(local.statement)(edit)),
+  );
+  for (const local of chosen) {
+    const value = field(local.declaration.node, 'value');
+    const onBug = local.statement.startIndex < focus.end && local.statement.endIndex > focus.start;
+    if (!onBug && (!value || DEFAULT_VALUES.has(value.text))) {
+      // A field starts at its default: the declaration has nothing left to say.
+      edits.push({ ...statementLineRange(source, local.statement), text: '' });
+      continue;
+    }
+    // A declaration on the bug's lines stays a line of its own, so the bug keeps its place.
+    if (!value) return undefined;
+    const initial = applyEdits(
+      value.text,
+      uses.filter(inside(value)).map((edit) => ({
+        ...edit,
+        start: edit.start - value.startIndex,
+        end: edit.end - value.startIndex,
+      })),
+    );
+    edits.push({
+      start: local.statement.startIndex,
+      end: local.statement.endIndex,
+      text: `${variable}.${local.declaration.name} = ${initial};`,
+    });
+  }
+  const indent = indentationOf(source, first);
+  const typeArguments = shape.typeArguments;
+  const final = style.finalParameters ? 'final ' : '';
+  const creation = `${final}${className}${typeArguments} ${variable} = new ${className}${typeArguments ? '<>' : ''}();`;
+  // At the end of the line before the first local, so the edit never meets the bug's lines.
+  let breakAt = source.lastIndexOf('\n', first.startIndex - 1);
+  if (source[breakAt - 1] === '\r') breakAt--;
+  edits.push({ start: breakAt, end: breakAt, text: `${style.lineBreak}${indent}${creation}` });
+  const nested = nestedClassText({
+    name: className,
+    fields,
+    shape,
+    withConstructor: false,
+    indent: indentationOf(source, member),
+    style,
+  });
+  edits.push(insertedAfter(member, nested, style));
+  return {
+    description: `${nameOf(member)}: locals ${fields.map((f) => f.name).join(', ')} moved into a private ${className}`,
+    edits,
+    added: [className],
+  };
+}
+
+/** Groups of 2–3 locals of one block: first those off the bug's lines, then with them. */
+function groupsOf(movable: readonly Movable[], around: number): Movable[][] {
+  const byBlock = new Map<number, Movable[]>();
+  for (const local of movable) {
+    const block = local.statement.parent!.startIndex;
+    byBlock.set(block, [...(byBlock.get(block) ?? []), local]);
+  }
+  const closest = (a: Movable, b: Movable) => a.distance - b.distance || a.gap - b.gap;
+  const offLines: Movable[][] = [];
+  const onLines: Movable[][] = [];
+  for (const locals of byBlock.values()) {
+    const sorted = [...locals].sort(closest);
+    // Off the bug's lines, but in a statement around them: the state the bug's code runs in.
+    const off = sorted.filter((local) => local.distance > 0).slice(0, MAX_LOCALS);
+    if (off.length >= MIN_LOCALS && off[0]!.distance <= around) offLines.push(off);
+    const on = sorted.slice(0, MAX_LOCALS);
+    if (on.length >= MIN_LOCALS && on[0]!.distance === 0) onLines.push(on);
+  }
+  const nearest = (groups: Movable[][]) => groups.sort((a, b) => closest(a[0]!, b[0]!));
+  return [...nearest(offLines), ...nearest(onLines)];
+}
+
+export const localStateBundling: TransformOperator = {
+  kind: 'transform',
+  id: 't_local_state_bundle_v1',
+  candidates: (site) =>
+    withJavaTree(site.source, (root) => {
+      const focusNode = root.descendantForIndex(
+        site.focus.start,
+        Math.max(site.focus.start, site.focus.end - 1),
+      );
+      const member = focusNode ? enclosingMember(focusNode) : null;
+      const body = member ? field(member, 'body') : null;
+      if (!member || !body || (body.type !== 'block' && body.type !== 'constructor_body'))
+        return [];
+      const style = fileStyle(site.source, root);
+      const around = statementsAround(root, site.focus, body);
+      const movable = movableLocals(member, body, site.model, site.focus, around, site.source);
+      const candidates: TransformCandidate[] = [];
+      for (const group of groupsOf(movable, around.length)) {
+        const candidate = bundled(root, site.source, member, group, site.model, style, site.focus);
+        if (candidate) candidates.push(candidate);
+      }
+      return candidates;
+    }),
+};
