@@ -7,6 +7,8 @@ import { applyEdits, descendants, loadJavaGrammar, withJavaTree } from '../src/l
 import { findRecipe, type Recipe } from '../src/stages/0-corpus/recipe.js';
 import { callSiteRerouting } from '../src/stages/3-transform/operators/call-reroute.js';
 import { helperCallInsertion } from '../src/stages/3-transform/operators/helper-call.js';
+import { localStateBundling } from '../src/stages/3-transform/operators/local-state-bundle.js';
+import { parameterBundling } from '../src/stages/3-transform/operators/parameter-bundle.js';
 import type { TransformOperator } from '../src/stages/3-transform/operators/types.js';
 import { JvmRunner } from '../src/toolchains/jvm/runner.js';
 import { prepareProjectRuntime } from '../src/toolchains/jvm/setup.js';
@@ -39,11 +41,18 @@ afterAll(async () => {
   await runner.close();
 });
 
-/** How many of the statements of FILES the operator offers a rewrite at, and what did not compile. */
-async function tryEverywhere(operator: TransformOperator) {
+/**
+ * How many of the statements of FILES the operator offers a rewrite at, and what did not compile:
+ * its first candidate, or with `every` all of them. The first added name must match `added`.
+ */
+async function tryEverywhere(
+  operator: TransformOperator,
+  { every = false, added = /^[a-z][A-Za-z]+$/ }: { every?: boolean; added?: RegExp } = {},
+) {
   const runtime = await prepareProjectRuntime(copy, recipe.build, cache);
   let offered = 0;
   let sites = 0;
+  let tried = 0;
   const failures: string[] = [];
   for (const relative of FILES) {
     const file = path.join(copy, relative);
@@ -65,25 +74,28 @@ async function tryEverywhere(operator: TransformOperator) {
     );
     for (const focus of foci) {
       sites++;
-      const [candidate] = operator.candidates({ source, focus, model: outcome.model });
-      if (!candidate) continue;
+      const candidates = operator.candidates({ source, focus, model: outcome.model });
+      if (candidates.length === 0) continue;
       offered++;
-      expect(candidate.added[0]).toMatch(/^[a-z][A-Za-z]+$/);
-      await writeFile(file, applyEdits(source, candidate.edits));
-      const compiled = await runner.compile({
-        projectDir: copy,
-        build: recipe.build,
-        sources: [{ path: file, scope: 'main' }],
-      });
-      if (compiled.kind !== 'Compiled') {
-        failures.push(
-          `${candidate.description}: ${JSON.stringify(compiled.verdict).slice(0, 300)}`,
-        );
+      for (const candidate of every ? candidates : candidates.slice(0, 1)) {
+        tried++;
+        expect(candidate.added[0]).toMatch(added);
+        await writeFile(file, applyEdits(source, candidate.edits));
+        const compiled = await runner.compile({
+          projectDir: copy,
+          build: recipe.build,
+          sources: [{ path: file, scope: 'main' }],
+        });
+        if (compiled.kind !== 'Compiled') {
+          failures.push(
+            `${candidate.description}: ${JSON.stringify(compiled.verdict).slice(0, 300)}`,
+          );
+        }
       }
     }
     await writeFile(file, source);
   }
-  return { sites, offered, failures };
+  return { sites, offered, tried, failures };
 }
 
 describe('transformation operators on json-simple', () => {
@@ -95,6 +107,24 @@ describe('transformation operators on json-simple', () => {
 
   it('Call-Site Rerouting: rewrites where calls of the class lead to the bug, every one compiles', async () => {
     const { offered, failures } = await tryEverywhere(callSiteRerouting);
+    expect(failures).toEqual([]);
+    expect(offered).toBeGreaterThan(10);
+  });
+
+  it('Parameter Bundling: every candidate at every site compiles', async () => {
+    const { offered, failures } = await tryEverywhere(parameterBundling, {
+      every: true,
+      added: /^([a-z][A-Za-z]+|[A-Z][A-Za-z]+)$/,
+    });
+    expect(failures).toEqual([]);
+    expect(offered).toBeGreaterThan(10);
+  });
+
+  it('Local State Bundling: every candidate at every site compiles', async () => {
+    const { offered, failures } = await tryEverywhere(localStateBundling, {
+      every: true,
+      added: /^[A-Z][A-Za-z]+$/,
+    });
     expect(failures).toEqual([]);
     expect(offered).toBeGreaterThan(10);
   });

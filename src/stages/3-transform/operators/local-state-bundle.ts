@@ -15,6 +15,7 @@ import {
   field,
   indentationOf,
   kids,
+  METHOD_TYPES,
   modifierWords,
   nameOf,
   statementLineRange,
@@ -58,16 +59,42 @@ interface Movable {
   distance: number;
   /** Lines between the bug and the nearest use. */
   gap: number;
+  /** Whether a lambda reads it: then it must stay in the block the context is made in. */
+  inLambda: boolean;
+  /** The statements (or conditions) naming it: locals named together are related. */
+  units: Set<string>;
 }
+
+/** The smallest statement or condition around a use. */
+const UNITS = [
+  'expression_statement',
+  'local_variable_declaration',
+  'return_statement',
+  'throw_statement',
+  'parenthesized_expression',
+  'for_statement',
+  'enhanced_for_statement',
+];
 
 /** Initialisers a field starts with anyway: dropping them keeps the value. */
 const DEFAULT_VALUES = new Set(['0', '0L', '0l', '0.0', '0.0d', '0.0f', '0f', 'false', 'null']);
 
-/** Java's constant variables (final primitive or String locals) may be case labels: left alone. */
-function isConstantCandidate(statement: Node, type: string): boolean {
+/**
+ * Java's constant variables (a final primitive or String set from a constant expression) may be
+ * case labels and are folded: left alone. Without a call, creation or array read in its value, a
+ * local counts as one.
+ */
+function mayBeConstant(statement: Node, value: Node | null, type: string): boolean {
   return (
     modifierWords(statement).includes('final') &&
-    /^(boolean|byte|short|char|int|long|float|double|String)$/.test(type)
+    /^(boolean|byte|short|char|int|long|float|double|String)$/.test(type) &&
+    value !== null &&
+    descendants(value, [
+      'method_invocation',
+      'object_creation_expression',
+      'array_access',
+      'array_creation_expression',
+    ]).length === 0
   );
 }
 
@@ -113,7 +140,7 @@ function movableLocals(
       continue;
     }
     const type = typeOf(model, member, declaration);
-    if (type === null || isConstantCandidate(statement, type)) continue;
+    if (type === null || mayBeConstant(statement, field(declaration.node, 'value'), type)) continue;
     const named = uses.get(declaration) ?? [];
     if (named.length === 0) continue;
     const touches = (node: Node) => named.some((use) => within(use, node));
@@ -126,6 +153,16 @@ function movableLocals(
       uses: named,
       distance: onBug ? 0 : index >= 0 ? index + 1 : around.length + 1,
       gap: Math.min(...named.map((use) => Math.abs(lineAt(source, use.startIndex) - focusLine))),
+      units: new Set(
+        named.map((use) => {
+          const unit = ancestor(use, UNITS) ?? use;
+          return `${unit.startIndex}:${unit.type}`;
+        }),
+      ),
+      inLambda: named.some(
+        (use) =>
+          ancestor(use, ['lambda_expression', ...METHOD_TYPES])?.type === 'lambda_expression',
+      ),
     });
   }
   return movable;
@@ -151,13 +188,13 @@ function statementsAround(root: Node, focus: TransformSite['focus'], body: Node)
 /** Names for the context of `locals` in `member`, most telling first. */
 export function contextClassNames(locals: readonly string[], member: string): string[] {
   const proposals: string[] = [];
-  if (locals.some((name) => /^(count|total|sum|size|n)$|Count$|Total$|Sum$/.test(name))) {
-    proposals.push('Tally');
-  }
-  if (locals.some((name) => /^(pos|position|index|offset|cursor|i)$|Index$|Pos$/.test(name))) {
+  if (locals.some((name) => /^(count|total|sum)$/.test(name))) proposals.push('Tally');
+  if (locals.some((name) => /^(pos|position|index|offset|cursor)$/.test(name))) {
     proposals.push('Cursor');
   }
-  proposals.push(`${capitalized(member)}State`, `${capitalized(member)}Context`);
+  // `setHeader` works on a header: its state is the header's.
+  const subject = /^(set|get)[A-Z]/.test(member) ? member.slice(3) : member;
+  proposals.push(`${capitalized(subject)}State`, `${capitalized(subject)}Context`);
   return proposals;
 }
 
@@ -193,7 +230,18 @@ function bundled(
   const variable = variableNames(className).find((name) => !used.has(name));
   if (!variable) return undefined;
 
-  const first = ordered[0]!.statement;
+  // The context is made in the innermost block holding every local, before the statement that
+  // holds the first: a local of a nested block (a loop's, say) is assigned at its declaration
+  // on each pass, as before, so sharing one field across passes changes nothing.
+  let home: Node | null = ordered[0]!.statement.parent;
+  while (home && !(BLOCKS.includes(home.type) && chosen.every((l) => within(l.statement, home!)))) {
+    home = home.parent;
+  }
+  if (!home) return undefined;
+  const first = kids(home).find((k) => within(ordered[0]!.statement, k))!;
+  const direct = (local: Movable) => local.statement.parent?.equals(home!) === true;
+  // What a lambda reads must not change under it on the next pass of a nested block.
+  if (chosen.some((local) => local.inLambda && !direct(local))) return undefined;
   const firstLine = source.lastIndexOf('\n', first.startIndex - 1) + 1;
   if (source.slice(firstLine, first.startIndex).trim() !== '') return undefined;
   const uses: TextEdit[] = chosen.flatMap((local) =>
@@ -211,13 +259,18 @@ function bundled(
   for (const local of chosen) {
     const value = field(local.declaration.node, 'value');
     const onBug = local.statement.startIndex < focus.end && local.statement.endIndex > focus.start;
-    if (!onBug && (!value || DEFAULT_VALUES.has(value.text))) {
-      // A field starts at its default: the declaration has nothing left to say.
+    if (!onBug && direct(local) && (!value || DEFAULT_VALUES.has(value.text))) {
+      // A fresh context's field starts at its default: the declaration has nothing left to say.
       edits.push({ ...statementLineRange(source, local.statement), text: '' });
       continue;
     }
-    // A declaration on the bug's lines stays a line of its own, so the bug keeps its place.
-    if (!value) return undefined;
+    // No value: a nested block's local is assigned before it is read (Java's definite
+    // assignment), so its declaration goes; one on the bug's lines keeps its place.
+    if (!value) {
+      if (onBug) return undefined;
+      edits.push({ ...statementLineRange(source, local.statement), text: '' });
+      continue;
+    }
     const initial = applyEdits(
       value.text,
       uses.filter(inside(value)).map((edit) => ({
@@ -256,26 +309,41 @@ function bundled(
   };
 }
 
-/** Groups of 2–3 locals of one block: first those off the bug's lines, then with them. */
+/**
+ * Groups of 2–3 locals, nearest the bug first: those off the bug's lines but in a statement
+ * around them, then with the locals its lines name, then the method's others.
+ */
 function groupsOf(movable: readonly Movable[], around: number): Movable[][] {
-  const byBlock = new Map<number, Movable[]>();
-  for (const local of movable) {
-    const block = local.statement.parent!.startIndex;
-    byBlock.set(block, [...(byBlock.get(block) ?? []), local]);
-  }
   const closest = (a: Movable, b: Movable) => a.distance - b.distance || a.gap - b.gap;
-  const offLines: Movable[][] = [];
-  const onLines: Movable[][] = [];
-  for (const locals of byBlock.values()) {
-    const sorted = [...locals].sort(closest);
-    // Off the bug's lines, but in a statement around them: the state the bug's code runs in.
-    const off = sorted.filter((local) => local.distance > 0).slice(0, MAX_LOCALS);
-    if (off.length >= MIN_LOCALS && off[0]!.distance <= around) offLines.push(off);
-    const on = sorted.slice(0, MAX_LOCALS);
-    if (on.length >= MIN_LOCALS && on[0]!.distance === 0) onLines.push(on);
-  }
-  const nearest = (groups: Movable[][]) => groups.sort((a, b) => closest(a[0]!, b[0]!));
-  return [...nearest(offLines), ...nearest(onLines)];
+  const together = (a: Movable, group: readonly Movable[]) =>
+    group.reduce((sum, b) => sum + [...a.units].filter((unit) => b.units.has(unit)).length, 0);
+  // From the nearest local, those named with it most (two of one name, in sibling blocks,
+  // cannot be two fields of one name).
+  const grown = (pool: readonly Movable[]): Movable[] => {
+    const sorted = [...pool].sort(closest);
+    const group = sorted.slice(0, 1);
+    while (group.length < MAX_LOCALS) {
+      const next = sorted
+        .filter(
+          (l) =>
+            !group.includes(l) && !group.some((g) => g.declaration.name === l.declaration.name),
+        )
+        .map((local) => ({ local, shared: together(local, group) }))
+        .filter((entry) => entry.shared > 0)
+        .sort((a, b) => b.shared - a.shared || closest(a.local, b.local))[0];
+      if (!next) break;
+      group.push(next.local);
+    }
+    return group;
+  };
+  const off = grown(movable.filter((local) => local.distance > 0));
+  const on = grown(movable);
+  const groups: Movable[][] = [];
+  const near = off.length >= MIN_LOCALS && off[0]!.distance <= around;
+  if (near) groups.push(off);
+  if (on.length >= MIN_LOCALS && on[0]!.distance === 0) groups.push(on);
+  if (!near && off.length >= MIN_LOCALS) groups.push(off);
+  return groups;
 }
 
 export const localStateBundling: TransformOperator = {
