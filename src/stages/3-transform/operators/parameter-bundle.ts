@@ -75,6 +75,11 @@ const PAIRS: readonly { names: [string, string]; classes: string[] }[] = [
   { names: ['line', 'column'], classes: ['Position'] },
 ];
 
+/** `printWithQuotes` → PrintWithQuotesRequest; a `do` adds nothing to a name (doEncode). */
+function requestName(method: string): string {
+  return typeNameOf([method.replace(/^do(?=[A-Z])/, ''), 'request']);
+}
+
 /** Class names for a bundle of `fields`, from what its values are, then the `fallback`. */
 export function bundleClassNames(fields: readonly BundleField[], fallback: string): string[] {
   const names = fields.map((f) => f.name);
@@ -172,30 +177,40 @@ function bundledSignature(
     fields.push({ name: nameOf(parameter), type });
   }
   const name = nameOf(member);
-  const sameName = descendants(owner, 'method_declaration').filter(
-    (m) => nameOf(m) === name && declaringClass(m)?.equals(owner) === true,
+  // Overloads are told apart by arity: this one must be the only one of its arity, and none
+  // may take one argument (the bundled calls' arity) or varargs.
+  const overloads = descendants(owner, 'method_declaration').filter(
+    (m) => nameOf(m) === name && declaringClass(m)?.equals(owner) === true && !m.equals(member),
   );
-  if (sameName.length !== 1) return undefined;
-  if (descendants(root, 'method_reference').some((r) => r.lastNamedChild?.text === name)) {
-    return undefined;
-  }
-  const calls = descendants(root, 'method_invocation').filter((call) => {
-    if (field(call, 'name')?.text !== name) return false;
-    const callee = resolvedCall(model, call);
-    return callee?.inThisFile === true && callee.declaringType === ownerType.qualifiedName;
-  });
-  const arity = (call: Node) =>
-    kids(field(call, 'arguments') ?? call).filter((k) => !k.type.endsWith('comment')).length;
-  // A call inside another's arguments would take two overlapping edits.
-  const nested = (call: Node) => calls.some((other) => !other.equals(call) && within(call, other));
+  const parametersOf = (m: Node) =>
+    kids(field(m, 'parameters') ?? m).filter((p) => p.type.endsWith('parameter'));
   if (
-    calls.length === 0 ||
-    calls.some((call) => arity(call) !== parameters.length || nested(call))
+    overloads.some((m) => {
+      const others = parametersOf(m);
+      return (
+        others.length === parameters.length ||
+        others.length === 1 ||
+        others.some((p) => p.type === 'spread_parameter')
+      );
+    })
   ) {
     return undefined;
   }
+  if (descendants(root, 'method_reference').some((r) => r.lastNamedChild?.text === name)) {
+    return undefined;
+  }
+  const arity = (call: Node) =>
+    kids(field(call, 'arguments') ?? call).filter((k) => !k.type.endsWith('comment')).length;
+  const calls = descendants(root, 'method_invocation').filter((call) => {
+    if (field(call, 'name')?.text !== name || arity(call) !== parameters.length) return false;
+    const callee = resolvedCall(model, call);
+    return callee?.inThisFile === true && callee.declaringType === ownerType.qualifiedName;
+  });
+  // A call inside another's arguments would take two overlapping edits.
+  const nested = (call: Node) => calls.some((other) => !other.equals(call) && within(call, other));
+  if (calls.length === 0 || calls.some(nested)) return undefined;
   const used = new Set(descendants(body, 'identifier').map((id) => id.text));
-  const bundle = bundleOf(root, model, member, fields, typeNameOf([name, 'request']), used);
+  const bundle = bundleOf(root, model, member, fields, requestName(name), used);
   if (!bundle) return undefined;
 
   const memberIndent = indentationOf(source, member);
@@ -293,7 +308,7 @@ function bundledHelper(
     ...statements.flatMap((s) => descendants(s, 'identifier').map((id) => id.text)),
     ...inputs.map((input) => input.name),
   ]);
-  const bundle = bundleOf(root, model, member, fields, typeNameOf([name, 'request']), used);
+  const bundle = bundleOf(root, model, member, fields, requestName(name), used);
   if (!bundle) return undefined;
   const thrown = thrownBy(root, model, run);
   if (thrown === null) return undefined;
