@@ -142,7 +142,8 @@ function movableLocals(
     const type = typeOf(model, member, declaration);
     if (type === null || mayBeConstant(statement, field(declaration.node, 'value'), type)) continue;
     const named = uses.get(declaration) ?? [];
-    if (named.length === 0) continue;
+    // `try (reader)` takes a variable, not a field.
+    if (named.length === 0 || named.some((use) => use.parent?.type === 'resource')) continue;
     const touches = (node: Node) => named.some((use) => within(use, node));
     const onBug = named.some((use) => use.startIndex < focus.end && use.endIndex > focus.start);
     const index = around.findIndex(touches);
