@@ -37,9 +37,9 @@ import type { TransformCandidate, TransformOperator, TransformSite } from './typ
 
 /*
  * Local State Bundling: two or three related locals of the bug's method become fields of a small
- * private context object, created where the first was declared; the method reads and writes them
- * through it (`tally.count++`). The context lives in the same block as the locals did, so each
- * run of that block (each loop iteration) gets a fresh one, as the locals were fresh. First the
+ * private context object; the method reads and writes them through it (`tally.count++`). The
+ * context is made in the innermost block holding all their declarations, so each run of that
+ * block (each loop iteration) gets a fresh one, as the locals were fresh. First the
  * locals around the bug that its own lines do not name, then those its lines do (their lines are
  * rewritten, and the stage follows them by offset: see anchorAfter in focus.ts).
  */
@@ -76,8 +76,14 @@ const UNITS = [
   'enhanced_for_statement',
 ];
 
-/** Initialisers a field starts with anyway: dropping them keeps the value. */
-const DEFAULT_VALUES = new Set(['0', '0L', '0l', '0.0', '0.0d', '0.0f', '0f', 'false', 'null']);
+/** Whether a field of `type` starts at `value` anyway: then dropping it keeps the value. */
+export function isDefaultValue(value: string, type: string): boolean {
+  if (type === 'boolean') return value === 'false';
+  if (/^(byte|short|char|int|long|float|double)$/.test(type)) {
+    return /^0(\.0)?[lLfFdD]?$/.test(value);
+  }
+  return value === 'null';
+}
 
 /**
  * Java's constant variables (a final primitive or String set from a constant expression) may be
@@ -260,7 +266,7 @@ function bundled(
   for (const local of chosen) {
     const value = field(local.declaration.node, 'value');
     const onBug = local.statement.startIndex < focus.end && local.statement.endIndex > focus.start;
-    if (!onBug && direct(local) && (!value || DEFAULT_VALUES.has(value.text))) {
+    if (!onBug && direct(local) && (!value || isDefaultValue(value.text, local.type))) {
       // A fresh context's field starts at its default: the declaration has nothing left to say.
       edits.push({ ...statementLineRange(source, local.statement), text: '' });
       continue;

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadJavaGrammar, withJavaTree } from '../../../lang/java/syntax.js';
 import type { SourceModel } from '../../../toolchains/jvm/source-model.js';
-import { contextClassNames } from './local-state-bundle.js';
+import { contextClassNames, isDefaultValue } from './local-state-bundle.js';
 import { freeTypeName, namesInType, nestedClassText, variableNames } from './nested-class.js';
 import { bundleClassNames } from './parameter-bundle.js';
 
@@ -84,5 +84,18 @@ describe('bundle names', () => {
       'HeaderState',
       'HeaderContext',
     ]);
+  });
+});
+
+describe('default values', () => {
+  it('knows what a field starts at: zero for numbers, false, null for references', () => {
+    expect(isDefaultValue('0', 'int')).toBe(true);
+    expect(isDefaultValue('0L', 'long')).toBe(true);
+    expect(isDefaultValue('0.0', 'double')).toBe(true);
+    expect(isDefaultValue('1', 'int')).toBe(false);
+    expect(isDefaultValue('0', 'Integer')).toBe(false);
+    expect(isDefaultValue('null', 'String')).toBe(true);
+    expect(isDefaultValue('null', 'int')).toBe(false);
+    expect(isDefaultValue('false', 'boolean')).toBe(true);
   });
 });
