@@ -164,10 +164,21 @@ describe('Local State Bundling', () => {
   });
 
   it('leaves constant locals (case labels) and locals an anonymous class captures alone', () => {
-    // `limit` may be a case label; with it left, `widest` has no partner.
-    expect(
-      localStateBundling.candidates(siteAt('widest = Math.max(widest, word.length());')),
-    ).toEqual([]);
+    // `limit` may be a case label: with it left, `widest` has no local partner, and the
+    // method's parameter is copied into the context instead.
+    const [constant] = localStateBundling.candidates(
+      siteAt('widest = Math.max(widest, word.length());'),
+    );
+    expect(constant!.description).toBe(
+      'longest: values words, widest moved into a private LongestState',
+    );
+    const longest = applyEdits(source, constant!.edits);
+    expect(longest).toContain(`        LongestState state = new LongestState();
+        state.words = words;
+        final int limit = 80;
+`);
+    expect(longest).toContain('case limit:');
+    expect(longest).toContain('for (String word : state.words) {');
     const [candidate] = localStateBundling.candidates(siteAt('skipped++;'));
     expect(candidate!.description).toBe(
       'counter: locals seen, skipped moved into a private CounterState',

@@ -51,8 +51,9 @@ const MAX_LOCALS = 3;
 /** A local that can become a field, with its uses and how close it is to the bug. */
 interface Movable {
   declaration: LocalDeclaration;
-  /** Its `local_variable_declaration`. */
+  /** Its `local_variable_declaration`, or a parameter's `formal_parameter`. */
   statement: Node;
+  parameter: boolean;
   type: string;
   uses: Node[];
   /** 0: named on the bug's lines; k: in the k-th statement around them; else the body. */
@@ -126,27 +127,30 @@ function movableLocals(
   const focusLine = lineAt(source, focus.start);
   const movable: Movable[] = [];
   for (const declaration of declarations) {
-    const statement = declaration.node.parent;
-    if (
-      declaration.kind !== 'local' ||
-      declaration.node.type !== 'variable_declarator' ||
-      statement?.type !== 'local_variable_declaration' ||
-      !BLOCKS.includes(statement.parent?.type ?? '') ||
-      captured.has(declaration) ||
-      ancestor(statement, [
-        'lambda_expression',
-        'class_body',
-        'method_declaration',
-        'constructor_declaration',
-      ])?.equals(member) !== true ||
-      kids(statement).filter((k) => k.type === 'variable_declarator').length !== 1 ||
-      modifierWords(statement).some((word) => word.startsWith('@')) ||
-      field(declaration.node, 'value')?.type === 'array_initializer'
-    ) {
-      continue;
-    }
+    const parameter = declaration.kind === 'parameter';
+    const statement = parameter ? declaration.node : declaration.node.parent;
+    if (!statement || captured.has(declaration)) continue;
+    // A parameter is copied into the context where the context is made.
+    const eligible = parameter
+      ? statement.type === 'formal_parameter' &&
+        !modifierWords(statement).some((word) => word.startsWith('@'))
+      : declaration.kind === 'local' &&
+        declaration.node.type === 'variable_declarator' &&
+        statement.type === 'local_variable_declaration' &&
+        BLOCKS.includes(statement.parent?.type ?? '') &&
+        ancestor(statement, [
+          'lambda_expression',
+          'class_body',
+          'method_declaration',
+          'constructor_declaration',
+        ])?.equals(member) === true &&
+        kids(statement).filter((k) => k.type === 'variable_declarator').length === 1 &&
+        !modifierWords(statement).some((word) => word.startsWith('@')) &&
+        field(declaration.node, 'value')?.type !== 'array_initializer';
+    if (!eligible) continue;
     const type = typeOf(model, member, declaration);
-    if (type === null || mayBeConstant(statement, field(declaration.node, 'value'), type)) continue;
+    if (type === null) continue;
+    if (!parameter && mayBeConstant(statement, field(declaration.node, 'value'), type)) continue;
     const named = uses.get(declaration) ?? [];
     // `try (reader)` takes a variable, not a field.
     if (named.length === 0 || named.some((use) => use.parent?.type === 'resource')) continue;
@@ -156,6 +160,7 @@ function movableLocals(
     movable.push({
       declaration,
       statement,
+      parameter,
       type,
       uses: named,
       distance: onBug ? 0 : index >= 0 ? index + 1 : around.length + 1,
@@ -240,13 +245,24 @@ function bundled(
   // The context is made in the innermost block holding every local, before the statement that
   // holds the first: a local of a nested block (a loop's, say) is assigned at its declaration
   // on each pass, as before, so sharing one field across passes changes nothing.
-  let home: Node | null = ordered[0]!.statement.parent;
-  while (home && !(BLOCKS.includes(home.type) && chosen.every((l) => within(l.statement, home!)))) {
+  // Parameters are copied in at the top of the body, after a this(…) or super(…) call.
+  const body = field(member, 'body')!;
+  let home: Node | null = ordered[0]!.parameter ? body : ordered[0]!.statement.parent;
+  while (
+    home &&
+    !(BLOCKS.includes(home.type) && chosen.every((l) => l.parameter || within(l.statement, home!)))
+  ) {
     home = home.parent;
   }
   if (!home) return undefined;
-  const first = kids(home).find((k) => within(ordered[0]!.statement, k))!;
-  const direct = (local: Movable) => local.statement.parent?.equals(home!) === true;
+  const first = ordered[0]!.parameter
+    ? kids(body).find(
+        (k) => !k.type.endsWith('comment') && k.type !== 'explicit_constructor_invocation',
+      )
+    : kids(home).find((k) => within(ordered[0]!.statement, k));
+  if (!first) return undefined;
+  const direct = (local: Movable) =>
+    local.parameter || local.statement.parent?.equals(home!) === true;
   // What a lambda reads must not change under it on the next pass of a nested block.
   if (chosen.some((local) => local.inLambda && !direct(local))) return undefined;
   const firstLine = source.lastIndexOf('\n', first.startIndex - 1) + 1;
@@ -263,7 +279,12 @@ function bundled(
   const edits: TextEdit[] = uses.filter(
     (edit) => !chosen.some((local) => inside(local.statement)(edit)),
   );
-  for (const local of chosen) {
+  const copies: string[] = [];
+  for (const local of ordered) {
+    if (local.parameter) {
+      copies.push(`${variable}.${local.declaration.name} = ${local.declaration.name};`);
+      continue;
+    }
     const value = field(local.declaration.node, 'value');
     const onBug = local.statement.startIndex < focus.end && local.statement.endIndex > focus.start;
     if (!onBug && direct(local) && (!value || isDefaultValue(value.text, local.type))) {
@@ -299,7 +320,11 @@ function bundled(
   // At the end of the line before the first local, so the edit never meets the bug's lines.
   let breakAt = source.lastIndexOf('\n', first.startIndex - 1);
   if (source[breakAt - 1] === '\r') breakAt--;
-  edits.push({ start: breakAt, end: breakAt, text: `${style.lineBreak}${indent}${creation}` });
+  edits.push({
+    start: breakAt,
+    end: breakAt,
+    text: [creation, ...copies].map((line) => `${style.lineBreak}${indent}${line}`).join(''),
+  });
   const nested = nestedClassText({
     name: className,
     fields,
@@ -310,7 +335,7 @@ function bundled(
   });
   edits.push(insertedAfter(member, nested, style));
   return {
-    description: `${nameOf(member)}: locals ${fields.map((f) => f.name).join(', ')} moved into a private ${className}`,
+    description: `${nameOf(member)}: ${ordered.some((l) => l.parameter) ? 'values' : 'locals'} ${fields.map((f) => f.name).join(', ')} moved into a private ${className}`,
     edits,
     added: [className],
   };
@@ -324,8 +349,8 @@ function groupsOf(movable: readonly Movable[], around: number): Movable[][] {
   const closest = (a: Movable, b: Movable) => a.distance - b.distance || a.gap - b.gap;
   const together = (a: Movable, group: readonly Movable[]) =>
     group.reduce((sum, b) => sum + [...a.units].filter((unit) => b.units.has(unit)).length, 0);
-  // From the nearest local, those named with it most (two of one name, in sibling blocks,
-  // cannot be two fields of one name).
+  // From the nearest local, those named with it most, then the nearest (two of one name, in
+  // sibling blocks, cannot be two fields of one name).
   const grown = (pool: readonly Movable[]): Movable[] => {
     const sorted = [...pool].sort(closest);
     const group = sorted.slice(0, 1);
@@ -336,7 +361,6 @@ function groupsOf(movable: readonly Movable[], around: number): Movable[][] {
             !group.includes(l) && !group.some((g) => g.declaration.name === l.declaration.name),
         )
         .map((local) => ({ local, shared: together(local, group) }))
-        .filter((entry) => entry.shared > 0)
         .sort((a, b) => b.shared - a.shared || closest(a.local, b.local))[0];
       if (!next) break;
       group.push(next.local);
@@ -369,8 +393,15 @@ export const localStateBundling: TransformOperator = {
       const style = fileStyle(site.source, root);
       const around = statementsAround(root, site.focus, body);
       const movable = movableLocals(member, body, site.model, site.focus, around, site.source);
+      // Locals first; a method with too few (a helper an earlier step made) brings its
+      // parameters in.
+      const locals = groupsOf(
+        movable.filter((local) => !local.parameter),
+        around.length,
+      );
+      const groups = locals.length > 0 ? locals : groupsOf(movable, around.length);
       const candidates: TransformCandidate[] = [];
-      for (const group of groupsOf(movable, around.length)) {
+      for (const group of groups) {
         const candidate = bundled(root, site.source, member, group, site.model, style, site.focus);
         if (candidate) candidates.push(candidate);
       }
