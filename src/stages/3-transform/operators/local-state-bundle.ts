@@ -204,8 +204,8 @@ export function contextClassNames(locals: readonly string[], member: string): st
   if (locals.some((name) => /^(pos|position|index|offset|cursor)$/.test(name))) {
     proposals.push('Cursor');
   }
-  // `setHeader` works on a header: its state is the header's.
-  const subject = /^(set|get)[A-Z]/.test(member) ? member.slice(3) : member;
+  // `setHeader` works on a header: its state is the header's; a `do` adds nothing (doEncode).
+  const subject = member.replace(/^(set|get|do)(?=[A-Z])/, '');
   proposals.push(`${capitalized(subject)}State`, `${capitalized(subject)}Context`);
   return proposals;
 }

@@ -84,6 +84,7 @@ describe('bundle names', () => {
       'HeaderState',
       'HeaderContext',
     ]);
+    expect(contextClassNames(['source', 'charset'], 'doEncode')[0]).toBe('EncodeState');
   });
 });
 
