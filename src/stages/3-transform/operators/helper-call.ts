@@ -109,7 +109,10 @@ function caughtWithin(node: Node, type: string, run: StatementRun): boolean {
     if (current.type !== 'try_statement' && current.type !== 'try_with_resources_statement')
       continue;
     const body = field(current, 'body');
-    if (!body || node.startIndex < body.startIndex || node.endIndex > body.endIndex) continue;
+    // A try-with-resources' catch clauses cover its resources' initialisers too.
+    const from = field(current, 'resources') ?? body;
+    if (!body || !from || node.startIndex < from.startIndex || node.endIndex > body.endIndex)
+      continue;
     const caught = descendants(current, 'catch_type').flatMap((types) =>
       kids(types).map((k) => k.text),
     );
