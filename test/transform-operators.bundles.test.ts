@@ -123,7 +123,7 @@ describe('Parameter Bundling', () => {
       ),
     );
     // A range over text is a slice of it.
-    expect(wider!.added).toEqual(['doWindow', 'Slice']);
+    expect(wider!.added).toEqual(['checkStart', 'Slice']);
   });
 
   it('refuses a public method with one value to bundle', () => {

@@ -115,6 +115,8 @@ describe('Call-Site Rerouting', () => {
     // total() is called twice in wider(): on this object and on `other`; only the first moves.
     const rerouted = candidates.filter((c) => c.description.includes('the call to total'));
     expect(rerouted).toHaveLength(1);
-    expect(applyEdits(source, rerouted[0]!.edits)).toContain('return doTotal() > other.total();');
+    expect(applyEdits(source, rerouted[0]!.edits)).toContain(
+      'return computeTotal() > other.total();',
+    );
   });
 });

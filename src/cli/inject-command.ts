@@ -4,28 +4,19 @@ import { projectCache, type CacheLayout } from '../core/cache.js';
 import type { EventSink } from '../events/types.js';
 import { resolveFetchedProject } from '../project/project.js';
 import { witnessContexts } from '../stages/2-inject/contexts.js';
-import { createAgentAdapter, AGENT_NAMES } from '../agents/adapters/index.js';
+import { AGENT_NAMES } from '../agents/adapters/index.js';
+import { agentAdapterFrom, type AgentFlags } from './agent-flags.js';
 import { injectWithAgent } from '../stages/2-inject/inject-agent.js';
 import { injectWithRules } from '../stages/2-inject/inject.js';
 import type { InjectSummary, TypeSummary } from '../stages/2-inject/records.js';
 import { loadBugTypeSpecs, selectBugTypes } from '../stages/2-inject/spec.js';
 import { mavenToolchain } from '../toolchains/maven/maven.js';
 
-export interface InjectCommandOptions {
+export interface InjectCommandOptions extends AgentFlags {
   types: string;
   test?: string[];
   engine: 'rules' | 'agent';
-  agent?: string;
-  agentCommand?: string;
-  agentBin?: string;
-  agentArg?: string[];
-  model?: string;
-  baseUrl?: string;
-  temperature?: number;
-  maxTurns?: number;
-  sandbox?: string;
   attempts: number;
-  agentTimeout: number;
   count: number;
   maxTries?: number;
   seed: number;
@@ -127,19 +118,8 @@ export async function runInjectCommand(
   if (!options.agent) {
     throw new UserError(`--engine agent needs --agent <${AGENT_NAMES.join('|')}>`);
   }
-  const adapter = createAgentAdapter({
-    agent: options.agent,
-    ...(options.agentCommand !== undefined ? { agentCommand: options.agentCommand } : {}),
-    ...(options.agentBin !== undefined ? { agentBin: options.agentBin } : {}),
-    ...(options.agentArg !== undefined ? { agentArgs: options.agentArg } : {}),
-    ...(options.model !== undefined ? { model: options.model } : {}),
-    ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
-    ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
-    ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
-    ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}),
-  });
   return injectWithAgent(common, {
-    adapter,
+    adapter: agentAdapterFrom({ ...options, agent: options.agent }),
     attempts: options.attempts,
     agentTimeoutMs: options.agentTimeout * 1000,
   });

@@ -21,6 +21,16 @@ import {
 } from '../project/project.js';
 import { replayTestClass, type ReplayResult } from './replay.js';
 import { runTransformCommand, type TransformCommandOptions } from './transform-command.js';
+import { formatBuildSummary, runBuildCommand, type BuildCommandOptions } from './build-command.js';
+import {
+  formatExport,
+  formatMaterialise,
+  formatVerify,
+  runExportCommand,
+  runMaterializeCommand,
+  runVerifyCommand,
+  type MaterializeCommandOptions,
+} from './case-command.js';
 import { implementedOperators } from '../stages/3-transform/operators/index.js';
 import { DEFAULT_ATTEMPTS } from '../agents/engine.js';
 import { bugTypesDir } from '../stages/2-inject/spec.js';
@@ -72,6 +82,41 @@ function positiveInteger(name: string) {
     }
     return parsed;
   };
+}
+
+/** The agent flags `inject` and `transform` share with `--engine agent` (see agent-flags.ts). */
+function withAgentOptions(command: Command): Command {
+  return command
+    .option(
+      '--agent <name>',
+      'agent engine: claude-code, codex, opencode, command (--agent-command) or openai (--model, --base-url)',
+    )
+    .option(
+      '--agent-command <command>',
+      'command agent: a shell command; the prompt arrives on stdin, or in the file named by {prompt_file}',
+    )
+    .option('--agent-bin <path>', 'claude-code, codex, opencode: the executable to run')
+    .option('--agent-arg <arg...>', 'claude-code, codex, opencode: extra arguments')
+    .option('--model <model>', 'model for the agent (required by openai)')
+    .option(
+      '--base-url <url>',
+      'openai: the OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else api.openai.com); key from $WITNESSGYM_OPENAI_API_KEY or $OPENAI_API_KEY',
+    )
+    .option('--temperature <t>', 'openai: sampling temperature (0 to 2)', (value: string) => {
+      const parsed = Number(value);
+      if (value.trim() === '' || !Number.isFinite(parsed) || parsed < 0 || parsed > 2) {
+        throw new InvalidArgumentError('--temperature must be a number from 0 to 2');
+      }
+      return parsed;
+    })
+    .option('--max-turns <n>', 'openai: model turns per attempt', positiveInteger('--max-turns'))
+    .option('--sandbox <mode>', 'codex: read-only, workspace-write or danger-full-access')
+    .option(
+      '--agent-timeout <seconds>',
+      'limit for one agent run',
+      positiveInteger('--agent-timeout'),
+      1800,
+    );
 }
 
 function baselineSummary(baseline: Baseline) {
@@ -329,12 +374,59 @@ async function transform(
   if (options.json) printJson(summary);
   else {
     process.stdout.write(
-      `${summary.project}: ${summary.sequence.join(' → ')}: ${summary.kept} kept, ${summary.short} short` +
+      `${summary.project}: ${summary.sequence.join(' → ')} (${summary.engine}): ${summary.kept} kept, ${summary.short} short` +
         `${summary.resumed > 0 ? `, ${summary.resumed} from an earlier run` : ''} in ${(summary.durationMs / 1000).toFixed(1)} s\n` +
         `out: ${summary.out}/transformed.jsonl\n`,
     );
   }
   process.exitCode = summary.short === 0 ? 0 : EXIT_VERDICT;
+}
+
+async function caseMaterialize(
+  caseDir: string,
+  options: MaterializeCommandOptions & { json?: boolean },
+  command: Command,
+): Promise<void> {
+  const outcome = await runMaterializeCommand(caseDir, options, cacheFrom(command));
+  if (options.json) printJson(outcome);
+  else process.stdout.write(`${formatMaterialise(outcome)}\n`);
+  process.exitCode = outcome.kind === 'Materialised' ? 0 : EXIT_VERDICT;
+}
+
+async function caseExport(
+  bench: string,
+  options: { out: string; hideWitness?: boolean; json?: boolean },
+  command: Command,
+): Promise<void> {
+  const summary = await runExportCommand(bench, options, cacheFrom(command));
+  if (options.json) printJson(summary);
+  else process.stdout.write(`${formatExport(summary)}\n`);
+  process.exitCode = summary.corrupt.length === 0 ? 0 : EXIT_VERDICT;
+}
+
+async function caseVerify(
+  caseDir: string,
+  options: { json?: boolean },
+  command: Command,
+): Promise<void> {
+  const outcome = await runVerifyCommand(caseDir, cacheFrom(command));
+  if (options.json) printJson(outcome);
+  else process.stdout.write(`${formatVerify(outcome)}\n`);
+  process.exitCode = outcome.kind === 'Verified' ? 0 : EXIT_VERDICT;
+}
+
+async function build(
+  projects: string[],
+  options: BuildCommandOptions,
+  command: Command,
+): Promise<void> {
+  const summary = await withProgress(options.json ?? false, (events) =>
+    runBuildCommand(projects, options, cacheFrom(command), events),
+  );
+  if (options.json) printJson(summary);
+  else process.stdout.write(`${formatBuildSummary(summary)}\n`);
+  // A plan the projects could not fill is a result to notice, not a crash.
+  process.exitCode = summary.archived >= summary.wanted ? 0 : EXIT_VERDICT;
 }
 
 function wholeNumber(name: string) {
@@ -462,58 +554,30 @@ function buildProgram(): Command {
     .option(MAVEN_ARG, 'the --maven-arg flags the path was fetched with', collect)
     .option('--json', 'machine-readable output')
     .action(trace);
-  program
-    .command('inject')
-    .description(
-      'inject bugs of the given types into methods that witness tests reach; keep a bug only if its witness fails in 3 of 3 fast runs and under Maven, entering the changed code. Writes injections.jsonl, rejections.jsonl, summary.json (and agent-runs/); exit 1 when a type falls short of --count',
-    )
-    .usage('<project> --types <ids|all> --out <dir> [options]')
-    .argument(
-      '<project>',
-      "fetched corpus name, or a path fetched with 'corpus fetch <path>' (same --recipe and --maven-arg)",
-    )
-    .requiredOption('--types <ids>', "(required) bug-type ids separated by commas, or 'all'")
-    .option('--test <fqcn...>', 'witness test classes (default: every usable class)')
-    .addOption(
-      new Option('--engine <engine>', 'rules: deterministic AST rewrites; agent: a coding agent')
-        .choices(['rules', 'agent'])
-        .default('rules'),
-    )
-    .option(
-      '--agent <name>',
-      'agent engine: claude-code, codex, opencode, command (--agent-command) or openai (--model, --base-url)',
-    )
-    .option(
-      '--agent-command <command>',
-      'command agent: a shell command; the prompt arrives on stdin, or in the file named by {prompt_file}',
-    )
-    .option('--agent-bin <path>', 'claude-code, codex, opencode: the executable to run')
-    .option('--agent-arg <arg...>', 'claude-code, codex, opencode: extra arguments')
-    .option('--model <model>', 'model for the agent (required by openai)')
-    .option(
-      '--base-url <url>',
-      'openai: the OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else api.openai.com); key from $WITNESSGYM_OPENAI_API_KEY or $OPENAI_API_KEY',
-    )
-    .option('--temperature <t>', 'openai: sampling temperature (0 to 2)', (value: string) => {
-      const parsed = Number(value);
-      if (value.trim() === '' || !Number.isFinite(parsed) || parsed < 0 || parsed > 2) {
-        throw new InvalidArgumentError('--temperature must be a number from 0 to 2');
-      }
-      return parsed;
-    })
-    .option('--max-turns <n>', 'openai: model turns per attempt', positiveInteger('--max-turns'))
-    .option('--sandbox <mode>', 'codex: read-only, workspace-write or danger-full-access')
+  withAgentOptions(
+    program
+      .command('inject')
+      .description(
+        'inject bugs of the given types into methods that witness tests reach; keep a bug only if its witness fails in 3 of 3 fast runs and under Maven, entering the changed code. Writes injections.jsonl, rejections.jsonl, summary.json (and agent-runs/); exit 1 when a type falls short of --count',
+      )
+      .usage('<project> --types <ids|all> --out <dir> [options]')
+      .argument(
+        '<project>',
+        "fetched corpus name, or a path fetched with 'corpus fetch <path>' (same --recipe and --maven-arg)",
+      )
+      .requiredOption('--types <ids>', "(required) bug-type ids separated by commas, or 'all'")
+      .option('--test <fqcn...>', 'witness test classes (default: every usable class)')
+      .addOption(
+        new Option('--engine <engine>', 'rules: deterministic AST rewrites; agent: a coding agent')
+          .choices(['rules', 'agent'])
+          .default('rules'),
+      ),
+  )
     .option(
       '--attempts <n>',
       'agent attempts per task, workspace reset before each',
       positiveInteger('--attempts'),
       DEFAULT_ATTEMPTS,
-    )
-    .option(
-      '--agent-timeout <seconds>',
-      'limit for one agent run',
-      positiveInteger('--agent-timeout'),
-      1800,
     )
     .option('--count <n>', 'accepted injections wanted per type', positiveInteger('--count'), 1)
     .option(
@@ -540,21 +604,36 @@ function buildProgram(): Command {
           .join('')}`,
     )
     .action(inject);
-  program
-    .command('transform')
-    .description(
-      "apply bug-preserving transformations in sequence to every bug of an inject run; a step is kept only if the project compiles, the witness's failing methods fail as after injection (fewer may, never more or otherwise), and other classes that reach the bug's file still pass; the final state is confirmed with Maven. Writes transformed.jsonl; exit 1 when a case falls short",
-    )
-    .usage('<project> --from <inject-out> --transforms <ids> --out <dir> [options]')
-    .argument('<project>', 'the project the bugs were injected into (as given to inject)')
-    .requiredOption('--from <dir>', '(required) the --out directory of an inject run')
-    .requiredOption(
-      '--transforms <ids>',
-      `(required) operator ids in the order applied (${implementedOperators().join(', ')})`,
-    )
-    .requiredOption('--out <dir>', '(required) output directory; an existing one is resumed')
+  withAgentOptions(
+    program
+      .command('transform')
+      .description(
+        "apply bug-preserving transformations in sequence to every bug of an inject run; a step is kept only if the project compiles, the witness's failing methods fail as after injection (fewer may, never more or otherwise), and other classes that reach the bug's file still pass; the final state is confirmed with Maven. Writes transformed.jsonl (and agent-runs/); exit 1 when a case falls short",
+      )
+      .usage('<project> --from <inject-out> --transforms <ids> --out <dir> [options]')
+      .argument('<project>', 'the project the bugs were injected into (as given to inject)')
+      .requiredOption('--from <dir>', '(required) the --out directory of an inject run')
+      .requiredOption(
+        '--transforms <ids>',
+        `(required) operator ids in the order applied (deterministic: ${implementedOperators().join(', ')}; agent: any in specs/transforms/)`,
+      )
+      .requiredOption('--out <dir>', '(required) output directory; an existing one is resumed')
+      .addOption(
+        new Option(
+          '--engine <engine>',
+          "deterministic: the operators' code; agent: a coding agent, one run per step",
+        )
+          .choices(['deterministic', 'agent'])
+          .default('deterministic'),
+      ),
+  )
     .option('--no-maven', 'leave the final state unconfirmed by Maven')
-    .option('--candidates <n>', 'candidates tried per step', positiveInteger('--candidates'), 4)
+    .option(
+      '--candidates <n>',
+      'deterministic: candidates tried per step',
+      positiveInteger('--candidates'),
+      4,
+    )
     .option(
       '--other-classes <n>',
       'other test classes reaching the bug file rerun per step',
@@ -565,6 +644,94 @@ function buildProgram(): Command {
     .option(MAVEN_ARG, 'the --maven-arg flags the path was fetched with', collect)
     .option('--json', 'machine-readable output')
     .action(transform);
+
+  const benchCase = program
+    .command('case')
+    .description(
+      'the cases of a benchmark: materialise a tree, export snapshots, verify with Maven',
+    );
+  benchCase
+    .command('materialize')
+    .description(
+      "write a case's buggy tree (or the clean one) from the corpus's pristine tree and the case's patches, without version control or build output; exit 1 when the case's files do not hold what its record says",
+    )
+    .argument('<case>', 'a case directory of a benchmark (<bench>/<case-id>)')
+    .requiredOption('--out <dir>', '(required) a new or empty directory to write the tree into')
+    .option('--clean', 'the clean tree (the pristine project) instead of the buggy one')
+    .option('--hide-witness', "leave the witness's test file out (an evaluation workspace)")
+    .option('--json', 'machine-readable output')
+    .action(caseMaterialize);
+  benchCase
+    .command('export')
+    .description(
+      "write every case's buggy tree as a full snapshot <out>/<case-id>/ and the benchmark's index as <out>/cases.jsonl (one line per case); snapshots already there are kept",
+    )
+    .argument('<bench>', 'a benchmark directory')
+    .requiredOption('--out <dir>', '(required) where to write the snapshots and the index')
+    .option('--hide-witness', "leave each witness's test file out")
+    .option('--json', 'machine-readable output')
+    .action(caseExport);
+  benchCase
+    .command('verify')
+    .description(
+      'recheck a case with Maven: the witness must fail on the buggy tree with the recorded signature (the same failing methods, each with the same exception type) and pass on the clean tree; exit 1 otherwise',
+    )
+    .argument('<case>', 'a case directory of a benchmark (<bench>/<case-id>)')
+    .option('--json', 'machine-readable output')
+    .action(caseVerify);
+  program
+    .command('build')
+    .description(
+      "build benchmark cases: corpus → trace → inject → transform → archive, filling a plan's cells of bug type × context bucket × depth from the projects in order. Progress shows live; an interrupted build resumes from --out. Exit 1 when a cell is short (the summary says why)",
+    )
+    .usage(
+      '<project...> --out <bench> (--plan <name|file> | --types ... --depths ... --per-cell N) [options]',
+    )
+    .argument('<project...>', 'corpus names or fetched paths, used in this order')
+    .requiredOption('--out <dir>', '(required) the benchmark directory; an existing one is resumed')
+    .option('--plan <name|file>', 'a build plan (plans/*.yaml: paper, smoke) or a plan file')
+    .option('--types <ids>', "bug types, comma-separated, or 'all' (instead of --plan)")
+    .option('--depths <list>', 'transformation depths of 1,3,5,10 (instead of --plan)')
+    .option(
+      '--buckets <list>',
+      'context buckets of short,mid-short,mid-long,long (instead of --plan)',
+    )
+    .option('--per-cell <n>', 'cases per cell (instead of --plan)', positiveInteger('--per-cell'))
+    .option('--seed <n>', 'seed of every random choice', wholeNumber('--seed'), 1)
+    .option(
+      '--workers <n>',
+      'cases transformed at once, each with its own working copy and JVM',
+      positiveInteger('--workers'),
+      2,
+    )
+    .option('--no-maven', 'leave kept cases unconfirmed by Maven (quick trials only)')
+    .option(
+      '--max-tries <n>',
+      'candidates an inject run tries per bug type and bucket',
+      positiveInteger('--max-tries'),
+      60,
+    )
+    .option(
+      '--spare <n>',
+      'bugs injected per cell beyond those it wants, for the ones transformation loses',
+      wholeNumber('--spare'),
+      1,
+    )
+    .option('--candidates <n>', 'candidates tried per step', positiveInteger('--candidates'), 4)
+    .option(
+      '--other-classes <n>',
+      'other test classes reaching the bug file rerun per step',
+      wholeNumber('--other-classes'),
+      5,
+    )
+    .option(
+      '--collateral-limit <n>',
+      'other test classes reaching the change rerun per accepted bug',
+      wholeNumber('--collateral-limit'),
+      25,
+    )
+    .option('--json', 'machine-readable output')
+    .action(build);
   return program;
 }
 

@@ -1,17 +1,26 @@
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { AGENT_NAMES } from '../agents/adapters/index.js';
 import { projectCache, type CacheLayout } from '../core/cache.js';
 import { UserError } from '../core/errors.js';
 import { exists } from '../core/fs.js';
-import type { EventSink } from '../events/types.js';
-import { pristineState, resolveFetchedProject } from '../project/project.js';
+import { note, type EventSink } from '../events/types.js';
+import { pristineState, resolveFetchedProject, type ProjectRef } from '../project/project.js';
 import { WorkingCopy } from '../project/working-copy.js';
-import { appendRecords, readRecords } from '../records/record.js';
+import { appendRecords, readRecords, writeRecordFile } from '../records/record.js';
 import { jvmTestRunner } from '../runners/jvm.js';
 import { mavenTestRunner } from '../runners/maven.js';
 import { witnessContexts } from '../stages/2-inject/contexts.js';
 import { InjectionLine } from '../stages/2-inject/records.js';
+import { agentSource, type AgentStepOptions } from '../stages/3-transform/agent-source.js';
+import { TransformAgentRunFile } from '../stages/3-transform/agent-task/report.js';
+import { deterministicSource, type CandidateSource } from '../stages/3-transform/candidates.js';
 import { operatorFor } from '../stages/3-transform/operators/index.js';
-import { loadTransformSpecs, selectTransforms } from '../stages/3-transform/spec.js';
+import {
+  loadTransformSpecs,
+  selectTransforms,
+  type TransformSpec,
+} from '../stages/3-transform/spec.js';
 import {
   transformId,
   transformInjections,
@@ -20,9 +29,11 @@ import {
 } from '../stages/3-transform/transform.js';
 import { JvmRunner } from '../toolchains/jvm/runner.js';
 import { mavenToolchain } from '../toolchains/maven/maven.js';
+import { agentAdapterFrom, type AgentFlags } from './agent-flags.js';
 
-export interface TransformCommandOptions {
+export interface TransformCommandOptions extends AgentFlags {
   from: string;
+  engine: 'deterministic' | 'agent';
   transforms: string;
   out: string;
   maven: boolean;
@@ -35,6 +46,8 @@ export interface TransformCommandOptions {
 export interface TransformSummary {
   project: string;
   sequence: string[];
+  /** `deterministic`, or the agent's name. */
+  engine: string;
   out: string;
   kept: number;
   short: number;
@@ -51,8 +64,10 @@ export async function runTransformCommand(
   events: EventSink,
 ): Promise<TransformSummary> {
   const started = Date.now();
-  const specs = selectTransforms(await loadTransformSpecs(), options.transforms);
-  const operators = specs.map(operatorFor);
+  const all = await loadTransformSpecs();
+  const specs = selectTransforms(all, options.transforms);
+  const sourcesFor = stepSources(specs, all, options);
+  const out = path.resolve(options.out);
   const injectionsFile = path.join(path.resolve(options.from), 'injections.jsonl');
   if (!(await exists(injectionsFile))) {
     throw new UserError(
@@ -63,6 +78,7 @@ export async function runTransformCommand(
     ...(options.recipe ? { recipe: options.recipe } : {}),
     mavenArgs: options.mavenArg ?? [],
   });
+  const sources = sourcesFor({ project, events, out });
   const injections = (await readRecords(injectionsFile, InjectionLine)).records.filter(
     (record) =>
       record.state.base.name === project.base.name &&
@@ -71,13 +87,12 @@ export async function runTransformCommand(
   if (injections.length === 0) {
     throw new UserError(`${injectionsFile} holds no injection into ${project.label}`);
   }
-  const out = path.resolve(options.out);
   const casesFile = path.join(out, 'transformed.jsonl');
-  const sequence = operators.map((operator) => operator.id);
+  const sequence = sources.map((source) => source.id);
   const done = new Set(
     (await readRecords(casesFile, TransformLine)).records.map((record) => record.id),
   );
-  const todo = injections.filter((injection) => !done.has(transformId(injection.id, sequence)));
+  const todo = injections.filter((injection) => !done.has(transformId(injection.id, sources)));
   const contexts = await witnessContexts(
     project,
     cache,
@@ -97,7 +112,7 @@ export async function runTransformCommand(
   try {
     await transformInjections(
       todo,
-      operators,
+      sources,
       {
         cache,
         project,
@@ -106,7 +121,6 @@ export async function runTransformCommand(
         maven,
         contexts,
         otherClassLimit: options.otherClasses,
-        candidatesPerStep: options.candidates,
         events,
       },
       async (record) => {
@@ -123,10 +137,46 @@ export async function runTransformCommand(
   return {
     project: project.label,
     sequence,
+    engine: options.engine === 'agent' ? options.agent! : 'deterministic',
     out,
     kept: decided.filter((record) => record.outcome.kind === 'Kept').length,
     short: decided.filter((record) => record.outcome.kind === 'Short').length,
     resumed: injections.length - todo.length,
     durationMs: Date.now() - started,
+  };
+}
+
+/**
+ * Each step's source, once the project is known: the operator's code, or the agent `--agent`
+ * names (its runs kept in out). Flags and operators are checked at once, before any work.
+ */
+export function stepSources(
+  specs: readonly TransformSpec[],
+  all: readonly TransformSpec[],
+  options: TransformCommandOptions,
+): (context: { project: ProjectRef; events: EventSink; out: string }) => CandidateSource[] {
+  if (options.engine === 'deterministic') {
+    if (options.agent) throw new UserError('--agent applies to --engine agent only');
+    const sources = specs.map((spec) => deterministicSource(operatorFor(spec), options.candidates));
+    return () => sources;
+  }
+  if (!options.agent) {
+    throw new UserError(`--engine agent needs --agent <${AGENT_NAMES.join('|')}>`);
+  }
+  const adapter = agentAdapterFrom({ ...options, agent: options.agent });
+  return ({ project, events, out }) => {
+    const runs = path.join(out, 'agent-runs');
+    const stepOptions: AgentStepOptions = {
+      adapter,
+      project,
+      agentTimeoutMs: options.agentTimeout * 1000,
+      operatorNames: new Map(all.map((spec) => [spec.id, spec.operator])),
+      saveRun: async (id, result) => {
+        await mkdir(runs, { recursive: true });
+        await writeRecordFile(path.join(runs, `${id}.json`), TransformAgentRunFile, result);
+      },
+      log: (line) => note(events, 'agent', line),
+    };
+    return specs.map((spec) => agentSource(spec, stepOptions));
   };
 }

@@ -25,6 +25,8 @@ export function plainLine(event: ProgressEvent): string | null {
       return event.decision === 'Accepted'
         ? `inject: ${event.typeId}: accepted ${event.candidateId} ${event.what} (${event.detail})`
         : `inject: ${event.typeId}: rejected ${event.what} (${event.detail})`;
+    case 'BuildProgress':
+      return `build: ${event.archived}/${event.wanted} cases: ${event.item}: ${event.outcome}`;
     case 'TypeFinished':
       return `inject: ${event.typeId}: ${event.accepted} accepted of ${event.tried} tried in ${seconds(event.durationMs)}`;
     case 'Note':
@@ -70,6 +72,32 @@ export interface StageProgress {
   typeDurations: number[];
 }
 
+/** What the status line knows of a build, which outlives the stages it runs. */
+export interface BuildStatus {
+  startedAt: number;
+  /** Archived when the display started: an earlier run's, not counted in the rate. */
+  startArchived: number;
+  archived: number;
+  wanted: number;
+  tried: number;
+  rejectedBy: Record<string, number>;
+}
+
+/** The build's part of the status line: cases done/wanted, short ones by stage, rate and ETA. */
+export function buildStatusLine(build: BuildStatus, now: number): string {
+  const parts = [`[build] ${build.archived}/${build.wanted} cases`, `${build.tried} tried`];
+  const shortOnes = Object.entries(build.rejectedBy).map(([stage, n]) => `${n} ${stage}`);
+  if (shortOnes.length > 0) parts.push(`short: ${shortOnes.join(', ')}`);
+  const elapsed = now - build.startedAt;
+  const made = build.archived - build.startArchived;
+  if (elapsed > 0 && made > 0) {
+    const perMs = made / elapsed;
+    parts.push(`${(perMs * 3_600_000).toFixed(1)} cases/h`);
+    parts.push(`ETA ${duration((build.wanted - build.archived) / perMs)}`);
+  }
+  return parts.join(' · ');
+}
+
 /** The status line of a stage: done/total, rate and ETA. */
 export function statusLine(progress: StageProgress, now: number): string {
   const elapsed = now - progress.startedAt;
@@ -111,15 +139,21 @@ export function statusLine(progress: StageProgress, now: number): string {
  */
 function terminalSink(stream: NodeJS.WriteStream): EventSink & { stop(): void } {
   let progress: StageProgress | undefined;
+  let build: BuildStatus | undefined;
   let shown = false;
   const clear = () => {
     if (shown) stream.write('\r\x1b[2K');
     shown = false;
   };
   const draw = () => {
-    if (!progress) return;
+    if (!progress && !build) return;
+    const now = performance.now();
     const width = stream.columns || 120;
-    stream.write(`\r\x1b[2K${statusLine(progress, performance.now()).slice(0, width - 1)}`);
+    const line = [
+      ...(build ? [buildStatusLine(build, now)] : []),
+      ...(progress ? [statusLine(progress, now)] : []),
+    ].join(' | ');
+    stream.write(`\r\x1b[2K${line.slice(0, width - 1)}`);
     shown = true;
   };
   const timer = setInterval(draw, 1000);
@@ -162,6 +196,16 @@ function terminalSink(stream: NodeJS.WriteStream): EventSink & { stop(): void } 
             progress.type.tried = event.tried;
           }
           break;
+        case 'BuildProgress':
+          build = {
+            startedAt: build?.startedAt ?? now,
+            startArchived: build?.startArchived ?? event.archived,
+            archived: event.archived,
+            wanted: event.wanted,
+            tried: event.tried,
+            rejectedBy: event.rejectedBy,
+          };
+          break;
         case 'TypeFinished':
           if (progress?.type) progress.typeDurations.push(now - progress.type.startedAt);
           break;
@@ -176,7 +220,7 @@ function terminalSink(stream: NodeJS.WriteStream): EventSink & { stop(): void } 
         clear();
         stream.write(`${line}\n`);
       }
-      if (progress) draw();
+      if (progress || build) draw();
       else clear();
     },
     stop() {

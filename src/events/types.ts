@@ -3,7 +3,7 @@
  * log lines, `--json` event streams (and later an HTML report or a job queue) are consumers of
  * the same events, as stryker-js's reporters are of its.
  */
-export type StageName = 'fetch' | 'baseline' | 'trace' | 'inject' | 'transform' | 'agent';
+export type StageName = 'fetch' | 'baseline' | 'trace' | 'inject' | 'transform' | 'agent' | 'build';
 
 export type ProgressEvent =
   /** A stage starts on a subject (a project, say); `total` units of work when known. */
@@ -41,6 +41,18 @@ export type ProgressEvent =
       detail: string;
       accepted: number;
       tried: number;
+    }
+  /** Build: a bug was tried in a plan cell (archived as a case, or short at a stage). */
+  | {
+      kind: 'BuildProgress';
+      /** Cases archived towards the plan, and how many it wants. */
+      archived: number;
+      wanted: number;
+      /** Bugs tried in cells so far, and those that fell short, by the stage that lost them. */
+      tried: number;
+      rejectedBy: Record<string, number>;
+      item: string;
+      outcome: string;
     }
   | { kind: 'TypeFinished'; typeId: string; accepted: number; tried: number; durationMs: number }
   /** A step worth a line that has no progress of its own (a download, a Maven build). */

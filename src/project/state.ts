@@ -142,3 +142,23 @@ export async function materialise(
     }
   }
 }
+
+/**
+ * The patches from the base to each prefix of a state: base → after its first patch, …, base →
+ * the state itself (so the last is the state's whole change, as one patch).
+ */
+export async function cumulativePatches(
+  state: ProjectState,
+  readBase: (file: string) => Promise<string>,
+): Promise<string[]> {
+  const patches: string[] = [];
+  for (let count = 1; count <= state.patches.length; count++) {
+    const prefix = { ...state, patches: state.patches.slice(0, count) };
+    const changes: FileChange[] = [];
+    for (const [file, text] of await stateFiles(prefix, readBase)) {
+      changes.push({ file, before: await readBase(file), after: text ?? '' });
+    }
+    patches.push(patchOf(changes).diff);
+  }
+  return patches;
+}

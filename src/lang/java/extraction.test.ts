@@ -88,9 +88,13 @@ describe('statement extraction', () => {
 
 describe('helper names', () => {
   const named = (statement: string, taken: string[] = []) =>
-    withJavaTree(`class C { void m() { ${statement} } }`, (root) => {
+    withJavaTree(`class C { void readRecord() { ${statement} } }`, (root) => {
       const block = descendants(root, 'block')[0]!;
-      return helperNames(blockStatements(block), { member: 'm', tail: false }, new Set(taken))[0];
+      return helperNames(
+        blockStatements(block),
+        { member: 'readRecord', tail: false },
+        new Set(taken),
+      )[0];
     });
 
   it('reads the name off what the statements do and what they are about', () => {
@@ -100,7 +104,7 @@ describe('helper names', () => {
     expect(named('buffer.append(separator);')).toBe('appendBuffer');
     // A name the class already uses is never taken.
     expect(named('if (index < 0) { throw new IllegalArgumentException(); }', ['checkIndex'])).toBe(
-      'checkIndexForM',
+      'checkIndexForRecord',
     );
   });
 });

@@ -1,6 +1,6 @@
 import type { Node } from 'web-tree-sitter';
 import { valueNames } from './scopes.js';
-import { descendants, field, isLoop, kids } from './syntax.js';
+import { ancestor, descendants, field, isLoop, kids } from './syntax.js';
 
 /*
  * Names for code a rewrite adds, read off the code it wraps: what it checks, finds, collects,
@@ -24,6 +24,33 @@ export function camelName(words: readonly string[]): string {
   return head.charAt(0).toLowerCase() + head.slice(1) + rest.map(capitalized).join('');
 }
 
+/** Abbreviations that name nothing a method name could say (`obj`, `str`). */
+const VAGUE_NAMES = new Set([
+  'obj',
+  'str',
+  'val',
+  'tmp',
+  'arg',
+  'args',
+  'buf',
+  'idx',
+  'ret',
+  'res',
+  'len',
+  'length',
+  'size',
+]);
+
+/** Whether a value's name can stand in a method name. */
+function telling(name: string): boolean {
+  return name.length > 2 && !VAGUE_NAMES.has(name) && !/^[A-Z0-9_]+$/.test(name);
+}
+
+/** The words of a camelCase name: parseHeaderLine → [parse, Header, Line]. */
+export function nameWords(name: string): string[] {
+  return name.split(/(?<=[a-z0-9])(?=[A-Z])/).filter(Boolean);
+}
+
 /** The value a statement is mostly about: the first name in its condition or subject. */
 function subjectOf(statement: Node): string | undefined {
   const subject =
@@ -35,12 +62,10 @@ function subjectOf(statement: Node): string | undefined {
     statement;
   const names = valueNames(subject).map((name) => name.text);
   const fields = descendants(subject, 'field_access').map((access) => field(access, 'field')?.text);
-  const candidates = [...names, ...fields].filter(
-    (name): name is string => !!name && name.length > 1 && !/^[A-Z0-9_]+$/.test(name),
-  );
-  return candidates[0];
+  return [...names, ...fields].find((name): name is string => !!name && telling(name));
 }
 
+/** A verb read off the statements, or undefined when they only check or apply generally. */
 function verbOf(statements: readonly Node[]): string {
   const [first] = statements;
   if (!first) return 'apply';
@@ -52,48 +77,146 @@ function verbOf(statements: readonly Node[]): string {
   ) {
     return 'check';
   }
-  if (statements.some(isLoop)) {
-    if (all('return_statement').length > 0 || all('break_statement').length > 0) return 'find';
-    if (calls.some((name) => /^(add|put|append|offer|push)/.test(name))) return 'collect';
-    if (
-      all('update_expression').length > 0 ||
-      all('assignment_expression').some((a) => /[+-]=/.test(a.text))
-    )
-      return 'count';
-    return 'scan';
-  }
   const firstCall = calls.find((name) => /^[a-z]+[A-Z]?/.test(name));
-  const verb = firstCall ? /^[a-z]+/.exec(firstCall)?.[0] : undefined;
-  if (verb && !['get', 'is', 'has', 'to', 'equals', 'size', 'length'].includes(verb)) return verb;
+  const callVerb = firstCall ? /^[a-z]+/.exec(firstCall)?.[0] : undefined;
+  const verb =
+    callVerb &&
+    ![
+      'get',
+      'is',
+      'has',
+      'to',
+      'equals',
+      'size',
+      'length',
+      'insert',
+      'char',
+      'index',
+      'value',
+    ].includes(callVerb)
+      ? callVerb
+      : undefined;
+  if (statements.some(isLoop)) {
+    // A `break` of a switch inside the loop leaves the switch, not the loop: it finds nothing.
+    const loopBreaks = all('break_statement').filter(
+      (node) =>
+        !ancestor(node, [
+          'switch_block',
+          'for_statement',
+          'enhanced_for_statement',
+          'while_statement',
+          'do_statement',
+        ])?.type.startsWith('switch'),
+    );
+    if (all('return_statement').length > 0 || loopBreaks.length > 0) return 'find';
+    if (calls.some((name) => /^(add|put|offer|push)/.test(name))) return 'collect';
+    // A loop's own `i++` counts nothing; an increment in its body does.
+    const counted = [...all('update_expression'), ...all('assignment_expression')].some(
+      (node) =>
+        (node.type === 'update_expression' || /[+-]=/.test(node.text)) &&
+        !(node.parent && isLoop(node.parent) && !field(node.parent, 'body')?.equals(node)),
+    );
+    if (counted) return 'count';
+    return verb ?? 'scan';
+  }
+  if (verb) return verb;
   return first.type === 'if_statement' ? 'handle' : 'apply';
+}
+
+/** Methods every class may have, and what a maintainer calls the code behind them. */
+const OBJECT_METHODS: Record<string, string[]> = {
+  equals: ['isEqualTo', 'sameAs'],
+  hashCode: ['computeHashCode'],
+  toString: ['buildString', 'describe'],
+  compareTo: ['compareWith'],
+};
+
+/**
+ * Names for a helper taking a method's whole body: the method's own words with a verb that
+ * says it computes (`getSize` → `computeSize`, `isAscii` → `checkAscii`), else the method's name
+ * and what it works on (`escape(String text)` → `escapeText`).
+ */
+function wholeBodyNames(member: string, nouns: readonly string[]): string[] {
+  const [verb = '', ...rest] = nameWords(member);
+  if (rest.length > 0 && verb === 'get')
+    return [camelName(['compute', ...rest]), camelName(['resolve', ...rest])];
+  if (rest.length > 0 && ['is', 'has', 'can', 'should'].includes(verb)) {
+    return [camelName(['check', ...rest]), camelName(['test', ...rest])];
+  }
+  return nouns
+    .filter((noun) => !member.toLowerCase().endsWith(noun.toLowerCase()))
+    .map((noun) => camelName([member, capitalized(noun)]));
 }
 
 /**
  * Names for a helper holding `statements`, most natural first, none of them `taken`. `result`
- * is the local the helper returns, if any; `member` the name of the method they come from.
+ * is the local the helper returns, if any; `member` the name of the method they come from and
+ * `nouns` what that method works on (its parameters' names, then their types).
  */
 export function helperNames(
   statements: readonly Node[],
-  options: { member: string; result?: string; tail: boolean },
+  options: { member: string; result?: string; tail: boolean; nouns?: readonly string[] },
   taken: ReadonlySet<string>,
 ): string[] {
-  const subject = options.result ?? (statements[0] ? subjectOf(statements[0]) : undefined);
+  const result = options.result && telling(options.result) ? options.result : undefined;
+  const subject = result ?? (statements[0] ? subjectOf(statements[0]) : undefined);
   const verb = options.result ? (statements.some(isLoop) ? 'find' : 'compute') : verbOf(statements);
+  const specific = verb !== 'apply' && verb !== 'handle';
   const wholeBody =
     options.tail && statements[0]?.parent?.parent?.type.endsWith('_declaration') === true;
+  const nouns = (options.nouns ?? []).filter(telling);
+  const [memberVerb = '', ...memberRest] = nameWords(options.member);
   const proposals = [
-    // The whole body of a method moved out: the helper does what the method does.
-    wholeBody ? camelName(['do', options.member]) : undefined,
+    ...(wholeBody ? (OBJECT_METHODS[options.member] ?? []) : []),
+    ...(wholeBody && !specific ? wholeBodyNames(options.member, nouns) : []),
     subject ? camelName([verb, subject]) : undefined,
-    subject ? camelName([verb, subject, 'for', options.member]) : undefined,
-    options.tail ? camelName(['do', options.member]) : undefined,
-    camelName([verb, options.member]),
-    camelName([options.member, 'internal']),
+    ...(wholeBody && specific ? wholeBodyNames(options.member, nouns) : []),
+    subject && memberRest.length > 0 ? camelName([verb, subject, 'for', ...memberRest]) : undefined,
+    memberRest.length > 0 && verb !== memberVerb ? camelName([verb, ...memberRest]) : undefined,
+    // What the method works on: `escape(String s, …)`'s loop escapes a string.
+    ...nouns
+      .filter((noun) => !options.member.toLowerCase().endsWith(noun.toLowerCase()))
+      .map((noun) => camelName([options.member, capitalized(noun)])),
   ];
   const seen = new Set<string>();
   return proposals.filter((name): name is string => {
     if (!name || seen.has(name) || taken.has(name) || JAVA_KEYWORDS.has(name)) return false;
     seen.add(name);
-    return /^[a-z][A-Za-z0-9]*$/.test(name);
+    return /^[a-z][A-Za-z0-9]*$/.test(name) && name !== options.member;
   });
+}
+
+/**
+ * Names for a private method that forwards to `callee`: the callee's name with what the call
+ * passes (`parse(line)` → `parseLine`), else with what the callee declares it takes, else with
+ * what its caller is about (`format` called from `printRecord` → `formatRecord`), else what the
+ * callee gives (`getHeader()` → `resolveHeader`, `total()` → `computeTotal`).
+ */
+export function forwardingNames(
+  callee: string,
+  options: { arguments: readonly string[]; parameters: readonly string[]; caller: string },
+  taken: ReadonlySet<string>,
+): string[] {
+  const [, ...callerRest] = nameWords(options.caller);
+  const nouns = [
+    ...options.arguments,
+    ...options.parameters,
+    ...(callerRest.length > 0 ? [camelName(callerRest)] : []),
+  ].filter((noun) => telling(noun) && !callee.toLowerCase().endsWith(noun.toLowerCase()));
+  // With nothing to add, a getter resolves its value and a one-word callee is computed.
+  const [calleeVerb = '', ...calleeRest] = nameWords(callee);
+  const plain =
+    calleeVerb === 'get' && calleeRest.length > 0
+      ? [camelName(['resolve', ...calleeRest])]
+      : calleeRest.length === 0
+        ? [camelName(['compute', callee])]
+        : [];
+  const seen = new Set<string>();
+  return [...nouns.map((noun) => camelName([callee, capitalized(noun)])), ...plain].filter(
+    (name) => {
+      if (seen.has(name) || taken.has(name) || JAVA_KEYWORDS.has(name)) return false;
+      seen.add(name);
+      return /^[a-z][A-Za-z0-9]*$/.test(name);
+    },
+  );
 }

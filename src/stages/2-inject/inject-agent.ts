@@ -7,6 +7,7 @@ import { packageRoot } from '../../core/package-root.js';
 import { note } from '../../events/types.js';
 import { shellJoin } from '../../core/process.js';
 import type { FileChange } from '../../core/file-change.js';
+import type { ProjectRef } from '../../project/project.js';
 import { BUILD_OUTPUT, testSourceFile } from '../../toolchains/layout.js';
 import { PROMPT_VERSION } from './agent-task/prompts.js';
 import { runAgentInjection, type AgentInjectionResult } from './agent-task/task.js';
@@ -67,14 +68,14 @@ export async function workspaceChanges(pristine: string, workspace: string): Pro
   return changes;
 }
 
-/** The command the agent runs to see whether its witness fails: the fast runner on its copy. */
-function replayCommandFor(options: InjectOptions, witness: string): string {
+/** The command an agent runs to see whether its witness fails: the fast runner on its copy. */
+export function replayCommandFor(project: ProjectRef, witness: string): string {
   return shellJoin([
     'node',
     path.join(packageRoot(), 'dist', 'src', 'cli', 'main.js'),
     'replay',
     '.',
-    ...(options.project.recipe ? ['--recipe', options.project.recipe.name] : []),
+    ...(project.recipe ? ['--recipe', project.recipe.name] : []),
     '--test',
     witness,
     '--runner',
@@ -200,7 +201,7 @@ export async function injectWithAgent(
                   file: location.file ?? '',
                 })),
               },
-              replayCommand: replayCommandFor(options, witness),
+              replayCommand: replayCommandFor(options.project, witness),
               runId: `inject-${id}`,
             },
             adapter: agent.adapter,

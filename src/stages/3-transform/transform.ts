@@ -4,10 +4,10 @@ import { z } from 'zod';
 import type { CacheLayout } from '../../core/cache.js';
 import { sha256Text } from '../../core/fs.js';
 import { checkWithMaven } from '../../checks/runs.js';
+import { checkDiff, checkSignature } from '../../checks/static.js';
 import { describeVerdict, type SingleVerdict } from '../../core/verdict.js';
 import { note, type EventSink } from '../../events/types.js';
 import { loadJavaGrammar } from '../../lang/java/syntax.js';
-import { applyEdits } from '../../lang/java/syntax.js';
 import type { ProjectRef } from '../../project/project.js';
 import { patchOf, ProjectStateSchema, withPatch, type ProjectState } from '../../project/state.js';
 import { compiledSources, type WorkingCopy } from '../../project/working-copy.js';
@@ -18,16 +18,24 @@ import { prepareProjectRuntime, type ProjectRuntime } from '../../toolchains/jvm
 import { analyzeSource } from '../../toolchains/jvm/source-model.js';
 import type { ExecutionContextRecord } from '../1-trace/trace.js';
 import type { InjectionRecord } from '../2-inject/records.js';
-import { anchorAfter, bugAnchor, locateAnchor, type BugAnchor } from './focus.js';
-import type { TransformOperator } from './operators/types.js';
+import {
+  StepEngineSchema,
+  type CandidateSource,
+  type CandidateVerdict,
+  type StepCandidate,
+  type StepSite,
+} from './candidates.js';
+import { bugAnchor, locateAnchor, type BugAnchor } from './focus.js';
 
 /*
- * The transform stage: after a bug is injected, apply operators in sequence; a step is kept only
- * if the project still compiles, the witness still fails with every failing method failing as
- * after injection (the set may shrink, never grow or change its exception), and the other test
- * classes that reach the bug's file and passed on the buggy state still pass. Otherwise the next
- * candidate is tried; a step with none kept ends the case short. The final state is confirmed
- * with Maven.
+ * The transform stage: after a bug is injected, apply operators in sequence, each step's
+ * candidates coming from its source (the operator's code or a coding agent, see candidates.ts).
+ * A step is kept only if it changes production sources alone and no public or protected
+ * signature, leaves the bug's lines in place, the project still compiles, the witness still fails
+ * with every failing method failing as after injection (the set may shrink, never grow or change
+ * its exception), and the other test classes that reach the bug's file and passed on the buggy
+ * state still pass. Otherwise the next candidate is tried; a step with none kept ends the case
+ * short. The final state is confirmed with Maven.
  */
 
 /** How a test method of the witness failed: its exception type. */
@@ -36,6 +44,7 @@ type MethodFailures = z.infer<typeof MethodFailuresSchema>;
 
 export const StepSchema = z.strictObject({
   operator: z.string(),
+  engine: StepEngineSchema,
   description: z.string(),
   /** The step's own patch (the state before it → after it). */
   diff: z.string(),
@@ -49,7 +58,7 @@ export type Step = z.infer<typeof StepSchema>;
 
 export const TransformLine = defineRecord({
   kind: 'transformed-case',
-  version: 1,
+  version: 2,
   schema: z.strictObject({
     id: z.string(),
     injection: z.string(),
@@ -60,6 +69,8 @@ export const TransformLine = defineRecord({
         kind: z.literal('Kept'),
         state: ProjectStateSchema,
         maven: z.string().nullable(),
+        /** Time the final Maven confirmation took (absent in records written before it was kept). */
+        confirmMs: z.number().optional(),
       }),
       z.strictObject({
         kind: z.literal('Short'),
@@ -75,9 +86,13 @@ export const TransformLine = defineRecord({
 });
 export type TransformRecord = z.infer<typeof TransformLine.schema>;
 
-/** Content address of a transformed case: the injection, the operator sequence, the stage. */
-export function transformId(injection: string, sequence: readonly string[]): string {
-  return sha256Text(JSON.stringify([injection, sequence, TransformLine.version])).slice(0, 16);
+/** Content address of a transformed case: the injection, the steps' sources, the stage. */
+export function transformId(
+  injection: string,
+  sources: readonly Pick<CandidateSource, 'id' | 'engine'>[],
+): string {
+  const steps = sources.map((source) => [source.id, source.engine]);
+  return sha256Text(JSON.stringify([injection, steps, TransformLine.version])).slice(0, 16);
 }
 
 export interface TransformOptions {
@@ -90,8 +105,6 @@ export interface TransformOptions {
   contexts: readonly ExecutionContextRecord[];
   /** Other classes reaching the bug's file rerun per step, at most. */
   otherClassLimit: number;
-  /** Candidates tried per step before the case is given up. */
-  candidatesPerStep: number;
   events: EventSink;
 }
 
@@ -153,11 +166,11 @@ class TransformRun {
 
   async transform(
     injection: InjectionRecord,
-    operators: readonly TransformOperator[],
+    sources: readonly CandidateSource[],
   ): Promise<TransformRecord> {
     const started = Date.now();
-    const sequence = operators.map((operator) => operator.id);
-    const id = transformId(injection.id, sequence);
+    const sequence = sources.map((source) => source.id);
+    const id = transformId(injection.id, sources);
     const witness = injection.witness.testClass;
     const base = {
       id,
@@ -192,53 +205,27 @@ class TransformRun {
     let state = injection.state;
     let anchor: BugAnchor = anchor0;
     const added: string[] = [];
-    for (const [index, operator] of operators.entries()) {
+    for (const [index, source] of sources.entries()) {
       const stepStarted = Date.now();
-      await this.options.copy.checkout(state);
-      const file = path.join(this.options.copy.root, anchor.file);
-      const source = await readFile(file, 'utf8');
-      const focus = locateAnchor(source, anchor);
-      if (!focus) return short(index, `the bug's lines are no longer found in ${anchor.file}`);
-      const runtime = await this.runtime();
-      const analysis = await analyzeSource(
-        {
-          file,
-          classpath: [runtime.classes, ...runtime.classpath],
-          release: runtime.release,
-          ranges: [[0, source.length]],
-        },
-        this.options.cache,
+      const site = await this.siteOf(injection, { step: index, sequence, state, anchor, added });
+      if (site.kind === 'Lost') return short(index, site.reason);
+      const offer = await source.offer(site.site, (candidate) =>
+        this.judgeCandidate(state, candidate, witness, buggyFailures, passingOthers),
       );
-      if (analysis.kind === 'failed') return short(index, analysis.reason);
-      const candidates = operator
-        .candidates({ source, focus, model: analysis.model, added })
-        .slice(0, this.options.candidatesPerStep);
-      if (candidates.length === 0) return short(index, `${operator.id} has no site around the bug`);
-      const rejected: Step['rejected'] = [];
-      let kept: Step | undefined;
-      for (const candidate of candidates) {
-        const after = applyEdits(source, candidate.edits);
-        const next = withPatch(state, patchOf([{ file: anchor.file, before: source, after }]));
-        const reason = await this.stepRejection(next, witness, buggyFailures, passingOthers);
-        if (typeof reason === 'string') {
-          rejected.push({ description: candidate.description, reason });
-          continue;
-        }
-        kept = {
-          operator: operator.id,
-          description: candidate.description,
-          diff: next.patches[next.patches.length - 1]!.diff,
-          rejected,
-          failingMethods: reason.failures,
-          otherClassesRun: passingOthers.length,
-          durationMs: Date.now() - stepStarted,
-        };
-        anchor = anchorAfter(anchor, focus, candidate.edits, after);
-        added.push(...candidate.added);
-        state = next;
-        break;
-      }
-      if (!kept) return short(index, rejected[rejected.length - 1]?.reason ?? 'no candidate');
+      if (offer.kind === 'NoneKept') return short(index, offer.reason);
+      const kept: Step = {
+        operator: source.id,
+        engine: offer.engine,
+        description: offer.candidate.description,
+        diff: offer.evidence.state.patches.at(-1)!.diff,
+        rejected: offer.rejected,
+        failingMethods: offer.evidence.failures,
+        otherClassesRun: passingOthers.length,
+        durationMs: Date.now() - stepStarted,
+      };
+      state = offer.evidence.state;
+      anchor = offer.evidence.anchor;
+      added.push(...offer.candidate.added);
       steps.push(kept);
       note(
         this.options.events,
@@ -246,14 +233,88 @@ class TransformRun {
         `${injection.id} step ${index + 1}: ${kept.description}`,
       );
     }
+    const confirmStarted = Date.now();
     const maven = await this.confirm(state, witness);
-    if (maven.kind === 'Refuted') return short(operators.length - 1, maven.reason);
+    if (maven.kind === 'Refuted') return short(sources.length - 1, maven.reason);
     return {
       ...base,
-      outcome: { kind: 'Kept', state, maven: maven.kind === 'Confirmed' ? maven.verdict : null },
+      outcome: {
+        kind: 'Kept',
+        state,
+        maven: maven.kind === 'Confirmed' ? maven.verdict : null,
+        confirmMs: Date.now() - confirmStarted,
+      },
       steps,
       buggyFailures,
       durationMs: Date.now() - started,
+    };
+  }
+
+  /** Where a step starts: the bug's file in `state` and the bug in it, if still found. */
+  private async siteOf(
+    injection: InjectionRecord,
+    at: Pick<StepSite, 'step' | 'sequence' | 'state' | 'anchor' | 'added'>,
+  ): Promise<{ kind: 'Found'; site: StepSite } | { kind: 'Lost'; reason: string }> {
+    await this.options.copy.checkout(at.state);
+    const file = path.join(this.options.copy.root, at.anchor.file);
+    const source = await readFile(file, 'utf8');
+    const focus = locateAnchor(source, at.anchor);
+    if (!focus)
+      return { kind: 'Lost', reason: `the bug's lines are no longer found in ${at.anchor.file}` };
+    const runtime = await this.runtime();
+    const witness = injection.witness.testClass;
+    return {
+      kind: 'Found',
+      site: {
+        ...at,
+        injection,
+        context: this.options.contexts.find(
+          (record) => record.testMethod === null && record.testClass === witness,
+        ),
+        source,
+        focus,
+        release: runtime.release,
+        // Reads the working copy: asked for before any candidate is checked out.
+        model: () =>
+          analyzeSource(
+            {
+              file,
+              classpath: [runtime.classes, ...runtime.classpath],
+              release: runtime.release,
+              ranges: [[0, source.length]],
+            },
+            this.options.cache,
+          ),
+      },
+    };
+  }
+
+  /**
+   * A candidate as every engine's is judged: production Java sources only (no test or build
+   * file), no public or protected signature changed, the bug's lines still found, then the runs.
+   */
+  private async judgeCandidate(
+    state: ProjectState,
+    candidate: StepCandidate,
+    witness: string,
+    buggyFailures: MethodFailures,
+    others: readonly string[],
+  ): Promise<
+    CandidateVerdict<{ state: ProjectState; failures: MethodFailures; anchor: BugAnchor }>
+  > {
+    const diff = checkDiff(candidate.changes, this.options.project.layout);
+    if (diff.kind === 'Failed') return { kind: 'Rejected', reason: diff.reason };
+    const signature = diff.kind === 'Passed' ? checkSignature(diff.evidence.meaningful) : diff;
+    if (signature.kind === 'Failed') return { kind: 'Rejected', reason: signature.reason };
+    if (!candidate.anchor) {
+      return { kind: 'Rejected', reason: "the bug's lines are no longer found after the step" };
+    }
+    const next = withPatch(state, patchOf(candidate.changes));
+    const reason = await this.stepRejection(next, witness, buggyFailures, others);
+    if (typeof reason === 'string') return { kind: 'Rejected', reason };
+    return {
+      kind: 'Kept',
+      evidence: { state: next, failures: reason.failures, anchor: candidate.anchor },
     };
   }
 
@@ -311,14 +372,26 @@ class TransformRun {
   }
 }
 
-/** Transforms each injection with the operator sequence, one case after the other. */
+/** Transforms cases one after the other in the options' working copy. */
+export interface Transformer {
+  transform(
+    injection: InjectionRecord,
+    sources: readonly CandidateSource[],
+  ): Promise<TransformRecord>;
+}
+
+export async function createTransformer(options: TransformOptions): Promise<Transformer> {
+  await loadJavaGrammar();
+  return new TransformRun(options);
+}
+
+/** Transforms each injection with the steps' sources in sequence, one case after the other. */
 export async function transformInjections(
   injections: readonly InjectionRecord[],
-  operators: readonly TransformOperator[],
+  sources: readonly CandidateSource[],
   options: TransformOptions,
   done: (record: TransformRecord) => Promise<void>,
 ): Promise<void> {
-  await loadJavaGrammar();
-  const run = new TransformRun(options);
-  for (const injection of injections) await done(await run.transform(injection, operators));
+  const run = await createTransformer(options);
+  for (const injection of injections) await done(await run.transform(injection, sources));
 }

@@ -1,6 +1,6 @@
 import type { Node } from 'web-tree-sitter';
 import { enclosingMember } from '../../../lang/java/extraction.js';
-import { camelName, capitalized } from '../../../lang/java/naming.js';
+import { forwardingNames } from '../../../lang/java/naming.js';
 import { fileStyle, type FileStyle } from '../../../lang/java/style.js';
 import {
   ancestor,
@@ -45,26 +45,6 @@ function isOwnCall(call: Node): boolean {
   return receiver === null || receiver.type === 'this';
 }
 
-/** A name for the forwarding method, read off the callee and what the call passes it. */
-function adapterNames(callee: Node, call: Node, taken: ReadonlySet<string>): string[] {
-  const name = nameOf(callee);
-  // A name of one or two letters (`o`, `i`) says nothing a method name could use.
-  const argument = kids(field(call, 'arguments') ?? call).find(
-    (k) => k.type === 'identifier' && k.text.length > 2,
-  )?.text;
-  const proposals = [
-    argument && !name.toLowerCase().endsWith(argument.toLowerCase())
-      ? camelName([name, argument])
-      : undefined,
-    /^(get|is|has|do)[A-Z]/.test(name) ? undefined : camelName(['do', name]),
-    camelName([name, 'internal']),
-    camelName(['resolve', capitalized(name)]),
-  ];
-  return proposals.filter(
-    (proposal): proposal is string => proposal !== undefined && !taken.has(proposal),
-  );
-}
-
 function adapterFor(
   source: string,
   call: Node,
@@ -92,9 +72,6 @@ function adapterFor(
   if (!callee || modifierWords(callee).includes('abstract')) return undefined;
   const words = modifierWords(callee);
   const isStatic = words.includes('static') || modifierWords(caller).includes('static');
-  const [name] = adapterNames(callee, call, taken);
-  if (!name) return undefined;
-
   const parameters = kids(field(callee, 'parameters') ?? callee).filter((p) =>
     p.type.endsWith('parameter'),
   );
@@ -103,6 +80,18 @@ function adapterFor(
       ? nameOf(kids(parameter).find((k) => k.type === 'variable_declarator') ?? parameter)
       : nameOf(parameter),
   );
+  const [name] = forwardingNames(
+    nameOf(callee),
+    {
+      arguments: kids(field(call, 'arguments') ?? call)
+        .filter((k) => k.type === 'identifier')
+        .map((k) => k.text),
+      parameters: names,
+      caller: nameOf(caller),
+    },
+    taken,
+  );
+  if (!name) return undefined;
   const returnType = `${field(callee, 'type')?.text ?? 'void'}${field(callee, 'dimensions')?.text ?? ''}`;
   const typeParameters = field(callee, 'type_parameters')?.text;
   const throwsClause = kids(callee).find((k) => k.type === 'throws')?.text;

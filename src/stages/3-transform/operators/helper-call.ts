@@ -170,6 +170,15 @@ export function typeOf(
   return local?.type ?? null;
 }
 
+/** What a method works on, as its name could say it: its parameters' names, then their types. */
+export function memberNouns(model: SourceModel, member: Node): string[] {
+  const parameters = methodOf(model, member)?.parameters ?? [];
+  const types = parameters
+    .map((parameter) => /^[A-Z][A-Za-z0-9]*$/.exec(parameter.type ?? '')?.[0])
+    .filter((type): type is string => type !== undefined && type !== 'Object');
+  return [...parameters.map((parameter) => parameter.name), ...types];
+}
+
 export function lineStart(source: string, index: number): number {
   return source.lastIndexOf('\n', index - 1) + 1;
 }
@@ -217,6 +226,7 @@ function helperFor(
       member: constructor ? 'init' : nameOf(member),
       ...(result.kind === 'local' ? { result: result.declaration.name } : {}),
       tail: result.kind === 'tail',
+      nouns: memberNouns(model, member),
     },
     taken,
   );
@@ -235,12 +245,16 @@ function helperFor(
   const last = statements[statements.length - 1]!;
   const from = lineStart(source, first.startIndex);
   const lineEnd = source.indexOf('\n', last.endIndex);
-  const trailing = source.slice(last.endIndex, lineEnd === -1 ? source.length : lineEnd);
+  const trailing = source
+    .slice(last.endIndex, lineEnd === -1 ? source.length : lineEnd)
+    .replace(/\r$/, '');
   // Statements that share a line with other code are not moved: the line would be torn.
   if (source.slice(from, first.startIndex).trim() !== '' || !/^\s*(\/\/.*)?$/.test(trailing)) {
     return undefined;
   }
-  const moved = source.slice(from, last.endIndex).split(/\r?\n/);
+  // A comment closing the last statement's line (`}//for`) moves with it.
+  const end = last.endIndex + (trailing.trim() === '' ? 0 : trailing.length);
+  const moved = source.slice(from, end).split(/\r?\n/);
   const lines = reindent(moved, indentationOf(source, first), bodyIndent);
   if (result.kind === 'local') lines.push(`${bodyIndent}return ${result.declaration.name};`);
   const signature = [
@@ -269,7 +283,7 @@ function helperFor(
   return {
     description: `${nameOf(member)}: lines ${firstLine}–${lastLine} moved into private ${name}(…)`,
     edits: [
-      { start: from, end: last.endIndex, text: `${indentationOf(source, first)}${callStatement}` },
+      { start: from, end, text: `${indentationOf(source, first)}${callStatement}` },
       insertedAfter(member, helper, style),
     ],
     added: [name],

@@ -20,7 +20,7 @@ import {
 } from '../../../lang/java/syntax.js';
 import type { SourceModel } from '../../../toolchains/jvm/source-model.js';
 import { insertedAfter, lineAt, takenNames } from './added-members.js';
-import { lineStart, methodOf, runsAround, thrownBy, typeOf } from './helper-call.js';
+import { lineStart, memberNouns, methodOf, runsAround, thrownBy, typeOf } from './helper-call.js';
 import {
   freeTypeName,
   modelTypeOf,
@@ -300,6 +300,7 @@ function bundledHelper(
       member: constructor ? 'init' : nameOf(member),
       ...(result.kind === 'local' ? { result: result.declaration.name } : {}),
       tail: result.kind === 'tail',
+      nouns: memberNouns(model, member),
     },
     taken,
   );

@@ -1,0 +1,199 @@
+/**
+ * Throughput of `witnessgym build` on this machine: one build of the anchor bug type at every
+ * depth on one project, then, from what its stages recorded, cases per hour by depth, the time
+ * split by stage (inject, transformation steps, Maven confirmation), the share spent in Maven,
+ * step validations per minute with the fast runner against the Maven replay of the same cases'
+ * final states (both measured in this run), and the wall time projected for plans/paper.yaml.
+ *
+ *   npm run bench:build-throughput [-- --project commons-csv] [--per-cell 3] [--depths 1,3,5,10]
+ *     [--type logic_predicate_inversion_in_guard] [--bucket short] [--workers 2] [--seed 1]
+ *
+ * The build goes to a fresh temporary directory and uses the user's cache (fetch the project
+ * first). Nothing here is a pass/fail test: it prints what it measured.
+ */
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { cellKey } from '../src/build/build.js';
+import { DEPTHS, loadPlan, planCells } from '../src/build/plan.js';
+import { runBuildCommand } from '../src/cli/build-command.js';
+import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
+import { makeTempDir } from '../src/core/fs.js';
+import { plainSink } from '../src/events/render.js';
+import { readRecords, readRecordFile } from '../src/records/record.js';
+import { InjectSummaryFile, InjectionLine, RejectionLine } from '../src/stages/2-inject/records.js';
+import { loadBugTypeSpecs } from '../src/stages/2-inject/spec.js';
+import { loadTransformSpecs } from '../src/stages/3-transform/spec.js';
+import { TransformLine, type TransformRecord } from '../src/stages/3-transform/transform.js';
+import { BuildCaseLine } from '../src/build/build.js';
+
+const { values } = parseArgs({
+  options: {
+    project: { type: 'string', default: 'commons-csv' },
+    'per-cell': { type: 'string', default: '3' },
+    depths: { type: 'string', default: DEPTHS.join(',') },
+    type: { type: 'string', default: 'logic_predicate_inversion_in_guard' },
+    bucket: { type: 'string', default: 'short' },
+    workers: { type: 'string', default: '2' },
+    seed: { type: 'string', default: '1' },
+  },
+});
+const workers = Number(values.workers);
+const cache = cacheLayout(resolveCacheDir());
+const out = path.join(await makeTempDir('build-throughput'), 'bench');
+const started = Date.now();
+const summary = await runBuildCommand(
+  [values.project],
+  {
+    types: values.type,
+    depths: values.depths,
+    buckets: values.bucket,
+    perCell: Number(values['per-cell']),
+    seed: Number(values.seed),
+    workers,
+    out,
+    maven: true,
+    maxTries: 60,
+    spare: 1,
+    candidates: 4,
+    otherClasses: 5,
+    collateralLimit: 25,
+  },
+  cache,
+  plainSink((line) => process.stderr.write(`${line}\n`)),
+);
+const wallMs = Date.now() - started;
+
+// What the stages recorded.
+const work = path.join(out, 'work');
+const [projectDir] = await readdir(work);
+const projectWork = path.join(work, projectDir!);
+let injectMs = 0;
+let injectMavenMs = 0;
+let bugs = 0;
+for (const entry of await readdir(projectWork)) {
+  if (!entry.startsWith('inject-')) continue;
+  const dir = path.join(projectWork, entry);
+  const inject = await readRecordFile(path.join(dir, 'summary.json'), InjectSummaryFile);
+  injectMs += inject?.durationMs ?? 0;
+  const accepted = (await readRecords(path.join(dir, 'injections.jsonl'), InjectionLine)).records;
+  const rejected = (await readRecords(path.join(dir, 'rejections.jsonl'), RejectionLine)).records;
+  bugs += accepted.length;
+  for (const record of [...accepted, ...rejected]) injectMavenMs += record.timings.mavenMs;
+}
+const transforms = new Map(
+  (
+    await readRecords(
+      path.join(projectWork, `transformed-v${TransformLine.version}.jsonl`),
+      TransformLine,
+    )
+  ).records.map((record) => [record.id, record]),
+);
+const ledger = (await readRecords(path.join(out, 'build', 'cases.jsonl'), BuildCaseLine)).records;
+
+const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+const stepMs = (record: TransformRecord) => sum(record.steps.map((step) => step.durationMs));
+const confirmMs = (record: TransformRecord) =>
+  record.outcome.kind === 'Kept' ? (record.outcome.confirmMs ?? 0) : 0;
+
+interface DepthRow {
+  depth: number;
+  tried: number;
+  archived: number;
+  /** Worker time over every bug tried at the depth, short ones included, per archived case. */
+  msPerCase: number | null;
+  stepsMs: number;
+  confirmMs: number;
+  otherMs: number;
+  validations: number;
+}
+const rows: DepthRow[] = [];
+for (const depth of values.depths.split(',').map(Number)) {
+  const entries = ledger.filter((entry) => entry.cell.depth === depth);
+  const records = entries.flatMap((entry) => transforms.get(entry.transform) ?? []);
+  const archived = entries.filter((entry) => entry.outcome.kind === 'Archived').length;
+  const workerMs = sum(entries.map((entry) => entry.durationMs));
+  const steps = sum(records.map(stepMs));
+  const confirm = sum(records.map(confirmMs));
+  rows.push({
+    depth,
+    tried: entries.length,
+    archived,
+    msPerCase: archived > 0 ? workerMs / archived : null,
+    stepsMs: steps,
+    confirmMs: confirm,
+    otherMs: workerMs - steps - confirm,
+    validations: sum(records.flatMap((record) => record.steps.map((s) => s.rejected.length + 1))),
+  });
+}
+
+const minutes = (ms: number) => `${(ms / 60_000).toFixed(1)} min`;
+const share = (part: number, whole: number) =>
+  whole > 0 ? `${((part * 100) / whole).toFixed(0)}%` : '-';
+console.log(
+  `build ${summary.plan} on ${values.project}, ${values.type} in ${values.bucket} contexts, ${values['per-cell']} per depth, ${workers} workers, seed ${values.seed}: ${summary.archived}/${summary.wanted} cases in ${minutes(wallMs)}`,
+);
+console.log('depth  tried  cases  cases/h  s/case   steps  confirm   other  validations/min');
+for (const row of rows) {
+  const perHour = row.msPerCase ? (3_600_000 / row.msPerCase) * workers : 0;
+  const stepMinutes = row.stepsMs / 60_000;
+  console.log(
+    [
+      String(row.depth).padStart(5),
+      String(row.tried).padStart(6),
+      String(row.archived).padStart(6),
+      perHour.toFixed(0).padStart(8),
+      (row.msPerCase ? (row.msPerCase / 1000).toFixed(1) : '-').padStart(7),
+      minutes(row.stepsMs).padStart(7),
+      minutes(row.confirmMs).padStart(8),
+      minutes(row.otherMs).padStart(7),
+      (stepMinutes > 0 ? (row.validations / stepMinutes).toFixed(1) : '-').padStart(16),
+    ].join(' '),
+  );
+}
+const allSteps = sum(rows.map((row) => row.stepsMs));
+const allConfirm = sum(rows.map((row) => row.confirmMs));
+const allOther = sum(rows.map((row) => row.otherMs));
+const confirmations = [...transforms.values()].filter((record) => confirmMs(record) > 0);
+const fastPerMinute = sum(rows.map((row) => row.validations)) / (allSteps / 60_000);
+const mavenPerMinute = confirmations.length / (allConfirm / 60_000);
+const workerTotal = injectMs + allSteps + allConfirm + allOther;
+console.log(
+  `time by stage (worker time): inject ${minutes(injectMs)} (${share(injectMs, workerTotal)}), transformation steps ${minutes(allSteps)} (${share(allSteps, workerTotal)}), Maven confirmation ${minutes(allConfirm)} (${share(allConfirm, workerTotal)}), setup and whole-class runs ${minutes(allOther)} (${share(allOther, workerTotal)})`,
+);
+console.log(
+  `share in Maven: ${share(injectMavenMs + allConfirm, workerTotal)} (inject's Maven checks ${minutes(injectMavenMs)}, confirmation ${minutes(allConfirm)})`,
+);
+console.log(
+  `step validations: ${fastPerMinute.toFixed(1)}/min with the fast runner vs ${mavenPerMinute.toFixed(2)}/min for a Maven replay of a case's final state: ${(fastPerMinute / mavenPerMinute).toFixed(1)}×`,
+);
+
+// The paper plan, projected: its cases per depth at this run's cost per case and per bug.
+const [types, transformSpecs] = await Promise.all([loadBugTypeSpecs(), loadTransformSpecs()]);
+const paper = planCells(await loadPlan('paper'), types, transformSpecs);
+const perDepth = new Map<number, number>();
+for (const cell of paper) perDepth.set(cell.depth, (perDepth.get(cell.depth) ?? 0) + cell.wanted);
+let projectedWorkerMs = 0;
+const missing: number[] = [];
+for (const [depth, count] of perDepth) {
+  const row = rows.find((entry) => entry.depth === depth && entry.msPerCase !== null);
+  if (!row) missing.push(depth);
+  else projectedWorkerMs += row.msPerCase! * count;
+}
+// A bug serves one case per depth of its cell's type and bucket, so the bugs a plan needs are
+// the largest count over the depths of each (type, bucket).
+const bugsFor = new Map<string, number>();
+for (const cell of paper) {
+  const key = `${cell.typeId}/${cell.bucket}`;
+  bugsFor.set(key, Math.max(bugsFor.get(key) ?? 0, cell.wanted));
+}
+const paperBugs = sum([...bugsFor.values()]);
+const injectPerBug = bugs > 0 ? injectMs / bugs : 0;
+const projectedMs = projectedWorkerMs / workers + injectPerBug * paperBugs;
+console.log(
+  `plans/paper.yaml (${sum([...perDepth.values()])} cases from ${paperBugs} bugs): projected ${(projectedMs / 3_600_000).toFixed(1)} h on this machine (transformation ${(projectedWorkerMs / workers / 3_600_000).toFixed(1)} h over ${workers} workers, inject ${((injectPerBug * paperBugs) / 3_600_000).toFixed(1)} h at ${(injectPerBug / 1000).toFixed(0)} s per accepted bug, one project at a time); the aim is 2 h${missing.length > 0 ? `; no case at depth ${missing.join(', ')} to project from` : ''}`,
+);
+console.log(
+  `cells: ${summary.cells.map((cell) => `${cellKey(cell)} ${cell.archived}/${cell.wanted}`).join(', ')}`,
+);
+console.log(`out: ${out}`);

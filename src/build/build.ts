@@ -1,0 +1,548 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { projectCache, type CacheLayout } from '../core/cache.js';
+import { sha256Text } from '../core/fs.js';
+import type { EventSink } from '../events/types.js';
+import { pristineState, type ProjectRef } from '../project/project.js';
+import { WorkingCopy } from '../project/working-copy.js';
+import { appendRecords, defineRecord, readRecords } from '../records/record.js';
+import { jvmTestRunner } from '../runners/jvm.js';
+import { mavenTestRunner } from '../runners/maven.js';
+import type { ExecutionContextRecord } from '../stages/1-trace/trace.js';
+import { witnessContexts } from '../stages/2-inject/contexts.js';
+import { injectWithRules } from '../stages/2-inject/inject.js';
+import { InjectionLine, type InjectionRecord } from '../stages/2-inject/records.js';
+import type { BugTypeSpec } from '../stages/2-inject/spec.js';
+import type { CandidateSource } from '../stages/3-transform/candidates.js';
+import {
+  createTransformer,
+  transformId,
+  TransformLine,
+  type TransformRecord,
+} from '../stages/3-transform/transform.js';
+import { JvmRunner } from '../toolchains/jvm/runner.js';
+import { mavenToolchain } from '../toolchains/maven/maven.js';
+import type { PlanCell } from './plan.js';
+
+/*
+ * `witnessgym build`: a plan's cells filled from real projects, stage after stage. Per project
+ * and context bucket, bugs are injected with witnesses of that bucket only; each cell then takes
+ * bugs of its type and bucket and applies its depth's operator sequence; a kept case goes to the
+ * archive. Every decision is appended to the build's ledger as it is made, and each stage keeps
+ * its own resumable output, so a build killed at any point resumes without losing or repeating a
+ * case. A cell the projects cannot fill is reported short, with why; nothing is padded.
+ */
+
+const CellKeySchema = z.strictObject({
+  typeId: z.string(),
+  bucket: z.string(),
+  depth: z.number().int(),
+});
+
+/** One bug tried in one cell, and what became of it. */
+export const BuildCaseLine = defineRecord({
+  kind: 'build-case',
+  version: 1,
+  schema: z.strictObject({
+    cell: CellKeySchema,
+    project: z.string(),
+    injection: z.string(),
+    transform: z.string(),
+    outcome: z.discriminatedUnion('kind', [
+      z.strictObject({ kind: z.literal('Archived'), caseId: z.string() }),
+      z.strictObject({
+        kind: z.literal('Short'),
+        /** The step (1-based) no candidate passed, 0 before any step, or the Maven check. */
+        stage: z.string(),
+        reason: z.string(),
+      }),
+    ]),
+    durationMs: z.number(),
+  }),
+});
+export type BuildCaseRecord = z.infer<typeof BuildCaseLine.schema>;
+
+/** What the archive stage gets for a kept case. */
+export interface KeptCase {
+  project: ProjectRef;
+  injection: InjectionRecord;
+  transform: TransformRecord;
+  contexts: readonly ExecutionContextRecord[];
+}
+
+export interface BuildOptions {
+  cache: CacheLayout;
+  projects: readonly ProjectRef[];
+  cells: readonly PlanCell[];
+  specs: readonly BugTypeSpec[];
+  /** The candidate source of each step of a depth's operator sequence. */
+  sourcesFor: (sequence: readonly string[]) => CandidateSource[];
+  seed: number;
+  /** Cases transformed at once, each in its own working copy and JVM. */
+  workers: number;
+  out: string;
+  /** Confirm every kept case with Maven (the default; off only for quick trials). */
+  maven: boolean;
+  /** Candidates an inject run tries per type at most. */
+  maxTries: number;
+  /** Extra bugs injected per cell, beyond what it wants, for the ones transformation loses. */
+  spare: number;
+  otherClassLimit: number;
+  collateralLimit: number;
+  archive: (
+    kept: KeptCase,
+  ) => Promise<{ kind: 'Archived'; caseId: string } | { kind: 'Refused'; reason: string }>;
+  events: EventSink;
+}
+
+export function cellKey(cell: { typeId: string; bucket: string; depth: number }): string {
+  return `${cell.typeId}/${cell.bucket}/${cell.depth}`;
+}
+
+/** The build's ledger: every bug tried in a cell, appended as it is decided. */
+class Ledger {
+  private constructor(
+    private readonly file: string,
+    readonly entries: BuildCaseRecord[],
+  ) {}
+
+  static async open(out: string): Promise<Ledger> {
+    const file = path.join(out, 'build', 'cases.jsonl');
+    return new Ledger(file, (await readRecords(file, BuildCaseLine)).records);
+  }
+
+  archived(cell: PlanCell): number {
+    return this.inCell(cell).filter((entry) => entry.outcome.kind === 'Archived').length;
+  }
+
+  tried(cell: PlanCell, injection: string): boolean {
+    return this.inCell(cell).some((entry) => entry.injection === injection);
+  }
+
+  inCell(cell: PlanCell): BuildCaseRecord[] {
+    const key = cellKey(cell);
+    return this.entries.filter((entry) => cellKey(entry.cell) === key);
+  }
+
+  async append(entry: BuildCaseRecord): Promise<void> {
+    await appendRecords(this.file, BuildCaseLine, [entry]);
+    this.entries.push(entry);
+  }
+}
+
+/** Why a cell is short, as the stages said it. */
+export interface CellShortfall {
+  cell: PlanCell;
+  archived: number;
+  reasons: string[];
+}
+
+export interface BuildResult {
+  ledger: BuildCaseRecord[];
+  /** Ledger entries an earlier run had decided. */
+  resumed: number;
+  /** Every archived case's transformation, this run's and earlier ones'. */
+  kept: { project: ProjectRef; entry: BuildCaseRecord; record: TransformRecord }[];
+  shortfalls: CellShortfall[];
+  injected: { project: string; bucket: string; typeId: string; accepted: number; tried: number }[];
+  durationMs: number;
+}
+
+/** Inject-then-transform rounds per project and bucket, at most. */
+const MAX_ROUNDS = 3;
+
+/** One transformation job: a bug in a cell. */
+interface Job {
+  cell: PlanCell;
+  injection: InjectionRecord;
+}
+
+/** The inject output of a project's bugs with witnesses of one bucket. */
+function injectOut(out: string, project: ProjectRef, bucket: string): string {
+  return path.join(out, 'work', project.label.replace(/[^\w.@-]+/g, '_'), `inject-${bucket}`);
+}
+
+/** Transformed cases, per record version: a newer witnessgym redoes what an older one wrote. */
+function transformOut(out: string, project: ProjectRef): string {
+  return path.join(
+    out,
+    'work',
+    project.label.replace(/[^\w.@-]+/g, '_'),
+    `transformed-v${TransformLine.version}.jsonl`,
+  );
+}
+
+/** Which bucket a bug sits in: its witness's context length, as the trace measured it. */
+function bucketOf(injection: InjectionRecord): string {
+  return injection.witness.bucket;
+}
+
+class Build {
+  private readonly shortReasons = new Map<string, Map<string, string>>();
+  private readonly injected: BuildResult['injected'] = [];
+
+  private readonly resumed: number;
+
+  constructor(
+    private readonly options: BuildOptions,
+    private readonly ledger: Ledger,
+  ) {
+    this.resumed = ledger.entries.length;
+  }
+
+  private async keptCases(): Promise<BuildResult['kept']> {
+    const kept: BuildResult['kept'] = [];
+    for (const project of this.options.projects) {
+      const records = new Map(
+        (await readRecords(transformOut(this.options.out, project), TransformLine)).records.map(
+          (record) => [record.id, record],
+        ),
+      );
+      for (const entry of this.ledger.entries) {
+        const record = records.get(entry.transform);
+        if (entry.project === project.label && entry.outcome.kind === 'Archived' && record) {
+          kept.push({ project, entry, record });
+        }
+      }
+    }
+    return kept;
+  }
+
+  private wantedMore(cell: PlanCell): number {
+    return Math.max(0, cell.wanted - this.ledger.archived(cell));
+  }
+
+  /** Says why a cell is short; a later round's word from the same source replaces the earlier. */
+  private reason(cell: PlanCell, source: string, reason: string): void {
+    const key = cellKey(cell);
+    const reasons = this.shortReasons.get(key) ?? new Map<string, string>();
+    reasons.set(source, reason);
+    this.shortReasons.set(key, reasons);
+  }
+
+  async run(): Promise<BuildResult> {
+    const started = Date.now();
+    this.progress('start', `${this.ledger.entries.length} bugs tried by an earlier run`);
+    for (const project of this.options.projects) {
+      if (this.options.cells.every((cell) => this.wantedMore(cell) === 0)) break;
+      await this.buildProject(project);
+    }
+    const shortfalls = this.options.cells
+      .filter((cell) => this.wantedMore(cell) > 0)
+      .map((cell) => ({
+        cell,
+        archived: this.ledger.archived(cell),
+        reasons: [...(this.shortReasons.get(cellKey(cell))?.values() ?? [])],
+      }));
+    return {
+      ledger: this.ledger.entries,
+      resumed: this.resumed,
+      kept: await this.keptCases(),
+      shortfalls,
+      injected: this.injected,
+      durationMs: Date.now() - started,
+    };
+  }
+
+  private async buildProject(project: ProjectRef): Promise<void> {
+    const { cache, events } = this.options;
+    const contexts = await witnessContexts(
+      project,
+      cache,
+      projectCache(cache, project.base),
+      undefined,
+      events,
+    );
+    const buckets = [...new Set(this.options.cells.map((cell) => cell.bucket))];
+    for (const bucket of buckets) {
+      const cells = this.options.cells.filter(
+        (cell) => cell.bucket === bucket && this.wantedMore(cell) > 0,
+      );
+      if (cells.length === 0) continue;
+      const witnesses = contexts.filter((record) => record.bucket === bucket);
+      if (witnesses.length === 0) {
+        for (const cell of cells) {
+          this.reason(
+            cell,
+            `${project.label} witnesses`,
+            `${project.label} has no passing test class with a ${bucket} context`,
+          );
+        }
+        continue;
+      }
+      // Bugs transformation loses are replaced by new ones while inject finds more.
+      for (let round = 1; round <= MAX_ROUNDS; round++) {
+        const wanting = cells.filter((cell) => this.wantedMore(cell) > 0);
+        if (wanting.length === 0) break;
+        const injections = await this.inject(project, bucket, wanting, witnesses);
+        const tried = this.ledger.entries.length;
+        await this.transformAll(project, contexts, wanting, injections);
+        if (this.ledger.entries.length === tried) break;
+      }
+    }
+  }
+
+  /**
+   * Bugs of each type the bucket's cells want, with witnesses of the bucket: as many as the
+   * most demanding depth still wants, plus the spare, plus those its cells already tried.
+   */
+  private async inject(
+    project: ProjectRef,
+    bucket: string,
+    cells: readonly PlanCell[],
+    witnesses: ExecutionContextRecord[],
+  ): Promise<InjectionRecord[]> {
+    const out = injectOut(this.options.out, project, bucket);
+    const countOf = new Map<string, number>();
+    for (const cell of cells) {
+      const count =
+        this.ledger.inCell(cell).filter((entry) => entry.project === project.label).length +
+        this.wantedMore(cell) +
+        this.options.spare;
+      countOf.set(cell.typeId, Math.max(countOf.get(cell.typeId) ?? 0, count));
+    }
+    // One inject run per count: a run asks the same number of bugs of each of its types.
+    const byCount = new Map<number, BugTypeSpec[]>();
+    for (const [typeId, count] of countOf) {
+      const spec = this.options.specs.find((candidate) => candidate.id === typeId);
+      if (!spec) continue;
+      byCount.set(count, [...(byCount.get(count) ?? []), spec]);
+    }
+    for (const [count, specs] of [...byCount].sort((a, b) => a[0] - b[0])) {
+      const summary = await injectWithRules({
+        cache: this.options.cache,
+        project,
+        toolchain: mavenToolchain,
+        specs,
+        contexts: witnesses,
+        count,
+        maxTries: this.options.maxTries,
+        seed: this.options.seed,
+        out,
+        collateralLimit: this.options.collateralLimit,
+        mavenCheck: true,
+        events: this.options.events,
+      });
+      for (const type of summary.types) {
+        this.injected.push({
+          project: project.label,
+          bucket,
+          typeId: type.typeId,
+          accepted: type.accepted,
+          tried: type.tried,
+        });
+        if (type.accepted < count) {
+          for (const cell of cells.filter((entry) => entry.typeId === type.typeId)) {
+            this.reason(
+              cell,
+              `${project.label} inject`,
+              `${project.label}: ${type.accepted} ${bucket} bugs of ${count} asked for (${type.sitesFound ?? '?'} sites, ${type.tried} tried, ${type.ended})`,
+            );
+          }
+        }
+      }
+    }
+    const { records } = await readRecords(path.join(out, 'injections.jsonl'), InjectionLine);
+    return records.filter((record) => bucketOf(record) === bucket);
+  }
+
+  /** Fills the cells from the bugs, in rounds, transformation jobs spread over the workers. */
+  private async transformAll(
+    project: ProjectRef,
+    contexts: readonly ExecutionContextRecord[],
+    cells: readonly PlanCell[],
+    injections: readonly InjectionRecord[],
+  ): Promise<void> {
+    const file = transformOut(this.options.out, project);
+    const earlier = new Map(
+      (await readRecords(file, TransformLine)).records.map((record) => [record.id, record]),
+    );
+    const workers = await Promise.all(
+      Array.from({ length: Math.max(1, this.options.workers) }, (_, index) =>
+        this.worker(project, contexts, index),
+      ),
+    );
+    try {
+      for (;;) {
+        const jobs: Job[] = [];
+        for (const cell of [...cells].sort((a, b) => a.depth - b.depth)) {
+          const pool = injections.filter(
+            (injection) =>
+              injection.bugType.id === cell.typeId && !this.ledger.tried(cell, injection.id),
+          );
+          jobs.push(
+            ...pool.slice(0, this.wantedMore(cell)).map((injection) => ({ cell, injection })),
+          );
+        }
+        if (jobs.length === 0) break;
+        let next = 0;
+        await Promise.all(
+          workers.map(async (worker) => {
+            for (let job = jobs[next++]; job; job = jobs[next++]) {
+              await this.decide(project, contexts, job, worker, earlier, file);
+            }
+          }),
+        );
+      }
+    } finally {
+      for (const worker of workers) await worker.close();
+    }
+    for (const cell of cells) {
+      const shortOnes = this.ledger
+        .inCell(cell)
+        .filter((entry) => entry.project === project.label && entry.outcome.kind === 'Short');
+      if (this.wantedMore(cell) > 0 && shortOnes.length > 0) {
+        const tally = new Map<string, number>();
+        for (const entry of shortOnes) {
+          if (entry.outcome.kind !== 'Short') continue;
+          const what = `${entry.outcome.stage}: ${entry.outcome.reason.split(':')[0]}`;
+          tally.set(what, (tally.get(what) ?? 0) + 1);
+        }
+        this.reason(
+          cell,
+          `${project.label} transform`,
+          `${project.label}: ${shortOnes.length} bugs fell short in transformation (${[...tally]
+            .map(([what, count]) => `${count}× ${what}`)
+            .join('; ')})`,
+        );
+      }
+    }
+  }
+
+  private async decide(
+    project: ProjectRef,
+    contexts: readonly ExecutionContextRecord[],
+    job: Job,
+    worker: TransformWorker,
+    earlier: Map<string, TransformRecord>,
+    file: string,
+  ): Promise<void> {
+    const started = Date.now();
+    const { cell, injection } = job;
+    const sources = this.options.sourcesFor(cell.sequence);
+    const id = transformId(injection.id, sources);
+    // A case transformed before an interruption is not transformed again.
+    let record = earlier.get(id);
+    if (!record) {
+      record = await worker.transformer.transform(injection, sources);
+      await appendRecords(file, TransformLine, [record]);
+      earlier.set(id, record);
+    }
+    const base = {
+      cell: { typeId: cell.typeId, bucket: cell.bucket, depth: cell.depth },
+      project: project.label,
+      injection: injection.id,
+      transform: id,
+    };
+    if (record.outcome.kind === 'Short') {
+      const { step, reason } = record.outcome;
+      const stage = reason.startsWith('final state:')
+        ? 'maven'
+        : `step ${step + 1} ${cell.sequence[step] ?? ''}`.trim();
+      await this.ledger.append({
+        ...base,
+        outcome: { kind: 'Short', stage, reason },
+        durationMs: Date.now() - started,
+      });
+    } else {
+      const archived = await this.options.archive({
+        project,
+        injection,
+        transform: record,
+        contexts,
+      });
+      await this.ledger.append({
+        ...base,
+        outcome:
+          archived.kind === 'Archived'
+            ? archived
+            : { kind: 'Short', stage: 'archive', reason: archived.reason },
+        durationMs: Date.now() - started,
+      });
+    }
+    const last = this.ledger.entries[this.ledger.entries.length - 1]!;
+    this.progress(
+      `${cellKey(cell)} ${injection.id}`,
+      last.outcome.kind === 'Archived'
+        ? `archived ${last.outcome.caseId}`
+        : `short at ${last.outcome.stage}: ${last.outcome.reason}`,
+    );
+  }
+
+  private progress(item: string, outcome: string): void {
+    const wanted = this.options.cells.reduce((sum, cell) => sum + cell.wanted, 0);
+    const archived = this.options.cells.reduce(
+      (sum, cell) => sum + Math.min(cell.wanted, this.ledger.archived(cell)),
+      0,
+    );
+    const rejectedBy: Record<string, number> = {};
+    for (const entry of this.ledger.entries) {
+      if (entry.outcome.kind !== 'Short') continue;
+      const stage = entry.outcome.stage.replace(/^step \d+ /, '');
+      rejectedBy[stage] = (rejectedBy[stage] ?? 0) + 1;
+    }
+    this.options.events.emit({
+      kind: 'BuildProgress',
+      archived,
+      wanted,
+      tried: this.ledger.entries.length,
+      rejectedBy,
+      item,
+      outcome,
+    });
+  }
+
+  private async worker(
+    project: ProjectRef,
+    contexts: readonly ExecutionContextRecord[],
+    index: number,
+  ): Promise<TransformWorker> {
+    const { cache } = this.options;
+    const copy = await WorkingCopy.create(
+      project.root,
+      pristineState(project),
+      project.layout,
+      `build-${index}`,
+    );
+    const jvm = new JvmRunner(cache);
+    const maven = this.options.maven ? mavenTestRunner(mavenToolchain, cache) : null;
+    const transformer = await createTransformer({
+      cache,
+      project,
+      copy,
+      fast: jvmTestRunner(cache, jvm),
+      maven,
+      contexts,
+      otherClassLimit: this.options.otherClassLimit,
+      events: this.options.events,
+    });
+    return {
+      transformer,
+      close: async () => {
+        await maven?.close();
+        await jvm.close();
+        await copy.close();
+      },
+    };
+  }
+}
+
+interface TransformWorker {
+  transformer: Awaited<ReturnType<typeof createTransformer>>;
+  close(): Promise<void>;
+}
+
+/** Runs the build; the ledger in `out/build/` says what an earlier run already decided. */
+export async function runBuild(options: BuildOptions): Promise<BuildResult> {
+  const ledger = await Ledger.open(options.out);
+  return new Build(options, ledger).run();
+}
+
+/**
+ * A build's identity: its seed, which every stage's choices follow, so a rerun into the same
+ * directory continues the same build. Projects, cells and counts may change: more of them
+ * extend the benchmark, and what was built stays.
+ */
+export function buildInputsId(seed: number): string {
+  return sha256Text(JSON.stringify([seed, BuildCaseLine.version])).slice(0, 16);
+}

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { cacheLayout } from '../core/cache.js';
+import { UserError } from '../core/errors.js';
+import { silent } from '../events/types.js';
+import { formatBuildSummary, runBuildCommand, type BuildSummary } from './build-command.js';
+
+const options = {
+  seed: 1,
+  workers: 1,
+  out: '/nonexistent/bench',
+  maven: false,
+  maxTries: 1,
+  spare: 0,
+  candidates: 1,
+  otherClasses: 0,
+  collateralLimit: 0,
+};
+const cache = cacheLayout('/nonexistent/cache');
+
+describe('witnessgym build: what to build', () => {
+  it('asks for a plan or cells, and not both, before any work', async () => {
+    await expect(runBuildCommand(['json-simple'], options, cache, silent)).rejects.toThrow(
+      /say what to build: --plan/,
+    );
+    await expect(
+      runBuildCommand(['json-simple'], { ...options, plan: 'smoke', types: 'all' }, cache, silent),
+    ).rejects.toThrow(UserError);
+    await expect(
+      runBuildCommand(['json-simple'], { ...options, types: 'all', depths: '2' }, cache, silent),
+    ).rejects.toThrow(/--depths: 2 is not one of 1, 3, 5, 10/);
+    await expect(
+      runBuildCommand(['json-simple'], { ...options, types: 'no_such_type' }, cache, silent),
+    ).rejects.toThrow(/unknown bug type 'no_such_type'/);
+  });
+});
+
+describe('the build summary', () => {
+  it('lists every short cell with why, and the patch evolution by depth', () => {
+    const summary: BuildSummary = {
+      out: '/b',
+      plan: 'smoke',
+      seed: 1,
+      wanted: 3,
+      archived: 2,
+      cells: [
+        {
+          typeId: 'api_equals_typo',
+          bucket: 'short',
+          depth: 1,
+          wanted: 1,
+          archived: 1,
+          reasons: [],
+        },
+        {
+          typeId: 'api_hashcode_typo',
+          bucket: 'short',
+          depth: 1,
+          wanted: 2,
+          archived: 1,
+          reasons: ['p@1: 1 short bugs of 3 asked for (4 sites, 4 tried, sites-exhausted)'],
+        },
+      ],
+      stages: {
+        inject: { tried: 10, accepted: 4 },
+        transform: { tried: 3, kept: 2, shortAt: { 'step 1 t_call_stack_deepen_v1': 1 } },
+      },
+      msPerCase: 30_000,
+      evolution: [
+        {
+          depth: 1,
+          runs: 2,
+          finalLines: 11,
+          hunks: 1,
+          files: 1,
+          lineAccumulation: 1,
+          firstStepRetention: 1,
+          firstStepSimilarity: 1,
+          earlySteps: null,
+          lateSteps: null,
+        },
+      ],
+      operators: [['t_call_stack_deepen_v1', 2]],
+      durationMs: 60_000,
+    };
+    const text = formatBuildSummary(summary);
+    expect(text).toMatch(/2 of 3 cases in 60\.0 s \(30\.0 s per case this run\)/);
+    expect(text).toMatch(
+      /1 of 2 cells short:\n {2}api_hashcode_typo\/short\/1: 1 of 2; p@1: 1 short bugs/,
+    );
+    expect(text).toMatch(/transform: 2 of 3 bugs tried in cells kept \(67%\); short at step 1/);
+    expect(text).toMatch(/\n {4}1 {5}2 {3}11\.0/);
+  });
+});

@@ -1,0 +1,317 @@
+import path from 'node:path';
+import { z } from 'zod';
+import {
+  buildInputsId,
+  cellKey,
+  runBuild,
+  type BuildCaseRecord,
+  type BuildResult,
+} from '../build/build.js';
+import { archiveCase, toolVersions } from '../stages/4-archive/archive.js';
+import { mavenToolchain } from '../toolchains/maven/maven.js';
+import { DEPTHS, loadPlan, planCells, type Plan, type PlanCell } from '../build/plan.js';
+import type { CacheLayout } from '../core/cache.js';
+import { UserError } from '../core/errors.js';
+import type { EventSink } from '../events/types.js';
+import {
+  caseEvolution,
+  evolutionByDepth,
+  operatorOccurrences,
+  type DepthEvolution,
+} from '../metrics/patch-evolution.js';
+import { resolveFetchedProject, type ProjectRef } from '../project/project.js';
+import { cumulativePatches, treeReader } from '../project/state.js';
+import { defineRecord, readRecordFile, writeRecordFile } from '../records/record.js';
+import { loadBugTypeSpecs } from '../stages/2-inject/spec.js';
+import { deterministicSource } from '../stages/3-transform/candidates.js';
+import { operatorFor } from '../stages/3-transform/operators/index.js';
+import { loadTransformSpecs } from '../stages/3-transform/spec.js';
+
+export interface BuildCommandOptions {
+  plan?: string;
+  types?: string;
+  depths?: string;
+  buckets?: string;
+  perCell?: number;
+  seed: number;
+  workers: number;
+  out: string;
+  maven: boolean;
+  maxTries: number;
+  spare: number;
+  candidates: number;
+  otherClasses: number;
+  collateralLimit: number;
+  json?: boolean;
+}
+
+/** What a build was last asked for; a rerun into the same directory must keep its seed. */
+const BuildInputsFile = defineRecord({
+  kind: 'build-inputs',
+  version: 1,
+  schema: z.strictObject({
+    id: z.string(),
+    projects: z.array(z.string()),
+    plan: z.string(),
+    seed: z.number().int(),
+    cells: z.array(z.string()),
+  }),
+});
+
+export interface CellRow {
+  typeId: string;
+  bucket: string;
+  depth: number;
+  wanted: number;
+  archived: number;
+  /** Why the cell is short; empty when it is full. */
+  reasons: string[];
+}
+
+export interface BuildSummary {
+  out: string;
+  plan: string;
+  seed: number;
+  wanted: number;
+  archived: number;
+  cells: CellRow[];
+  /** Bugs tried in cells and where the others were lost: the acceptance rate of each stage. */
+  stages: {
+    inject: { tried: number; accepted: number };
+    transform: { tried: number; kept: number; shortAt: Record<string, number> };
+  };
+  /** This run's wall time over the cases it archived. */
+  msPerCase: number | null;
+  evolution: DepthEvolution[];
+  operators: [string, number][];
+  durationMs: number;
+}
+
+/** The command line's cells: one group over the given types, buckets and depths. */
+function commandLinePlan(base: Plan, options: BuildCommandOptions): Plan {
+  const depths = (options.depths ?? DEPTHS.join(',')).split(',').map((depth) => Number(depth));
+  const bad = depths.find((depth) => !(DEPTHS as readonly number[]).includes(depth));
+  if (bad !== undefined) {
+    throw new UserError(`--depths: ${bad} is not one of ${DEPTHS.join(', ')}`);
+  }
+  const types = options.types ?? 'all';
+  return {
+    ...base,
+    name: 'command-line',
+    description: 'cells from the command line',
+    groups: [
+      {
+        purpose: 'command line',
+        types: types === 'all' ? 'all' : types.split(','),
+        except: [],
+        buckets: (options.buckets ?? 'short,mid-short,mid-long,long').split(
+          ',',
+        ) as Plan['groups'][number]['buckets'],
+        depths: depths as Plan['groups'][number]['depths'],
+        perCell: options.perCell ?? 1,
+      },
+    ],
+  };
+}
+
+async function recordedInputs(out: string, inputs: z.infer<typeof BuildInputsFile.schema>) {
+  const file = path.join(out, 'build', 'inputs.json');
+  const earlier = await readRecordFile(file, BuildInputsFile);
+  if (earlier) {
+    if (earlier.id !== inputs.id) {
+      throw new UserError(
+        `${out} holds a build with --seed ${earlier.seed}: rerun with that seed to continue or extend it, or pass another --out`,
+      );
+    }
+  }
+  await writeRecordFile(file, BuildInputsFile, inputs);
+}
+
+/** Table 9 by depth over the archived cases, from their cumulative step patches. */
+async function evolutionOf(
+  result: BuildResult,
+): Promise<{ evolution: DepthEvolution[]; operators: [string, number][] }> {
+  const cases = [];
+  for (const { project, record } of result.kept) {
+    if (record.outcome.kind !== 'Kept') continue;
+    const patches = await cumulativePatches(record.outcome.state, treeReader(project.root));
+    // The first patch is the injection; the metrics follow the transformation steps.
+    cases.push(caseEvolution(patches.slice(1)));
+  }
+  return {
+    evolution: evolutionByDepth(cases),
+    operators: operatorOccurrences(result.kept.map(({ record }) => record.sequence)),
+  };
+}
+
+/** `witnessgym build`: a plan's cases from the projects, into a benchmark directory. */
+export async function runBuildCommand(
+  projectArguments: readonly string[],
+  options: BuildCommandOptions,
+  cache: CacheLayout,
+  events: EventSink,
+): Promise<BuildSummary> {
+  const started = Date.now();
+  const explicit = options.types ?? options.depths ?? options.buckets ?? options.perCell;
+  if (options.plan && explicit !== undefined) {
+    throw new UserError('--plan and --types/--depths/--buckets/--per-cell exclude each other');
+  }
+  if (!options.plan && explicit === undefined) {
+    throw new UserError(
+      'say what to build: --plan <name|file> (plans/: paper, smoke), or --types, --depths, --buckets and --per-cell',
+    );
+  }
+  // Cells from the command line take the paper plan's operator sequence for each depth.
+  const basePlan = await loadPlan(options.plan ?? 'paper');
+  const plan = options.plan ? basePlan : commandLinePlan(basePlan, options);
+  const [types, transforms] = await Promise.all([loadBugTypeSpecs(), loadTransformSpecs()]);
+  const cells = planCells(plan, types, transforms);
+  const sourcesFor = (sequence: readonly string[]) =>
+    sequence.map((id) =>
+      deterministicSource(
+        operatorFor(transforms.find((spec) => spec.id === id)!),
+        options.candidates,
+      ),
+    );
+  // Every operator the plan uses must have code before anything is built.
+  for (const cell of cells) sourcesFor(cell.sequence);
+  const projects: ProjectRef[] = [];
+  for (const argument of projectArguments) {
+    projects.push(await resolveFetchedProject(argument, cache, { mavenArgs: [] }));
+  }
+  const out = path.resolve(options.out);
+  await recordedInputs(out, {
+    id: buildInputsId(options.seed),
+    projects: projects.map((project) => project.label),
+    plan: plan.name,
+    seed: options.seed,
+    cells: cells.map((cell) => `${cellKey(cell)}×${cell.wanted}`),
+  });
+  const tools = await toolVersions(mavenToolchain);
+  const result = await runBuild({
+    cache,
+    projects,
+    cells,
+    specs: types.filter((type) => cells.some((cell) => cell.typeId === type.id)),
+    sourcesFor,
+    seed: options.seed,
+    workers: options.workers,
+    out,
+    maven: options.maven,
+    maxTries: options.maxTries,
+    spare: options.spare,
+    otherClassLimit: options.otherClasses,
+    collateralLimit: options.collateralLimit,
+    archive: async ({ project, injection, transform, contexts }) => {
+      const archived = await archiveCase({ project, injection, transform, contexts, tools }, out);
+      return archived.kind === 'Refused' ? archived : { kind: 'Archived', caseId: archived.caseId };
+    },
+    events,
+  });
+  return summarise(result, cells, plan, options, out, Date.now() - started);
+}
+
+async function summarise(
+  result: BuildResult,
+  cells: readonly PlanCell[],
+  plan: Plan,
+  options: BuildCommandOptions,
+  out: string,
+  durationMs: number,
+): Promise<BuildSummary> {
+  const archivedIn = (cell: PlanCell) =>
+    result.ledger.filter(
+      (entry) => cellKey(entry.cell) === cellKey(cell) && entry.outcome.kind === 'Archived',
+    ).length;
+  const rows: CellRow[] = cells.map((cell) => ({
+    typeId: cell.typeId,
+    bucket: cell.bucket,
+    depth: cell.depth,
+    wanted: cell.wanted,
+    archived: archivedIn(cell),
+    reasons:
+      result.shortfalls.find((short) => cellKey(short.cell) === cellKey(cell))?.reasons ?? [],
+  }));
+  const shortAt: Record<string, number> = {};
+  for (const entry of result.ledger) {
+    if (entry.outcome.kind === 'Short') {
+      shortAt[entry.outcome.stage] = (shortAt[entry.outcome.stage] ?? 0) + 1;
+    }
+  }
+  const archivedNow = result.ledger
+    .slice(result.resumed)
+    .filter((entry) => entry.outcome.kind === 'Archived').length;
+  const { evolution, operators } = await evolutionOf(result);
+  return {
+    out,
+    plan: plan.name,
+    seed: options.seed,
+    wanted: cells.reduce((sum, cell) => sum + cell.wanted, 0),
+    archived: rows.reduce((sum, row) => sum + Math.min(row.wanted, row.archived), 0),
+    cells: rows,
+    stages: {
+      inject: {
+        tried: result.injected.reduce((sum, entry) => sum + entry.tried, 0),
+        accepted: result.injected.reduce((sum, entry) => sum + entry.accepted, 0),
+      },
+      transform: {
+        tried: result.ledger.length,
+        kept: result.ledger.filter((entry: BuildCaseRecord) => entry.outcome.kind === 'Archived')
+          .length,
+        shortAt,
+      },
+    },
+    msPerCase: archivedNow > 0 ? Math.round(result.durationMs / archivedNow) : null,
+    evolution,
+    operators,
+    durationMs,
+  };
+}
+
+const percent = (part: number, whole: number) =>
+  whole === 0 ? '-' : `${Math.round((part * 100) / whole)}%`;
+
+export function formatBuildSummary(summary: BuildSummary): string {
+  const lines = [
+    `build ${summary.plan}, seed ${summary.seed}: ${summary.archived} of ${summary.wanted} cases in ${(summary.durationMs / 1000).toFixed(1)} s${summary.msPerCase !== null ? ` (${(summary.msPerCase / 1000).toFixed(1)} s per case this run)` : ''}`,
+    `${'type'.padEnd(46)} ${'bucket'.padEnd(9)} ${'depth'.padStart(5)} ${'cases'.padStart(9)}`,
+    ...summary.cells.map(
+      (row) =>
+        `${row.typeId.padEnd(46)} ${row.bucket.padEnd(9)} ${String(row.depth).padStart(5)} ${`${row.archived}/${row.wanted}`.padStart(9)}`,
+    ),
+  ];
+  const { inject, transform } = summary.stages;
+  lines.push(
+    `inject: ${inject.accepted} bugs accepted of ${inject.tried} candidates in the projects' inject outputs (${percent(inject.accepted, inject.tried)})`,
+    `transform: ${transform.kept} of ${transform.tried} bugs tried in cells kept (${percent(transform.kept, transform.tried)})${
+      Object.keys(transform.shortAt).length > 0
+        ? `; short at ${Object.entries(transform.shortAt)
+            .map(([stage, count]) => `${stage} ${count}`)
+            .join(', ')}`
+        : ''
+    }`,
+  );
+  if (summary.evolution.length > 0) {
+    lines.push(
+      'patch evolution of the archived cases (paper Table 9):',
+      `${'depth'.padStart(5)} ${'cases'.padStart(5)} ${'lines'.padStart(6)} ${'hunks'.padStart(6)} ${'files'.padStart(6)} ${'accum'.padStart(6)} ${'retain1'.padStart(8)} ${'sim1'.padStart(6)}`,
+      ...summary.evolution.map(
+        (row) =>
+          `${String(row.depth).padStart(5)} ${String(row.runs).padStart(5)} ${row.finalLines.toFixed(1).padStart(6)} ${row.hunks.toFixed(2).padStart(6)} ${row.files.toFixed(2).padStart(6)} ${`${row.lineAccumulation.toFixed(2)}×`.padStart(6)} ${`${(row.firstStepRetention * 100).toFixed(0)}%`.padStart(8)} ${row.firstStepSimilarity.toFixed(2).padStart(6)}`,
+      ),
+    );
+  }
+  const short = summary.cells.filter((row) => row.archived < row.wanted);
+  if (short.length > 0) {
+    lines.push(`${short.length} of ${summary.cells.length} cells short:`);
+    for (const row of short) {
+      lines.push(
+        `  ${row.typeId}/${row.bucket}/${row.depth}: ${row.archived} of ${row.wanted}; ${row.reasons.join('; ') || 'no bug of this type and bucket was tried'}`,
+      );
+    }
+  }
+  lines.push(
+    `out: ${summary.out} (a directory per case, cases.jsonl, hidden/ witnesses, build/ ledger, work/ stage outputs)`,
+  );
+  return lines.join('\n');
+}

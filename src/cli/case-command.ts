@@ -1,0 +1,85 @@
+import path from 'node:path';
+import type { CacheLayout } from '../core/cache.js';
+import { UserError } from '../core/errors.js';
+import { mavenTestRunner } from '../runners/maven.js';
+import { readCaseFile } from '../stages/4-archive/archive.js';
+import { exportBenchmark, type ExportSummary } from '../stages/4-archive/export.js';
+import {
+  caseProject,
+  materialiseCase,
+  type MaterialiseOutcome,
+} from '../stages/4-archive/materialize.js';
+import { verifyCase, type VerifyOutcome } from '../stages/4-archive/verify.js';
+import { mavenToolchain } from '../toolchains/maven/maven.js';
+
+/* `witnessgym case materialize|export|verify`: the case archive's commands. */
+
+export interface MaterializeCommandOptions {
+  out: string;
+  clean?: boolean;
+  hideWitness?: boolean;
+}
+
+export async function runMaterializeCommand(
+  caseDir: string,
+  options: MaterializeCommandOptions,
+  cache: CacheLayout,
+): Promise<MaterialiseOutcome> {
+  const dir = path.resolve(caseDir);
+  const record = await readCaseFile(dir);
+  return materialiseCase(dir, record, await caseProject(record, cache), options.out, {
+    side: options.clean ? 'clean' : 'buggy',
+    hideWitness: options.hideWitness ?? false,
+  });
+}
+
+export function formatMaterialise(outcome: MaterialiseOutcome): string {
+  if (outcome.kind === 'Corrupt') return `corrupt case: ${outcome.reason}`;
+  return `${outcome.side} tree (state ${outcome.state})${outcome.witnessHidden ? ', witness left out' : ''}: ${outcome.dir}`;
+}
+
+export async function runExportCommand(
+  bench: string,
+  options: { out: string; hideWitness?: boolean },
+  cache: CacheLayout,
+): Promise<ExportSummary> {
+  if (path.resolve(options.out).startsWith(`${path.resolve(bench)}${path.sep}`)) {
+    throw new UserError(`--out ${options.out} is inside the benchmark ${bench}: export elsewhere`);
+  }
+  return exportBenchmark(bench, options.out, cache, { hideWitness: options.hideWitness ?? false });
+}
+
+export function formatExport(summary: ExportSummary): string {
+  return [
+    `${summary.cases} cases: ${summary.written} snapshots written, ${summary.existing} already there${summary.corrupt.length > 0 ? `, ${summary.corrupt.length} corrupt (left out)` : ''}`,
+    ...summary.corrupt.map((entry) => `  ${entry.caseId}: ${entry.reason}`),
+    `index: ${path.join(summary.out, 'cases.jsonl')}`,
+  ].join('\n');
+}
+
+export async function runVerifyCommand(
+  caseDir: string,
+  cache: CacheLayout,
+): Promise<VerifyOutcome> {
+  const maven = mavenTestRunner(mavenToolchain, cache);
+  try {
+    return await verifyCase(caseDir, { cache, maven });
+  } finally {
+    await maven.close();
+  }
+}
+
+export function formatVerify(outcome: VerifyOutcome): string {
+  switch (outcome.kind) {
+    case 'Verified': {
+      const methods = Object.entries(outcome.buggy.failures)
+        .map(([method, exception]) => `${method} (${exception})`)
+        .join(', ');
+      return `${outcome.caseId}: verified in ${(outcome.durationMs / 1000).toFixed(1)} s: fails on buggy (${outcome.buggy.verdict}: ${methods}), passes on clean`;
+    }
+    case 'Refuted':
+      return `${outcome.caseId}: refuted on the ${outcome.side} tree: ${outcome.reason} (${outcome.verdict})`;
+    case 'Corrupt':
+      return `${outcome.caseId}: corrupt case: ${outcome.reason}`;
+  }
+}

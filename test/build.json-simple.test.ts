@@ -1,0 +1,113 @@
+import { spawn } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../src/core/fs.js';
+import { packageRoot } from '../src/core/package-root.js';
+import { cli, fetchCorpus } from './helpers.js';
+
+/*
+ * `witnessgym build` end to end on json-simple, killed with SIGKILL once a case is archived and
+ * run again: the resumed build holds the same cases as one that was never interrupted, none lost
+ * and none twice.
+ */
+
+const ARGS = [
+  'build',
+  'json-simple',
+  '--types',
+  'logic_predicate_inversion_in_guard',
+  '--depths',
+  '1',
+  '--buckets',
+  'short',
+  '--per-cell',
+  '2',
+];
+
+beforeAll(async () => {
+  await fetchCorpus('json-simple');
+});
+
+interface LedgerLine {
+  cell: unknown;
+  injection: string;
+  outcome: { kind: string };
+}
+
+async function ledgerLines(out: string): Promise<LedgerLine[]> {
+  try {
+    const text = await readFile(path.join(out, 'build', 'cases.jsonl'), 'utf8');
+    return text
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as LedgerLine);
+  } catch {
+    return [];
+  }
+}
+
+/** Starts a build and kills its process group with SIGKILL once the ledger has a case. */
+async function killedAfterFirstCase(out: string): Promise<void> {
+  const child = spawn(
+    process.execPath,
+    [path.join(packageRoot(), 'dist', 'src', 'cli', 'main.js'), ...ARGS, '--out', out],
+    { detached: true, stdio: 'ignore' },
+  );
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    if (child.exitCode !== null)
+      throw new Error(`the build ended (${child.exitCode}) before it was killed`);
+    const lines = await ledgerLines(out);
+    if (lines.some((line) => line.outcome.kind === 'Archived')) break;
+  }
+  process.kill(-child.pid!, 'SIGKILL');
+  await exited;
+}
+
+async function caseDirectories(out: string): Promise<string[]> {
+  return (await readdir(out)).filter((name) => name.startsWith('json-simple@')).sort();
+}
+
+describe('witnessgym build', () => {
+  it('resumes after kill -9 with the same cases as an uninterrupted build', async () => {
+    const dir = await makeTempDir('build');
+    const whole = path.join(dir, 'whole');
+    const resumed = path.join(dir, 'resumed');
+
+    const uninterrupted = await cli([...ARGS, '--out', whole, '--json']);
+    expect(uninterrupted.exitCode, uninterrupted.stderr).toBe(0);
+    const summary = uninterrupted.json as { archived: number; wanted: number; cells: unknown[] };
+    expect(summary).toMatchObject({ archived: 2, wanted: 2 });
+
+    await killedAfterFirstCase(resumed);
+    const before = (await ledgerLines(resumed)).length;
+    const rerun = await cli([...ARGS, '--out', resumed, '--json']);
+    expect(rerun.exitCode, rerun.stderr).toBe(0);
+    const ledger = await ledgerLines(resumed);
+    // The rerun kept what the killed run had decided and added only what was missing.
+    expect(ledger.length).toBeGreaterThan(before);
+    expect(await caseDirectories(resumed)).toEqual(await caseDirectories(whole));
+    const index = (await readFile(path.join(resumed, 'cases.jsonl'), 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as { instance_id: string }).instance_id);
+    expect(index).toHaveLength(2);
+    expect(new Set(index).size).toBe(2);
+    // No bug was tried twice in its cell.
+    const tried = ledger.map((line) => JSON.stringify([line.cell, line.injection]));
+    expect(new Set(tried).size).toBe(tried.length);
+
+    // Each case verifies with Maven: it fails on the buggy tree as recorded, passes on clean.
+    const [first] = await caseDirectories(resumed);
+    const verified = await cli(['case', 'verify', path.join(resumed, first!), '--json']);
+    expect(verified.exitCode, verified.stdout).toBe(0);
+
+    // Another seed into the same directory is refused before any work, in one line (more cells
+    // or projects would extend the build instead).
+    const other = await cli([...ARGS, '--seed', '7', '--out', resumed]);
+    expect(other.exitCode).toBe(2);
+    expect(other.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
