@@ -9,6 +9,8 @@ import { callSiteRerouting } from '../src/stages/3-transform/operators/call-rero
 import { extractApplySplit } from '../src/stages/3-transform/operators/extract-apply.js';
 import { helperCallInsertion } from '../src/stages/3-transform/operators/helper-call.js';
 import { pipelineStageSplit } from '../src/stages/3-transform/operators/pipeline-split.js';
+import { localStateBundling } from '../src/stages/3-transform/operators/local-state-bundle.js';
+import { parameterBundling } from '../src/stages/3-transform/operators/parameter-bundle.js';
 import type { TransformOperator } from '../src/stages/3-transform/operators/types.js';
 import { JvmRunner } from '../src/toolchains/jvm/runner.js';
 import { prepareProjectRuntime } from '../src/toolchains/jvm/setup.js';
@@ -43,14 +45,19 @@ afterAll(async () => {
 
 /**
  * How many of the statements of FILES the operator offers a rewrite at, how many rewrites it
- * offers (its first `perSite` at each), and which did not compile.
+ * offers (its first `perSite` at each), and which did not compile (each distinct result is
+ * compiled once). Every name a rewrite adds must match `added`.
  */
-async function tryEverywhere(operator: TransformOperator, perSite = 1) {
+async function tryEverywhere(
+  operator: TransformOperator,
+  { perSite = 1, added = /^[a-z][A-Za-z0-9]+$/ }: { perSite?: number; added?: RegExp } = {},
+) {
   const runtime = await prepareProjectRuntime(copy, recipe.build, cache);
   let offered = 0;
   let sites = 0;
   let candidates = 0;
   const failures: string[] = [];
+  const compiledTexts = new Set<string>();
   for (const relative of FILES) {
     const file = path.join(copy, relative);
     const source = await readFile(file, 'utf8');
@@ -76,8 +83,11 @@ async function tryEverywhere(operator: TransformOperator, perSite = 1) {
       offered++;
       for (const candidate of offers) {
         candidates++;
-        expect(candidate.added[0]).toMatch(/^[a-z][A-Za-z]+$/);
-        await writeFile(file, applyEdits(source, candidate.edits));
+        for (const name of candidate.added) expect(name).toMatch(added);
+        const text = applyEdits(source, candidate.edits);
+        if (compiledTexts.has(text)) continue;
+        compiledTexts.add(text);
+        await writeFile(file, text);
         const compiled = await runner.compile({
           projectDir: copy,
           build: recipe.build,
@@ -109,16 +119,38 @@ describe('transformation operators on json-simple', () => {
   });
 
   it('Extract-and-Apply Split: every candidate at every site compiles', async () => {
-    const { offered, candidates, failures } = await tryEverywhere(extractApplySplit, Infinity);
+    const { offered, candidates, failures } = await tryEverywhere(extractApplySplit, {
+      perSite: Infinity,
+    });
     expect(failures).toEqual([]);
     expect(offered).toBeGreaterThan(10);
     expect(candidates).toBeGreaterThanOrEqual(offered);
   });
 
   it('Pipeline Stage Split: every candidate at every site compiles', async () => {
-    const { offered, candidates, failures } = await tryEverywhere(pipelineStageSplit, Infinity);
+    const { offered, candidates, failures } = await tryEverywhere(pipelineStageSplit, {
+      perSite: Infinity,
+    });
     expect(failures).toEqual([]);
     expect(offered).toBeGreaterThan(10);
     expect(candidates).toBeGreaterThanOrEqual(offered);
+  });
+
+  it('Parameter Bundling: every candidate at every site compiles', async () => {
+    const { offered, failures } = await tryEverywhere(parameterBundling, {
+      perSite: Infinity,
+      added: /^([a-z][A-Za-z]+|[A-Z][A-Za-z]+)$/,
+    });
+    expect(failures).toEqual([]);
+    expect(offered).toBeGreaterThan(10);
+  });
+
+  it('Local State Bundling: every candidate at every site compiles', async () => {
+    const { offered, failures } = await tryEverywhere(localStateBundling, {
+      perSite: Infinity,
+      added: /^[A-Z][A-Za-z]+$/,
+    });
+    expect(failures).toEqual([]);
+    expect(offered).toBeGreaterThan(10);
   });
 });

@@ -196,7 +196,10 @@ function caughtWithin(node: Node, type: string, run: StatementRun): boolean {
     if (current.type !== 'try_statement' && current.type !== 'try_with_resources_statement')
       continue;
     const body = field(current, 'body');
-    if (!body || node.startIndex < body.startIndex || node.endIndex > body.endIndex) continue;
+    // A try-with-resources' catch clauses cover its resources' initialisers too.
+    const from = field(current, 'resources') ?? body;
+    if (!body || !from || node.startIndex < from.startIndex || node.endIndex > body.endIndex)
+      continue;
     const caught = descendants(current, 'catch_type').flatMap((types) =>
       kids(types).map((k) => k.text),
     );
@@ -210,7 +213,7 @@ function caughtWithin(node: Node, type: string, run: StatementRun): boolean {
  * The checked exceptions the run can throw, as javac sees its calls and throw statements, less
  * those it catches itself: what the helper must declare, and no more. Null if one has no spelling.
  */
-function thrownBy(root: Node, model: SourceModel, run: StatementRun): string[] | null {
+export function thrownBy(root: Node, model: SourceModel, run: StatementRun): string[] | null {
   const first = run.statements[0]!;
   const last = run.statements[run.statements.length - 1]!;
   const inRun = (entry: { start: number; end: number }) =>

@@ -24,7 +24,7 @@ import type { TransformCandidate, TransformOperator, TransformSite } from './typ
 const RUNS_PER_SITE = 3;
 
 /** Runs of statements holding the focus: the innermost first, then each enclosing statement. */
-function runsAround(root: Node, focus: TransformSite['focus']): StatementRun[] {
+export function runsAround(root: Node, focus: TransformSite['focus']): StatementRun[] {
   const runs: StatementRun[] = [];
   for (const run of focusRuns(root, focus)) {
     runs.push(run);

@@ -4,6 +4,8 @@ import { callSiteRerouting } from './call-reroute.js';
 import { extractApplySplit } from './extract-apply.js';
 import { helperCallInsertion } from './helper-call.js';
 import { pipelineStageSplit } from './pipeline-split.js';
+import { localStateBundling } from './local-state-bundle.js';
+import { parameterBundling } from './parameter-bundle.js';
 import type { TransformOperator } from './types.js';
 
 /** The operators with a deterministic implementation so far; the other specs wait for theirs. */
@@ -12,6 +14,8 @@ const OPERATORS: readonly TransformOperator[] = [
   callSiteRerouting,
   extractApplySplit,
   pipelineStageSplit,
+  parameterBundling,
+  localStateBundling,
 ];
 
 export function implementedOperators(): readonly string[] {
