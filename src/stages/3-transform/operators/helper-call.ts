@@ -87,7 +87,7 @@ function runsAround(root: Node, focus: TransformSite['focus']): StatementRun[] {
 }
 
 /** javac's entry for a member: the innermost method around its name (anonymous classes nest). */
-function methodOf(model: SourceModel, member: Node) {
+export function methodOf(model: SourceModel, member: Node) {
   const name = field(member, 'name');
   if (!name) return undefined;
   return model.methods
@@ -123,7 +123,7 @@ function caughtWithin(node: Node, type: string, run: StatementRun): boolean {
  * The checked exceptions the run can throw, as javac sees its calls and throw statements, less
  * those it catches itself: what the helper must declare, and no more. Null if one has no spelling.
  */
-function thrownBy(root: Node, model: SourceModel, run: StatementRun): string[] | null {
+export function thrownBy(root: Node, model: SourceModel, run: StatementRun): string[] | null {
   const first = run.statements[0]!;
   const last = run.statements[run.statements.length - 1]!;
   const inRun = (entry: { start: number; end: number }) =>
@@ -147,7 +147,11 @@ function thrownBy(root: Node, model: SourceModel, run: StatementRun): string[] |
 }
 
 /** The compiler's type for a local or parameter, or null if it cannot be spelled. */
-function typeOf(model: SourceModel, member: Node, declaration: LocalDeclaration): string | null {
+export function typeOf(
+  model: SourceModel,
+  member: Node,
+  declaration: LocalDeclaration,
+): string | null {
   if (declaration.kind === 'parameter') {
     return (
       methodOf(model, member)?.parameters.find((p) => p.name === declaration.name)?.type ?? null

@@ -1,11 +1,20 @@
 import { UserError } from '../../../core/errors.js';
 import type { TransformSpec } from '../spec.js';
+import { cachedValueAccess } from './cached-value.js';
 import { callSiteRerouting } from './call-reroute.js';
 import { helperCallInsertion } from './helper-call.js';
+import { nestedDataAccess } from './nested-access.js';
+import { intermediateStatePassing } from './state-holder.js';
 import type { TransformOperator } from './types.js';
 
 /** The operators with a deterministic implementation so far; the other specs wait for theirs. */
-const OPERATORS: readonly TransformOperator[] = [helperCallInsertion, callSiteRerouting];
+const OPERATORS: readonly TransformOperator[] = [
+  helperCallInsertion,
+  callSiteRerouting,
+  intermediateStatePassing,
+  cachedValueAccess,
+  nestedDataAccess,
+];
 
 export function implementedOperators(): readonly string[] {
   return OPERATORS.map((operator) => operator.id);

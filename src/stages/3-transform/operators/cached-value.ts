@@ -1,0 +1,263 @@
+import type { Node } from 'web-tree-sitter';
+import { camelName, capitalized } from '../../../lang/java/naming.js';
+import { fileStyle } from '../../../lang/java/style.js';
+import {
+  field,
+  indentationOf,
+  kids,
+  nameOf,
+  unparenthesized,
+  withJavaTree,
+} from '../../../lang/java/syntax.js';
+import type { SourceModel } from '../../../toolchains/jvm/source-model.js';
+import { lineAt, takenNames } from './added-members.js';
+import {
+  byClosenessToFocus,
+  finalLocals,
+  focusMember,
+  freeLocalName,
+  stableValues,
+  type StableValue,
+} from './stable-values.js';
+import type { TransformCandidate, TransformOperator, TransformSite } from './types.js';
+
+/*
+ * Cached Value Access: a value derived from another (`name.length()`, `values.length`) is
+ * computed once into a local before its first use, and every later read in that block reads the
+ * cache. Safe because the cache cannot go stale and cannot run earlier than the code did:
+ * - the source is written once (stable-values.ts) and the derivation is pure over an immutable
+ *   value (a String's accessors, an array's length), so every read would have seen the same value;
+ * - the cache is filled right before the statement of the first use, and only where that use is
+ *   the first thing the statement evaluates (after reads of variables and literals), so it throws
+ *   (a null source) exactly where the code did and nothing runs in between;
+ * - it is a local of the call: it lives no longer than the computation that fills it.
+ */
+
+const CACHES_PER_SITE = 3;
+
+/** String methods without arguments that are pure: the same String gives the same result. */
+const PURE_STRING_METHODS: Record<string, (source: string) => string> = {
+  length: (source) => camelName([source, 'length']),
+  isEmpty: (source) => camelName([source, 'empty']),
+  trim: (source) => camelName(['trimmed', capitalized(source)]),
+  toLowerCase: (source) => camelName(['lower', capitalized(source)]),
+  toUpperCase: (source) => camelName(['upper', capitalized(source)]),
+};
+
+/** One read of a derived value: the expression and the cache's name. */
+interface Derivation {
+  expression: Node;
+  /** The cache's name, from the source's name and what is derived. */
+  name: string;
+  /** Same key, same value. */
+  key: string;
+}
+
+function typeAt(model: SourceModel, node: Node): string | null {
+  return (
+    model.expressions.find((e) => e.start === node.startIndex && e.end === node.endIndex)?.type ??
+    null
+  );
+}
+
+/** The derived value read at `read` (a read of a stable value), if it is one that can be cached. */
+function derivationAt(read: Node, value: StableValue): Derivation | undefined {
+  const parent = read.parent;
+  if (!parent) return undefined;
+  const source = value.declaration.name;
+  if (
+    value.type.endsWith('[]') &&
+    parent.type === 'field_access' &&
+    field(parent, 'object')?.equals(read) === true &&
+    field(parent, 'field')?.text === 'length'
+  ) {
+    return { expression: parent, name: camelName([source, 'length']), key: `${source}.length` };
+  }
+  const method = field(parent, 'name')?.text ?? '';
+  const naming = PURE_STRING_METHODS[method];
+  if (
+    (value.type === 'String' || value.type === 'java.lang.String') &&
+    naming &&
+    parent.type === 'method_invocation' &&
+    field(parent, 'object')?.equals(read) === true &&
+    !field(parent, 'type_arguments') &&
+    kids(field(parent, 'arguments') ?? parent).length === 0
+  ) {
+    return { expression: parent, name: naming(source), key: `${source}.${method}()` };
+  }
+  return undefined;
+}
+
+/** Reads of variables, literals and `this`: evaluating them first has no effect and cannot throw. */
+function inert(node: Node): boolean {
+  const bare = unparenthesized(node);
+  if (['identifier', 'this', 'true', 'false', 'null_literal'].includes(bare.type)) return true;
+  if (bare.type.endsWith('_literal')) return true;
+  return (
+    bare.type === 'field_access' &&
+    field(bare, 'object')?.type === 'this' &&
+    field(bare, 'field')?.type === 'identifier'
+  );
+}
+
+/** Whether every named sibling before `node` is inert. */
+function inertBefore(node: Node): boolean {
+  const siblings = kids(node.parent!).filter((k) => !k.type.endsWith('comment'));
+  return siblings
+    .slice(
+      0,
+      siblings.findIndex((k) => k.equals(node)),
+    )
+    .every(inert);
+}
+
+/** Whether `expression` is the first thing `statement` evaluates, but for inert reads. */
+export function evaluatedFirst(expression: Node, statement: Node): boolean {
+  for (let node = expression; !node.equals(statement); node = node.parent!) {
+    const parent = node.parent;
+    if (!parent) return false;
+    const is = (name: string) => field(parent, name)?.equals(node) === true;
+    switch (parent.type) {
+      case 'parenthesized_expression':
+      case 'unary_expression':
+      case 'cast_expression':
+      case 'expression_statement':
+      case 'return_statement':
+      case 'throw_statement':
+        break;
+      case 'binary_expression': {
+        if (is('left')) break;
+        const operator = parent.childForFieldName('operator')?.type;
+        if (operator === '&&' || operator === '||') return false;
+        if (!inert(field(parent, 'left')!)) return false;
+        break;
+      }
+      case 'argument_list':
+        if (!inertBefore(node)) return false;
+        break;
+      case 'method_invocation':
+      case 'object_creation_expression': {
+        if (is('object')) break;
+        const receiver = field(parent, 'object');
+        if (!is('arguments') || (receiver && !inert(receiver))) return false;
+        break;
+      }
+      case 'field_access':
+        if (!is('object')) return false;
+        break;
+      case 'array_access':
+        if (!is('array') && !inert(field(parent, 'array')!)) return false;
+        break;
+      case 'assignment_expression':
+        if (!is('right') || field(parent, 'left')?.type !== 'identifier') return false;
+        break;
+      case 'variable_declarator':
+        if (!is('value')) return false;
+        break;
+      case 'local_variable_declaration':
+        if (
+          !kids(parent)
+            .find((k) => k.type === 'variable_declarator')
+            ?.equals(node)
+        )
+          return false;
+        break;
+      case 'if_statement':
+      case 'while_statement':
+      case 'switch_expression':
+      case 'ternary_expression':
+        if (!is('condition')) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+/** The statement of a block holding `node` directly (not a nested statement's). */
+function statementOf(node: Node): Node | undefined {
+  for (let current: Node | null = node; current; current = current.parent) {
+    const parent = current.parent;
+    if (parent && (parent.type === 'block' || parent.type === 'constructor_body')) {
+      return current.type.endsWith('comment') ? undefined : current;
+    }
+    if (current.type === 'lambda_expression' || current.type.endsWith('_declaration')) {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/** Where a cache of `derivations` can go: before the statement of one of them, covering most. */
+function cachePoint(derivations: readonly Derivation[]) {
+  let best: { statement: Node; covered: Derivation[] } | undefined;
+  for (const derivation of derivations) {
+    const statement = statementOf(derivation.expression);
+    if (!statement || statement.type === 'explicit_constructor_invocation') continue;
+    if (!evaluatedFirst(derivation.expression, statement)) continue;
+    const block = statement.parent!;
+    const covered = derivations.filter(
+      (other) =>
+        other.expression.startIndex >= statement.startIndex &&
+        other.expression.endIndex <= block.endIndex,
+    );
+    if (!best || covered.length > best.covered.length) best = { statement, covered };
+  }
+  return best;
+}
+
+export const cachedValueAccess: TransformOperator = {
+  kind: 'transform',
+  id: 't_cached_value_access_v1',
+  candidates: (site: TransformSite) =>
+    withJavaTree(site.source, (root) => {
+      const member = focusMember(root, site.focus);
+      if (!member) return [];
+      const style = fileStyle(site.source, root);
+      const taken = takenNames(root, site.model);
+      const finalWord = finalLocals(root) ? 'final ' : '';
+      const caches: { reads: Node[]; candidate: TransformCandidate; count: number }[] = [];
+      for (const value of stableValues(member, site.model)) {
+        const groups = new Map<string, Derivation[]>();
+        for (const read of value.reads) {
+          const derivation = derivationAt(read, value);
+          if (derivation)
+            groups.set(derivation.key, [...(groups.get(derivation.key) ?? []), derivation]);
+        }
+        for (const [key, derivations] of groups) {
+          const point = cachePoint(derivations);
+          const type = point && typeAt(site.model, point.covered[0]!.expression);
+          const name = derivations[0]!.name;
+          if (!point || !type || !freeLocalName(member, name, taken)) continue;
+          const indent = indentationOf(site.source, point.statement);
+          const declaration = `${finalWord}${type} ${name} = ${key};`;
+          caches.push({
+            reads: point.covered.map((d) => d.expression),
+            count: point.covered.length,
+            candidate: {
+              description: `${nameOf(member)}: ${key} is read from ${name}, cached on line ${lineAt(site.source, point.statement.startIndex)}`,
+              edits: [
+                {
+                  start: point.statement.startIndex,
+                  end: point.statement.startIndex,
+                  text: `${declaration}${style.lineBreak}${indent}`,
+                },
+                ...point.covered.map((d) => ({
+                  start: d.expression.startIndex,
+                  end: d.expression.endIndex,
+                  text: name,
+                })),
+              ],
+              added: [],
+            },
+          });
+        }
+      }
+      // A value read more than once is the natural cache; among equals, the one nearest the bug.
+      const ranked = byClosenessToFocus(caches, site.focus).sort(
+        (a, b) => Number(b.count > 1) - Number(a.count > 1),
+      );
+      return ranked.slice(0, CACHES_PER_SITE).map((cache) => cache.candidate);
+    }),
+};
