@@ -5,8 +5,11 @@ import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
 import { copyProjectTree, makeTempDir } from '../src/core/fs.js';
 import { applyEdits, descendants, loadJavaGrammar, withJavaTree } from '../src/lang/java/syntax.js';
 import { findRecipe, type Recipe } from '../src/stages/0-corpus/recipe.js';
+import { cachedValueAccess } from '../src/stages/3-transform/operators/cached-value.js';
 import { callSiteRerouting } from '../src/stages/3-transform/operators/call-reroute.js';
 import { helperCallInsertion } from '../src/stages/3-transform/operators/helper-call.js';
+import { nestedDataAccess } from '../src/stages/3-transform/operators/nested-access.js';
+import { intermediateStatePassing } from '../src/stages/3-transform/operators/state-holder.js';
 import type { TransformOperator } from '../src/stages/3-transform/operators/types.js';
 import { JvmRunner } from '../src/toolchains/jvm/runner.js';
 import { prepareProjectRuntime } from '../src/toolchains/jvm/setup.js';
@@ -39,11 +42,15 @@ afterAll(async () => {
   await runner.close();
 });
 
-/** How many of the statements of FILES the operator offers a rewrite at, and what did not compile. */
-async function tryEverywhere(operator: TransformOperator) {
+/**
+ * How many of the statements of FILES the operator offers a rewrite at, and what did not compile:
+ * its first candidate at each, or its first `perSite` (the same rewrite is compiled once).
+ */
+async function tryEverywhere(operator: TransformOperator, perSite = 1) {
   const runtime = await prepareProjectRuntime(copy, recipe.build, cache);
   let offered = 0;
   let sites = 0;
+  const tried = new Set<string>();
   const failures: string[] = [];
   for (const relative of FILES) {
     const file = path.join(copy, relative);
@@ -65,25 +72,31 @@ async function tryEverywhere(operator: TransformOperator) {
     );
     for (const focus of foci) {
       sites++;
-      const [candidate] = operator.candidates({ source, focus, model: outcome.model });
-      if (!candidate) continue;
-      offered++;
-      expect(candidate.added[0]).toMatch(/^[a-z][A-Za-z]+$/);
-      await writeFile(file, applyEdits(source, candidate.edits));
-      const compiled = await runner.compile({
-        projectDir: copy,
-        build: recipe.build,
-        sources: [{ path: file, scope: 'main' }],
-      });
-      if (compiled.kind !== 'Compiled') {
-        failures.push(
-          `${candidate.description}: ${JSON.stringify(compiled.verdict).slice(0, 300)}`,
-        );
+      const candidates = operator
+        .candidates({ source, focus, model: outcome.model })
+        .slice(0, perSite);
+      if (candidates.length > 0) offered++;
+      for (const candidate of candidates) {
+        for (const name of candidate.added) expect(name).toMatch(/^[a-z][A-Za-z]+$/);
+        const after = applyEdits(source, candidate.edits);
+        if (tried.has(after)) continue;
+        tried.add(after);
+        await writeFile(file, after);
+        const compiled = await runner.compile({
+          projectDir: copy,
+          build: recipe.build,
+          sources: [{ path: file, scope: 'main' }],
+        });
+        if (compiled.kind !== 'Compiled') {
+          failures.push(
+            `${candidate.description}: ${JSON.stringify(compiled.verdict).slice(0, 300)}`,
+          );
+        }
       }
     }
     await writeFile(file, source);
   }
-  return { sites, offered, failures };
+  return { sites, offered, compiled: tried.size, failures };
 }
 
 describe('transformation operators on json-simple', () => {
@@ -97,5 +110,23 @@ describe('transformation operators on json-simple', () => {
     const { offered, failures } = await tryEverywhere(callSiteRerouting);
     expect(failures).toEqual([]);
     expect(offered).toBeGreaterThan(10);
+  });
+
+  it('Intermediate State Passing: every candidate at every statement compiles', async () => {
+    const { offered, failures } = await tryEverywhere(intermediateStatePassing, Infinity);
+    expect(failures).toEqual([]);
+    expect(offered).toBeGreaterThan(10);
+  });
+
+  it('Cached Value Access: every candidate at every statement compiles', async () => {
+    const { offered, failures } = await tryEverywhere(cachedValueAccess, Infinity);
+    expect(failures).toEqual([]);
+    expect(offered).toBeGreaterThan(10);
+  });
+
+  it('Nested Data Access: every candidate at every statement compiles', async () => {
+    const { sites, offered, failures } = await tryEverywhere(nestedDataAccess, Infinity);
+    expect(failures).toEqual([]);
+    expect(offered).toBeGreaterThan(sites / 2);
   });
 });

@@ -1,13 +1,20 @@
 import type { Node } from 'web-tree-sitter';
 import { camelName, capitalized } from '../../../lang/java/naming.js';
 import { fileStyle } from '../../../lang/java/style.js';
+import { localDeclarations, valueNames } from '../../../lang/java/scopes.js';
 import {
+  ancestor,
+  classMembers,
+  declaringClass,
+  descendants,
   field,
   indentationOf,
   kids,
+  modifierWords,
   nameOf,
   unparenthesized,
   withJavaTree,
+  within,
 } from '../../../lang/java/syntax.js';
 import type { SourceModel } from '../../../toolchains/jvm/source-model.js';
 import { lineAt, takenNames } from './added-members.js';
@@ -25,8 +32,9 @@ import type { TransformCandidate, TransformOperator, TransformSite } from './typ
  * Cached Value Access: a value derived from another (`name.length()`, `values.length`) is
  * computed once into a local before its first use, and every later read in that block reads the
  * cache. Safe because the cache cannot go stale and cannot run earlier than the code did:
- * - the source is written once (stable-values.ts) and the derivation is pure over an immutable
- *   value (a String's accessors, an array's length), so every read would have seen the same value;
+ * - the source is written once (a local or parameter, see stable-values.ts, or a final field)
+ *   and the derivation is pure over an immutable value (a String's accessors, an array's
+ *   length), so every read would have seen the same value;
  * - the cache is filled right before the statement of the first use, and only where that use is
  *   the first thing the statement evaluates (after reads of variables and literals), so it throws
  *   (a null source) exactly where the code did and nothing runs in between;
@@ -60,11 +68,59 @@ function typeAt(model: SourceModel, node: Node): string | null {
   );
 }
 
-/** The derived value read at `read` (a read of a stable value), if it is one that can be cached. */
-function derivationAt(read: Node, value: StableValue): Derivation | undefined {
+/** A value a derivation starts from: written once, with the nodes that read it. */
+interface Source {
+  name: string;
+  type: string;
+  reads: readonly Node[];
+}
+
+function fromStableValue(value: StableValue): Source {
+  return { name: value.declaration.name, type: value.type, reads: value.reads };
+}
+
+/**
+ * The final fields of the member's class read in it (`values`, `this.values`), as sources. A
+ * final field holds one value for the object's life, so it is as stable as a local written once;
+ * constructors are left out, as they are where the field gets its value.
+ */
+function finalFieldSources(member: Node, model: SourceModel): Source[] {
+  const owner = declaringClass(member);
+  const body = field(member, 'body');
+  if (!owner || !body || member.type === 'constructor_declaration') return [];
+  const locals = new Set(localDeclarations(member).map((declaration) => declaration.name));
+  const sources: Source[] = [];
+  for (const declaration of classMembers(owner)) {
+    if (declaration.type !== 'field_declaration') continue;
+    if (!modifierWords(declaration).includes('final')) continue;
+    for (const declarator of kids(declaration).filter((k) => k.type === 'variable_declarator')) {
+      const name = nameOf(declarator);
+      if (locals.has(name)) continue;
+      const reads = [
+        ...valueNames(body).filter((identifier) => identifier.text === name),
+        ...descendants(body, 'field_access').filter(
+          (access) =>
+            field(access, 'object')?.type === 'this' && field(access, 'field')?.text === name,
+        ),
+      ]
+        .filter((read) => {
+          // In a class declared in the member, the name may mean that class's own field.
+          const nested = ancestor(read, ['class_body', 'enum_body', 'interface_body']);
+          return nested === null || !within(nested, member);
+        })
+        .sort((a, b) => a.startIndex - b.startIndex);
+      const type = reads[0] ? typeAt(model, reads[0]) : null;
+      if (type) sources.push({ name, type, reads });
+    }
+  }
+  return sources;
+}
+
+/** The derived value read at `read` (a read of a stable source), if it is one that can be cached. */
+function derivationAt(read: Node, value: Source): Derivation | undefined {
   const parent = read.parent;
   if (!parent) return undefined;
-  const source = value.declaration.name;
+  const source = value.name;
   if (
     value.type.endsWith('[]') &&
     parent.type === 'field_access' &&
@@ -218,7 +274,11 @@ export const cachedValueAccess: TransformOperator = {
       const taken = takenNames(root, site.model);
       const finalWord = finalLocals(root) ? 'final ' : '';
       const caches: { reads: Node[]; candidate: TransformCandidate; count: number }[] = [];
-      for (const value of stableValues(member, site.model)) {
+      const sources = [
+        ...stableValues(member, site.model).map(fromStableValue),
+        ...finalFieldSources(member, site.model),
+      ];
+      for (const value of sources) {
         const groups = new Map<string, Derivation[]>();
         for (const read of value.reads) {
           const derivation = derivationAt(read, value);
@@ -231,23 +291,24 @@ export const cachedValueAccess: TransformOperator = {
           const name = derivations[0]!.name;
           if (!point || !type || !freeLocalName(member, name, taken)) continue;
           const indent = indentationOf(site.source, point.statement);
-          const declaration = `${finalWord}${type} ${name} = ${key};`;
+          const declaration = `${finalWord}${type} ${name} = ${point.covered[0]!.expression.text};`;
           caches.push({
             reads: point.covered.map((d) => d.expression),
             count: point.covered.length,
             candidate: {
               description: `${nameOf(member)}: ${key} is read from ${name}, cached on line ${lineAt(site.source, point.statement.startIndex)}`,
+              // The cache's line after the reads: a read may start the statement it goes before.
               edits: [
-                {
-                  start: point.statement.startIndex,
-                  end: point.statement.startIndex,
-                  text: `${declaration}${style.lineBreak}${indent}`,
-                },
                 ...point.covered.map((d) => ({
                   start: d.expression.startIndex,
                   end: d.expression.endIndex,
                   text: name,
                 })),
+                {
+                  start: point.statement.startIndex,
+                  end: point.statement.startIndex,
+                  text: `${declaration}${style.lineBreak}${indent}`,
+                },
               ],
               added: [],
             },

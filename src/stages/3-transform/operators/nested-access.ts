@@ -70,13 +70,14 @@ function nestedParameter(
   if (reads.length === 0) return undefined;
   const indent = indentationOf(source, before);
   const declaration = `${finalWord ? 'final ' : ''}${value.type}[] ${holder} = { ${value.declaration.name} };`;
+  // The holder's line after the reads: a read may start the statement it goes before.
   return [
+    ...readsReplaced(reads, `${holder}[0]`),
     {
       start: before.startIndex,
       end: before.startIndex,
       text: `${declaration}${lineBreak}${indent}`,
     },
-    ...readsReplaced(reads, `${holder}[0]`),
   ];
 }
 
