@@ -84,9 +84,23 @@ describe('Nested Data Access', () => {
     );
   });
 
+  it("puts an instance's final field in a holder", () => {
+    const names = nestedDataAccess
+      .candidates(siteAt('found++;'))
+      .find((c) => c.description.includes("'names'"))!;
+    expect(applyEdits(source, names.edits)).toContain(
+      `        int found = 0;
+        String[][] namesHolder = { names };
+        for (String name : namesHolder[0]) {`,
+    );
+  });
+
   it('refuses a local written after its declaration and a type variable', () => {
     const counted = nestedDataAccess.candidates(siteAt('found++;'));
-    expect(counted.map((c) => c.description)).toEqual([expect.stringContaining("'prefix'")]);
+    expect(counted.map((c) => c.description)).toEqual([
+      expect.stringContaining("'prefix'"),
+      expect.stringContaining("'names'"),
+    ]);
     const picked = nestedDataAccess.candidates(siteAt('return chosen;'));
     expect(picked.map((c) => c.description)).toEqual([expect.stringContaining("'left'")]);
   });
@@ -146,6 +160,26 @@ describe('Cached Value Access', () => {
         return width - wordLength;`,
       ),
     );
+  });
+
+  it("caches a final field's derivation, never a field's that can change", () => {
+    const [candidate] = cachedValueAccess.candidates(siteAt('return names[names.length - 1];'));
+    expect(applyEdits(source, candidate!.edits)).toBe(
+      source.replace(
+        `        if (names.length == 0) {
+            return null;
+        }
+        return names[names.length - 1];`,
+        `        int namesLength = names.length;
+        if (namesLength == 0) {
+            return null;
+        }
+        return names[namesLength - 1];`,
+      ),
+    );
+    expect(
+      cachedValueAccess.candidates(siteAt('return title.isEmpty() ? 0 : title.length();')),
+    ).toEqual([]);
   });
 
   it('refuses a derivation evaluated only under a condition', () => {

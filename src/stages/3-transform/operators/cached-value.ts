@@ -1,30 +1,25 @@
 import type { Node } from 'web-tree-sitter';
 import { camelName, capitalized } from '../../../lang/java/naming.js';
 import { fileStyle } from '../../../lang/java/style.js';
-import { localDeclarations, valueNames } from '../../../lang/java/scopes.js';
 import {
-  ancestor,
-  classMembers,
-  declaringClass,
-  descendants,
   field,
   indentationOf,
   kids,
-  modifierWords,
   nameOf,
   unparenthesized,
   withJavaTree,
-  within,
 } from '../../../lang/java/syntax.js';
-import type { SourceModel } from '../../../toolchains/jvm/source-model.js';
 import { lineAt, takenNames } from './added-members.js';
 import {
   byClosenessToFocus,
+  finalFieldSources,
   finalLocals,
   focusMember,
   freeLocalName,
+  fromStableValue,
   stableValues,
-  type StableValue,
+  typeAt,
+  type Source,
 } from './stable-values.js';
 import type { TransformCandidate, TransformOperator, TransformSite } from './types.js';
 
@@ -59,61 +54,6 @@ interface Derivation {
   name: string;
   /** Same key, same value. */
   key: string;
-}
-
-function typeAt(model: SourceModel, node: Node): string | null {
-  return (
-    model.expressions.find((e) => e.start === node.startIndex && e.end === node.endIndex)?.type ??
-    null
-  );
-}
-
-/** A value a derivation starts from: written once, with the nodes that read it. */
-interface Source {
-  name: string;
-  type: string;
-  reads: readonly Node[];
-}
-
-function fromStableValue(value: StableValue): Source {
-  return { name: value.declaration.name, type: value.type, reads: value.reads };
-}
-
-/**
- * The final fields of the member's class read in it (`values`, `this.values`), as sources. A
- * final field holds one value for the object's life, so it is as stable as a local written once;
- * constructors are left out, as they are where the field gets its value.
- */
-function finalFieldSources(member: Node, model: SourceModel): Source[] {
-  const owner = declaringClass(member);
-  const body = field(member, 'body');
-  if (!owner || !body || member.type === 'constructor_declaration') return [];
-  const locals = new Set(localDeclarations(member).map((declaration) => declaration.name));
-  const sources: Source[] = [];
-  for (const declaration of classMembers(owner)) {
-    if (declaration.type !== 'field_declaration') continue;
-    if (!modifierWords(declaration).includes('final')) continue;
-    for (const declarator of kids(declaration).filter((k) => k.type === 'variable_declarator')) {
-      const name = nameOf(declarator);
-      if (locals.has(name)) continue;
-      const reads = [
-        ...valueNames(body).filter((identifier) => identifier.text === name),
-        ...descendants(body, 'field_access').filter(
-          (access) =>
-            field(access, 'object')?.type === 'this' && field(access, 'field')?.text === name,
-        ),
-      ]
-        .filter((read) => {
-          // In a class declared in the member, the name may mean that class's own field.
-          const nested = ancestor(read, ['class_body', 'enum_body', 'interface_body']);
-          return nested === null || !within(nested, member);
-        })
-        .sort((a, b) => a.startIndex - b.startIndex);
-      const type = reads[0] ? typeAt(model, reads[0]) : null;
-      if (type) sources.push({ name, type, reads });
-    }
-  }
-  return sources;
 }
 
 /** The derived value read at `read` (a read of a stable source), if it is one that can be cached. */

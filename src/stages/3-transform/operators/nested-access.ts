@@ -15,8 +15,11 @@ import {
   finalLocals,
   focusMember,
   freeLocalName,
+  finalFieldSources,
+  fromStableValue,
   readsReplaced,
   stableValues,
+  type Source,
   type StableValue,
 } from './stable-values.js';
 import type { TransformCandidate, TransformOperator } from './types.js';
@@ -24,8 +27,9 @@ import type { TransformCandidate, TransformOperator } from './types.js';
 /*
  * Nested Data Access: a value the bug's method reads is reached through a one-element array
  * instead of directly: a local's declaration holds the array (`int[] limit = { max };`, reads
- * `limit[0]`), a parameter is put in one before its first read. The value is written once
- * (see stable-values.ts) and the array never escapes the call, so every read sees what it saw.
+ * `limit[0]`), a parameter or a final field of the instance is put in one before its first read.
+ * The value is written once (see stable-values.ts) and the array never escapes the call, so every
+ * read sees what it saw.
  */
 
 const VALUES_PER_SITE = 3;
@@ -49,8 +53,8 @@ function nestedLocal(value: StableValue): TextEdit[] | undefined {
   ];
 }
 
-function nestedParameter(
-  value: StableValue,
+function nestedInHolder(
+  value: Source,
   member: Node,
   source: string,
   holder: string,
@@ -69,7 +73,7 @@ function nestedParameter(
   const reads = value.reads.filter((read) => read.startIndex >= before.startIndex);
   if (reads.length === 0) return undefined;
   const indent = indentationOf(source, before);
-  const declaration = `${finalWord ? 'final ' : ''}${value.type}[] ${holder} = { ${value.declaration.name} };`;
+  const declaration = `${finalWord ? 'final ' : ''}${value.type}[] ${holder} = { ${value.name} };`;
   // The holder's line after the reads: a read may start the statement it goes before.
   return [
     ...readsReplaced(reads, `${holder}[0]`),
@@ -96,19 +100,33 @@ export const nestedDataAccess: TransformOperator = {
           (value.local || value.declaration.kind === 'parameter') &&
           arrayComponentAllowed(value.type, site.model),
       );
-      // A local the method computed reads more naturally through a holder than a parameter.
-      const localsFirst = [...values].sort((a, b) => Number(!a.local) - Number(!b.local));
-      for (const value of byClosenessToFocus(localsFirst, site.focus)) {
+      // A local the method computed reads more naturally through a holder than a parameter, and
+      // a parameter more than an instance's final field (a constant's holder would read oddly).
+      const sources: { value: Source; local?: StableValue }[] = [
+        ...values
+          .filter((value) => value.local)
+          .map((value) => ({ value: fromStableValue(value), local: value })),
+        ...values
+          .filter((value) => !value.local)
+          .map((value) => ({ value: fromStableValue(value) })),
+        ...finalFieldSources(member, site.model)
+          .filter((final) => !final.isStatic && arrayComponentAllowed(final.type, site.model))
+          .map((final) => ({ value: final })),
+      ];
+      for (const { value, local } of byClosenessToFocus(
+        sources.map((source) => ({ ...source, reads: source.value.reads })),
+        site.focus,
+      )) {
         if (candidates.length >= VALUES_PER_SITE) break;
-        const name = value.declaration.name;
-        const holder = value.local ? name : `${name}Holder`;
-        if (!value.local && !freeLocalName(member, holder, taken)) continue;
-        const edits = value.local
-          ? nestedLocal(value)
-          : nestedParameter(value, member, site.source, holder, finalLocals(root), style.lineBreak);
+        const holder = local ? value.name : `${value.name}Holder`;
+        if (!local && !freeLocalName(member, holder, taken)) continue;
+        const edits = local
+          ? nestedLocal(local)
+          : nestedInHolder(value, member, site.source, holder, finalLocals(root), style.lineBreak);
         if (!edits) continue;
+        const line = lineAt(site.source, (local?.declaration.node ?? value.reads[0]!).startIndex);
         candidates.push({
-          description: `${nameOf(member)}: '${name}' (line ${lineAt(site.source, value.declaration.node.startIndex)}) is read through ${holder}[0]`,
+          description: `${nameOf(member)}: '${value.name}' (line ${line}) is read through ${holder}[0]`,
           edits,
           added: [],
         });

@@ -8,9 +8,13 @@ import {
 } from '../../../lang/java/scopes.js';
 import {
   ancestor,
+  classMembers,
+  declaringClass,
   descendants,
   field,
   kids,
+  modifierWords,
+  nameOf,
   within,
   type TextEdit,
 } from '../../../lang/java/syntax.js';
@@ -157,4 +161,63 @@ export function finalLocals(root: Node): boolean {
 /** Edits replacing each read with `text`. */
 export function readsReplaced(reads: readonly Node[], text: string): TextEdit[] {
   return reads.map((read) => ({ start: read.startIndex, end: read.endIndex, text }));
+}
+
+/** javac's type of the expression spanning `node`. */
+export function typeAt(model: SourceModel, node: Node): string | null {
+  return (
+    model.expressions.find((e) => e.start === node.startIndex && e.end === node.endIndex)?.type ??
+    null
+  );
+}
+
+/** A value a derivation starts from: written once, with the nodes that read it. */
+export interface Source {
+  name: string;
+  type: string;
+  reads: readonly Node[];
+  /** For a field: whether it is static. */
+  isStatic?: boolean;
+}
+
+export function fromStableValue(value: StableValue): Source {
+  return { name: value.declaration.name, type: value.type, reads: value.reads };
+}
+
+/**
+ * The final fields of the member's class read in it (`values`, `this.values`), as sources. A
+ * final field holds one value for the object's life, so it is as stable as a local written once;
+ * constructors are left out, as they are where the field gets its value.
+ */
+export function finalFieldSources(member: Node, model: SourceModel): Source[] {
+  const owner = declaringClass(member);
+  const body = field(member, 'body');
+  if (!owner || !body || member.type === 'constructor_declaration') return [];
+  const locals = new Set(localDeclarations(member).map((declaration) => declaration.name));
+  const sources: Source[] = [];
+  for (const declaration of classMembers(owner)) {
+    if (declaration.type !== 'field_declaration') continue;
+    if (!modifierWords(declaration).includes('final')) continue;
+    for (const declarator of kids(declaration).filter((k) => k.type === 'variable_declarator')) {
+      const name = nameOf(declarator);
+      if (locals.has(name)) continue;
+      const reads = [
+        ...valueNames(body).filter((identifier) => identifier.text === name),
+        ...descendants(body, 'field_access').filter(
+          (access) =>
+            field(access, 'object')?.type === 'this' && field(access, 'field')?.text === name,
+        ),
+      ]
+        .filter((read) => {
+          // In a class declared in the member, the name may mean that class's own field.
+          const nested = ancestor(read, ['class_body', 'enum_body', 'interface_body']);
+          return nested === null || !within(nested, member);
+        })
+        .sort((a, b) => a.startIndex - b.startIndex);
+      const type = reads[0] ? typeAt(model, reads[0]) : null;
+      const isStatic = modifierWords(declaration).includes('static');
+      if (type) sources.push({ name, type, reads, isStatic });
+    }
+  }
+  return sources;
 }
