@@ -137,6 +137,13 @@ describe('Intermediate State Passing', () => {
     );
   });
 
+  it("takes a value of the method when the bug is in the method's header", () => {
+    const [candidate] = intermediateStatePassing.candidates(
+      siteAt('public String clip(String text, int max) {'),
+    );
+    expect(candidate!.added).toEqual(['computeLimit']);
+  });
+
   it("refuses the bug's own declaration, a local written again, and a type variable", () => {
     expect(intermediateStatePassing.candidates(siteAt('int limit = max - 1;'))).toEqual([]);
     expect(intermediateStatePassing.candidates(siteAt('return found;'))).toEqual([]);

@@ -129,11 +129,15 @@ export const intermediateStatePassing: TransformOperator = {
       if (!member) return [];
       const style = fileStyle(site.source, root);
       const taken = takenNames(root, site.model);
-      // Values computed before the bug (the bug's own line stays as it is).
+      // Values computed before the bug (the bug's own line stays as it is); a bug in the
+      // method's header (a misspelt override) comes before all of them.
+      const body = field(member, 'body');
+      const inHeader = body !== null && site.focus.start < body.startIndex;
       const values = stableValues(member, site.model).filter(
         (value) =>
           value.local !== undefined &&
-          value.local.statement.endIndex <= site.focus.start &&
+          (value.local.statement.endIndex <= site.focus.start ||
+            (inHeader && value.local.statement.startIndex >= site.focus.end)) &&
           arrayComponentAllowed(value.type, site.model),
       );
       const candidates: TransformCandidate[] = [];
