@@ -144,9 +144,13 @@ describe('Intermediate State Passing', () => {
     expect(candidate!.added).toEqual(['computeLimit']);
   });
 
-  it("refuses the bug's own declaration, a local written again, and a type variable", () => {
+  it("refuses the bug's own declaration, a local written again, a literal, a type variable", () => {
     expect(intermediateStatePassing.candidates(siteAt('int limit = max - 1;'))).toEqual([]);
     expect(intermediateStatePassing.candidates(siteAt('return found;'))).toEqual([]);
+    // A literal is not computed: no method is made to fill a holder with it.
+    expect(
+      intermediateStatePassing.candidates(siteAt('return word.isEmpty() ? base : word.length();')),
+    ).toEqual([]);
     expect(intermediateStatePassing.candidates(siteAt('return chosen;'))).toEqual([]);
   });
 });

@@ -40,6 +40,13 @@ export function singleSlotArray(type: string): string {
   return `new ${type.slice(0, type.length - dimensions.length)}[1]${dimensions}`;
 }
 
+/** `31`, `-1`, `"x"`, `true`, `null`: a value written out, not computed. */
+function isLiteral(node: Node): boolean {
+  if (node.type.endsWith('_literal') || node.type === 'true' || node.type === 'false') return true;
+  const operands = kids(node);
+  return node.type === 'unary_expression' && operands.length === 1 && isLiteral(operands[0]!);
+}
+
 /** Names for the method that fills the holder, from the value's name. */
 function setterNames(value: string, taken: ReadonlySet<string>): string[] {
   return [
@@ -58,6 +65,8 @@ function holderFor(
   taken: Set<string>,
 ): TransformCandidate | undefined {
   const { statement, value: initial } = value.local!;
+  // A literal is not computed: a method filling a holder with `31` would read as no maintainer's.
+  if (isLiteral(initial)) return undefined;
   const owner = ancestor(member, ['class_body', 'enum_body', 'interface_body']);
   // Private interface methods need Java 9; the corpus includes Java 8 projects.
   if (!owner || owner.type === 'interface_body') return undefined;
