@@ -137,6 +137,27 @@ describe('Intermediate State Passing', () => {
     );
   });
 
+  it("takes a value a caller computes and passes to the bug's method", () => {
+    const [candidate] = intermediateStatePassing.candidates(siteAt('return "[" + text + "]";'));
+    expect(applyEdits(source, candidate!.edits)).toBe(
+      source.replace(
+        `        String upper = word.toUpperCase();
+        return decorate(upper);
+    }
+`,
+        `        String[] upperHolder = new String[1];
+        computeUpper(upperHolder, word);
+        return decorate(upperHolder[0]);
+    }
+
+    private void computeUpper(String[] upperHolder, String word) {
+        upperHolder[0] = word.toUpperCase();
+    }
+`,
+      ),
+    );
+  });
+
   it("takes a value of the method when the bug is in the method's header", () => {
     const [candidate] = intermediateStatePassing.candidates(
       siteAt('public String clip(String text, int max) {'),

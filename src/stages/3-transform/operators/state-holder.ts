@@ -1,15 +1,18 @@
 import type { Node } from 'web-tree-sitter';
-import { analyseExtraction } from '../../../lang/java/extraction.js';
+import { analyseExtraction, enclosingMember } from '../../../lang/java/extraction.js';
 import { camelName, capitalized } from '../../../lang/java/naming.js';
 import { fileStyle, reindent, type FileStyle } from '../../../lang/java/style.js';
 import {
   ancestor,
+  declaringClass,
+  descendants,
   field,
   indentationOf,
   kids,
   modifierWords,
   nameOf,
   withJavaTree,
+  within,
 } from '../../../lang/java/syntax.js';
 import type { SourceModel } from '../../../toolchains/jvm/source-model.js';
 import { insertedAfter, lineAt, takenNames } from './added-members.js';
@@ -26,9 +29,9 @@ import {
 import type { TransformCandidate, TransformOperator, TransformSite } from './types.js';
 
 /*
- * Intermediate State Passing: a value computed before the bug is no longer a local the bug reads
- * directly: a private method computes it into a one-element holder the method allocates, and the
- * code after reads the holder. The value is written once (stable-values.ts), the holder is made
+ * Intermediate State Passing: a value computed before the bug (in its method, or in a caller
+ * that passes it to the bug's method) is no longer a local read directly: a private method
+ * computes it into a one-element holder the method allocates, and the code after reads the holder. The value is written once (stable-values.ts), the holder is made
  * afresh on every call and never escapes it, so nothing is shared between calls.
  */
 
@@ -129,6 +132,20 @@ function holderFor(
   };
 }
 
+/** The calls of `member` from other methods of its class, on this object, each with its caller. */
+function callersOf(member: Node): { caller: Node; call: Node }[] {
+  const owner = declaringClass(member);
+  if (!owner) return [];
+  const name = nameOf(member);
+  return descendants(owner, 'method_invocation').flatMap((call) => {
+    const receiver = field(call, 'object');
+    const caller = enclosingMember(call);
+    if (field(call, 'name')?.text !== name || (receiver && receiver.type !== 'this')) return [];
+    if (!caller || caller.equals(member) || !declaringClass(caller)?.equals(owner)) return [];
+    return [{ caller, call }];
+  });
+}
+
 export const intermediateStatePassing: TransformOperator = {
   kind: 'transform',
   id: 't_intermediate_state_holder_v1',
@@ -149,10 +166,26 @@ export const intermediateStatePassing: TransformOperator = {
             (inHeader && value.local.statement.startIndex >= site.focus.end)) &&
           arrayComponentAllowed(value.type, site.model),
       );
+      // Then the values the bug's callers in the class compute and pass it: the value flows
+      // into the bug across the call (after Helper Call Insertion, the bug's helper has few).
+      const fromCallers = callersOf(member).flatMap(({ caller, call }) =>
+        stableValues(caller, site.model)
+          .filter(
+            (value) =>
+              value.local !== undefined &&
+              value.local.statement.endIndex <= call.startIndex &&
+              value.reads.some((read) => within(read, call)) &&
+              arrayComponentAllowed(value.type, site.model),
+          )
+          .map((value) => ({ caller, value })),
+      );
       const candidates: TransformCandidate[] = [];
-      for (const value of byClosenessToFocus(values, site.focus)) {
+      for (const { caller, value } of [
+        ...byClosenessToFocus(values, site.focus).map((value) => ({ caller: member, value })),
+        ...fromCallers,
+      ]) {
         if (candidates.length >= VALUES_PER_SITE) break;
-        const candidate = holderFor(root, site.source, member, value, site.model, style, taken);
+        const candidate = holderFor(root, site.source, caller, value, site.model, style, taken);
         if (candidate) candidates.push(candidate);
       }
       return candidates;
