@@ -214,6 +214,26 @@ describe('Cached Value Access', () => {
     ).toEqual([]);
   });
 
+  it('caches a getter of a final field the class cannot have overridden, not of a mutable one', () => {
+    const candidates = cachedValueAccess.candidates(
+      siteAt('return left + getSeparator() + getTitle() + right;'),
+    );
+    expect(candidates).toHaveLength(1);
+    expect(applyEdits(source, candidates[0]!.edits)).toBe(
+      source.replace(
+        `        if (getSeparator().isEmpty() || getTitle().isEmpty()) {
+            return left + right;
+        }
+        return left + getSeparator() + getTitle() + right;`,
+        `        String separator = getSeparator();
+        if (separator.isEmpty() || getTitle().isEmpty()) {
+            return left + right;
+        }
+        return left + separator + getTitle() + right;`,
+      ),
+    );
+  });
+
   it('refuses a derivation evaluated only under a condition', () => {
     // Both reads of word.length() sit right of && or ||: computing one earlier could throw
     // where the code did not.

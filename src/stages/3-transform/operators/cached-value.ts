@@ -1,15 +1,21 @@
 import type { Node } from 'web-tree-sitter';
 import { camelName, capitalized } from '../../../lang/java/naming.js';
 import { fileStyle } from '../../../lang/java/style.js';
+import { valueNames } from '../../../lang/java/scopes.js';
 import {
+  classMembers,
+  declaringClass,
+  descendants,
   field,
   indentationOf,
   kids,
+  modifierWords,
   nameOf,
+  ownDescendants,
   unparenthesized,
   withJavaTree,
 } from '../../../lang/java/syntax.js';
-import { lineAt, takenNames } from './added-members.js';
+import { lineAt } from './added-members.js';
 import {
   byClosenessToFocus,
   finalFieldSources,
@@ -24,9 +30,9 @@ import {
 import type { TransformCandidate, TransformOperator, TransformSite } from './types.js';
 
 /*
- * Cached Value Access: a value derived from another (`name.length()`, `values.length`) is
- * computed once into a local before its first use, and every later read in that block reads the
- * cache. Safe because the cache cannot go stale and cannot run earlier than the code did:
+ * Cached Value Access: a value derived from another (`name.length()`, `values.length`, a getter
+ * of a final field) is computed once into a local before its first use, and every later read in
+ * that block reads the cache. Safe because the cache cannot go stale and cannot run earlier than the code did:
  * - the source is written once (a local or parameter, see stable-values.ts, or a final field)
  *   and the derivation is pure over an immutable value (a String's accessors, an array's
  *   length), so every read would have seen the same value;
@@ -82,6 +88,98 @@ function derivationAt(read: Node, value: Source): Derivation | undefined {
     return { expression: parent, name: naming(source), key: `${source}.${method}()` };
   }
   return undefined;
+}
+
+/** Whether the class can have no subclass to override a method of it. */
+function isFinalClass(owner: Node): boolean {
+  return owner.type === 'enum_declaration' || modifierWords(owner).includes('final');
+}
+
+/**
+ * Whether `expression` reads only final fields of `owner` and literals, with operators: no
+ * call, no allocation, no array element (its content may change), no write. Such a value is the
+ * same for the object's whole life.
+ */
+function readsOnlyFinalFields(expression: Node, owner: Node): boolean {
+  const banned = descendants(expression, [
+    'method_invocation',
+    'object_creation_expression',
+    'array_creation_expression',
+    'array_access',
+    'assignment_expression',
+    'update_expression',
+    'lambda_expression',
+    'method_reference',
+    'instanceof_expression',
+  ]);
+  if (banned.length > 0) return false;
+  const finals = new Set<string>();
+  for (const declaration of classMembers(owner)) {
+    if (declaration.type !== 'field_declaration') continue;
+    if (!modifierWords(declaration).includes('final')) continue;
+    for (const declarator of kids(declaration).filter((k) => k.type === 'variable_declarator')) {
+      finals.add(nameOf(declarator));
+    }
+  }
+  const fieldReads = descendants(expression, 'field_access');
+  if (fieldReads.some((access) => field(access, 'object')?.type !== 'this')) return false;
+  return valueNames(expression).every((name) => finals.has(name.text));
+}
+
+/**
+ * The getters of the member's class that return a value fixed for the object's life (a final
+ * field, or an expression over final fields), where no subclass can override them (the class or
+ * the method is final, or the method private or static). Calling one has no effect and cannot
+ * throw, so its result can be cached.
+ */
+function fixedGetters(owner: Node): Set<string> {
+  const names = new Set<string>();
+  for (const method of classMembers(owner)) {
+    if (method.type !== 'method_declaration') continue;
+    const parameters = kids(field(method, 'parameters') ?? method);
+    const words = modifierWords(method);
+    const sealed =
+      isFinalClass(owner) || ['final', 'private', 'static'].some((word) => words.includes(word));
+    const statements = kids(field(method, 'body') ?? method).filter(
+      (k) => !k.type.endsWith('comment'),
+    );
+    const returned =
+      statements.length === 1 && statements[0]!.type === 'return_statement'
+        ? kids(statements[0]!)[0]
+        : undefined;
+    if (
+      parameters.length === 0 &&
+      sealed &&
+      !field(method, 'type_parameters') &&
+      returned &&
+      readsOnlyFinalFields(returned, owner)
+    ) {
+      names.add(nameOf(method));
+    }
+  }
+  return names;
+}
+
+/** A cache's name for a getter's value: `getQuoteMode` gives `quoteMode`. */
+function getterValueName(getter: string): string {
+  const bare = getter.replace(/^(get|is)(?=[A-Z])/, '');
+  return bare.charAt(0).toLowerCase() + bare.slice(1);
+}
+
+/** Calls in `member` of its class's fixed getters on this object, as derivations. */
+function getterCalls(member: Node): Derivation[] {
+  const owner = declaringClass(member);
+  const body = field(member, 'body');
+  if (!owner || !body || member.type === 'constructor_declaration') return [];
+  const getters = fixedGetters(owner);
+  return ownDescendants(member, 'method_invocation').flatMap((call) => {
+    const receiver = field(call, 'object');
+    const name = field(call, 'name')?.text ?? '';
+    if (!getters.has(name) || (receiver && receiver.type !== 'this')) return [];
+    if (kids(field(call, 'arguments') ?? call).length > 0 || field(call, 'type_arguments'))
+      return [];
+    return [{ expression: call, name: getterValueName(name), key: `${name}()` }];
+  });
 }
 
 /** Reads of variables, literals and `this`: evaluating them first has no effect and cannot throw. */
@@ -211,49 +309,51 @@ export const cachedValueAccess: TransformOperator = {
       const member = focusMember(root, site.focus);
       if (!member) return [];
       const style = fileStyle(site.source, root);
-      const taken = takenNames(root, site.model);
       const finalWord = finalLocals(root) ? 'final ' : '';
       const caches: { reads: Node[]; candidate: TransformCandidate; count: number }[] = [];
       const sources = [
         ...stableValues(member, site.model).map(fromStableValue),
         ...finalFieldSources(member, site.model),
       ];
-      for (const value of sources) {
-        const groups = new Map<string, Derivation[]>();
-        for (const read of value.reads) {
-          const derivation = derivationAt(read, value);
-          if (derivation)
-            groups.set(derivation.key, [...(groups.get(derivation.key) ?? []), derivation]);
-        }
-        for (const [key, derivations] of groups) {
-          const point = cachePoint(derivations);
-          const type = point && typeAt(site.model, point.covered[0]!.expression);
-          const name = derivations[0]!.name;
-          if (!point || !type || !freeLocalName(member, name, taken)) continue;
-          const indent = indentationOf(site.source, point.statement);
-          const declaration = `${finalWord}${type} ${name} = ${point.covered[0]!.expression.text};`;
-          caches.push({
-            reads: point.covered.map((d) => d.expression),
-            count: point.covered.length,
-            candidate: {
-              description: `${nameOf(member)}: ${key} is read from ${name}, cached on line ${lineAt(site.source, point.statement.startIndex)}`,
-              // The cache's line after the reads: a read may start the statement it goes before.
-              edits: [
-                ...point.covered.map((d) => ({
-                  start: d.expression.startIndex,
-                  end: d.expression.endIndex,
-                  text: name,
-                })),
-                {
-                  start: point.statement.startIndex,
-                  end: point.statement.startIndex,
-                  text: `${declaration}${style.lineBreak}${indent}`,
-                },
-              ],
-              added: [],
-            },
-          });
-        }
+      const groups = new Map<string, Derivation[]>();
+      const all = [
+        ...sources.flatMap((value) =>
+          value.reads.flatMap((read) => derivationAt(read, value) ?? []),
+        ),
+        ...getterCalls(member),
+      ];
+      for (const derivation of all) {
+        groups.set(derivation.key, [...(groups.get(derivation.key) ?? []), derivation]);
+      }
+      for (const [key, derivations] of groups) {
+        const point = cachePoint(derivations);
+        const type = point && typeAt(site.model, point.covered[0]!.expression);
+        const name = derivations[0]!.name;
+        // The cache may shadow a field the member never names (`quoteMode` for getQuoteMode()).
+        if (!point || !type || !freeLocalName(member, name, new Set())) continue;
+        const indent = indentationOf(site.source, point.statement);
+        const declaration = `${finalWord}${type} ${name} = ${point.covered[0]!.expression.text};`;
+        caches.push({
+          reads: point.covered.map((d) => d.expression),
+          count: point.covered.length,
+          candidate: {
+            description: `${nameOf(member)}: ${key} is read from ${name}, cached on line ${lineAt(site.source, point.statement.startIndex)}`,
+            // The cache's line after the reads: a read may start the statement it goes before.
+            edits: [
+              ...point.covered.map((d) => ({
+                start: d.expression.startIndex,
+                end: d.expression.endIndex,
+                text: name,
+              })),
+              {
+                start: point.statement.startIndex,
+                end: point.statement.startIndex,
+                text: `${declaration}${style.lineBreak}${indent}`,
+              },
+            ],
+            added: [],
+          },
+        });
       }
       // A value read more than once is the natural cache; among equals, the one nearest the bug.
       const ranked = byClosenessToFocus(caches, site.focus).sort(
