@@ -234,6 +234,17 @@ describe('Cached Value Access', () => {
     );
   });
 
+  it("caches a loop's bound before the loop", () => {
+    const [candidate] = cachedValueAccess.candidates(siteAt("if (text[i] == ' ') {"));
+    expect(applyEdits(source, candidate!.edits)).toBe(
+      source.replace(
+        `        for (int i = 0; i < text.length; i++) {`,
+        `        int textLength = text.length;
+        for (int i = 0; i < textLength; i++) {`,
+      ),
+    );
+  });
+
   it('refuses a derivation evaluated only under a condition', () => {
     // Both reads of word.length() sit right of && or ||: computing one earlier could throw
     // where the code did not.

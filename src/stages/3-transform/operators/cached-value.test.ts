@@ -21,6 +21,7 @@ describe('evaluatedFirst', () => {
     expect(first('int n = a + s.length();')).toBe(true);
     expect(first('return Math.max(a, s.length());')).toBe(true);
     expect(first('while (s.length() > a) { a++; } return a;')).toBe(true);
+    expect(first('for (int i = 0; i < s.length(); i++) { a++; } return a;')).toBe(true);
   });
 
   it('fails where the value is evaluated only under a condition, or after a call', () => {
@@ -28,6 +29,7 @@ describe('evaluatedFirst', () => {
     expect(first('return b ? s.length() : a;')).toBe(false);
     expect(first('return m(s, a, b) + s.length();')).toBe(false);
     expect(first('return Math.max(m(s, a, b), s.length());')).toBe(false);
-    expect(first('for (int i = 0; i < s.length(); i++) { a++; } return a;')).toBe(false);
+    expect(first('for (int i = m(s, a, b); i < s.length(); i++) { a++; } return a;')).toBe(false);
+    expect(first('for (int i = 0; i < a; i += s.length()) { a++; } return a;')).toBe(false);
   });
 });

@@ -194,6 +194,24 @@ function inert(node: Node): boolean {
   );
 }
 
+/** A loop's init that only sets locals to inert values (`int i = 0`, `i = start`). */
+function inertInit(init: Node | null): boolean {
+  if (!init) return true;
+  if (init.type === 'local_variable_declaration') {
+    return kids(init)
+      .filter((k) => k.type === 'variable_declarator')
+      .every((declarator) => {
+        const value = field(declarator, 'value');
+        return value === null || inert(value);
+      });
+  }
+  return (
+    init.type === 'assignment_expression' &&
+    field(init, 'left')?.type === 'identifier' &&
+    inert(field(init, 'right')!)
+  );
+}
+
 /** Whether every named sibling before `node` is inert. */
 function inertBefore(node: Node): boolean {
   const siblings = kids(node.parent!).filter((k) => !k.type.endsWith('comment'));
@@ -255,6 +273,10 @@ export function evaluatedFirst(expression: Node, statement: Node): boolean {
             ?.equals(node)
         )
           return false;
+        break;
+      case 'for_statement':
+        // `for (int i = 0; i < values.length; i++)`: the condition runs first after the init.
+        if (!is('condition') || !parent.childrenForFieldName('init').every(inertInit)) return false;
         break;
       case 'if_statement':
       case 'while_statement':
