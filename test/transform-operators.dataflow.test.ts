@@ -165,6 +165,24 @@ describe('Intermediate State Passing', () => {
     expect(candidate!.added).toEqual(['computeLimit']);
   });
 
+  it("takes a value of a method the body calls when the bug is in the method's header", () => {
+    const [candidate] = intermediateStatePassing.candidates(
+      siteAt('public boolean same(Object other) {'),
+    );
+    expect(candidate!.description).toMatch(/^sameNames: 'values' .* computeValues/);
+    expect(applyEdits(source, candidate!.edits)).toContain(
+      `        Values[] valuesHolder = new Values[1];
+        computeValues(valuesHolder, other);
+        return valuesHolder[0].names.length == names.length;
+    }
+
+    private void computeValues(Values[] valuesHolder, Object other) {
+        valuesHolder[0] = (Values) other;
+    }
+`,
+    );
+  });
+
   it("refuses the bug's own declaration, a local written again, a literal, a type variable", () => {
     expect(intermediateStatePassing.candidates(siteAt('int limit = max - 1;'))).toEqual([]);
     expect(intermediateStatePassing.candidates(siteAt('return found;'))).toEqual([]);

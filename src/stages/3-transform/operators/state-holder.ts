@@ -4,6 +4,7 @@ import { camelName, capitalized } from '../../../lang/java/naming.js';
 import { fileStyle, reindent, type FileStyle } from '../../../lang/java/style.js';
 import {
   ancestor,
+  classMembers,
   declaringClass,
   descendants,
   field,
@@ -11,6 +12,7 @@ import {
   kids,
   modifierWords,
   nameOf,
+  ownDescendants,
   withJavaTree,
   within,
 } from '../../../lang/java/syntax.js';
@@ -146,6 +148,30 @@ function callersOf(member: Node): { caller: Node; call: Node }[] {
   });
 }
 
+/** The methods of `member`'s class it calls on this object (matched by name and arity). */
+function calleesOf(member: Node): Node[] {
+  const owner = declaringClass(member);
+  if (!owner) return [];
+  const methods = classMembers(owner).filter((m) => m.type === 'method_declaration');
+  const arity = (node: Node | null) =>
+    node ? kids(node).filter((k) => !k.type.endsWith('comment')).length : 0;
+  const callees: Node[] = [];
+  for (const call of ownDescendants(member, 'method_invocation')) {
+    const receiver = field(call, 'object');
+    if (receiver && receiver.type !== 'this') continue;
+    const matching = methods.filter(
+      (method) =>
+        nameOf(method) === field(call, 'name')?.text &&
+        arity(field(method, 'parameters')) === arity(field(call, 'arguments')),
+    );
+    const callee = matching.length === 1 ? matching[0]! : undefined;
+    if (callee && !callee.equals(member) && !callees.some((known) => known.equals(callee))) {
+      callees.push(callee);
+    }
+  }
+  return callees;
+}
+
 export const intermediateStatePassing: TransformOperator = {
   kind: 'transform',
   id: 't_intermediate_state_holder_v1',
@@ -179,10 +205,20 @@ export const intermediateStatePassing: TransformOperator = {
           )
           .map((value) => ({ caller, value })),
       );
+      // A bug in the header is on the path of all the method runs: the values of the methods
+      // of the class its body calls too (a body moved into a helper, say).
+      const fromCallees = inHeader
+        ? calleesOf(member).flatMap((callee) =>
+            stableValues(callee, site.model)
+              .filter((value) => value.local && arrayComponentAllowed(value.type, site.model))
+              .map((value) => ({ caller: callee, value })),
+          )
+        : [];
       const candidates: TransformCandidate[] = [];
       for (const { caller, value } of [
         ...byClosenessToFocus(values, site.focus).map((value) => ({ caller: member, value })),
         ...fromCallers,
+        ...fromCallees,
       ]) {
         if (candidates.length >= VALUES_PER_SITE) break;
         const candidate = holderFor(root, site.source, caller, value, site.model, style, taken);
