@@ -22,6 +22,7 @@ describe('evaluatedFirst', () => {
     expect(first('return Math.max(a, s.length());')).toBe(true);
     expect(first('while (s.length() > a) { a++; } return a;')).toBe(true);
     expect(first('for (int i = 0; i < s.length(); i++) { a++; } return a;')).toBe(true);
+    expect(first('char[] copy = new char[s.length()]; return copy.length;')).toBe(true);
   });
 
   it('fails where the value is evaluated only under a condition, or after a call', () => {
@@ -31,5 +32,6 @@ describe('evaluatedFirst', () => {
     expect(first('return Math.max(m(s, a, b), s.length());')).toBe(false);
     expect(first('for (int i = m(s, a, b); i < s.length(); i++) { a++; } return a;')).toBe(false);
     expect(first('for (int i = 0; i < a; i += s.length()) { a++; } return a;')).toBe(false);
+    expect(first('int[][] grid = new int[m(s, a, b)][s.length()]; return 0;')).toBe(false);
   });
 });

@@ -257,6 +257,17 @@ export function evaluatedFirst(expression: Node, statement: Node): boolean {
       case 'field_access':
         if (!is('object')) return false;
         break;
+      case 'dimensions_expr':
+        break;
+      case 'array_creation_expression':
+        // `new String[values.length]`: the first dimension is evaluated first.
+        if (
+          !kids(parent)
+            .find((k) => k.type === 'dimensions_expr')
+            ?.equals(node)
+        )
+          return false;
+        break;
       case 'array_access':
         if (!is('array') && !inert(field(parent, 'array')!)) return false;
         break;
