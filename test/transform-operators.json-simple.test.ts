@@ -5,12 +5,15 @@ import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
 import { copyProjectTree, makeTempDir } from '../src/core/fs.js';
 import { applyEdits, descendants, loadJavaGrammar, withJavaTree } from '../src/lang/java/syntax.js';
 import { findRecipe, type Recipe } from '../src/stages/0-corpus/recipe.js';
+import { cachedValueAccess } from '../src/stages/3-transform/operators/cached-value.js';
 import { callSiteRerouting } from '../src/stages/3-transform/operators/call-reroute.js';
 import { extractApplySplit } from '../src/stages/3-transform/operators/extract-apply.js';
 import { helperCallInsertion } from '../src/stages/3-transform/operators/helper-call.js';
 import { pipelineStageSplit } from '../src/stages/3-transform/operators/pipeline-split.js';
 import { localStateBundling } from '../src/stages/3-transform/operators/local-state-bundle.js';
 import { parameterBundling } from '../src/stages/3-transform/operators/parameter-bundle.js';
+import { nestedDataAccess } from '../src/stages/3-transform/operators/nested-access.js';
+import { intermediateStatePassing } from '../src/stages/3-transform/operators/state-holder.js';
 import type { TransformOperator } from '../src/stages/3-transform/operators/types.js';
 import { JvmRunner } from '../src/toolchains/jvm/runner.js';
 import { prepareProjectRuntime } from '../src/toolchains/jvm/setup.js';
@@ -145,6 +148,14 @@ describe('transformation operators on json-simple', () => {
     expect(offered).toBeGreaterThan(10);
   });
 
+  it('Intermediate State Passing: every candidate at every statement compiles', async () => {
+    const { offered, failures } = await tryEverywhere(intermediateStatePassing, {
+      perSite: Infinity,
+    });
+    expect(failures).toEqual([]);
+    expect(offered).toBeGreaterThan(10);
+  });
+
   it('Local State Bundling: every candidate at every site compiles', async () => {
     const { offered, failures } = await tryEverywhere(localStateBundling, {
       perSite: Infinity,
@@ -152,5 +163,19 @@ describe('transformation operators on json-simple', () => {
     });
     expect(failures).toEqual([]);
     expect(offered).toBeGreaterThan(10);
+  });
+
+  it('Cached Value Access: every candidate at every statement compiles', async () => {
+    const { offered, failures } = await tryEverywhere(cachedValueAccess, { perSite: Infinity });
+    expect(failures).toEqual([]);
+    expect(offered).toBeGreaterThan(10);
+  });
+
+  it('Nested Data Access: every candidate at every statement compiles', async () => {
+    const { sites, offered, failures } = await tryEverywhere(nestedDataAccess, {
+      perSite: Infinity,
+    });
+    expect(failures).toEqual([]);
+    expect(offered).toBeGreaterThan(sites / 2);
   });
 });

@@ -33,10 +33,8 @@ describe('stepSources', () => {
     );
   });
 
-  it('needs code for a deterministic step, not for an agent step', async () => {
-    await expect(sourcesFor('t_nested_data_access_v1', {})).rejects.toThrow(
-      /has a spec but no implementation yet/,
-    );
+  it("keys a step by its engine: the operator's code, or the agent and its prompts", async () => {
+    const deterministic = await sourcesFor('t_nested_data_access_v1', {});
     const agent = await sourcesFor('t_nested_data_access_v1', {
       engine: 'agent',
       agent: 'command',
@@ -50,6 +48,8 @@ describe('stepSources', () => {
       layout: projectLayout({}),
       tests: DEFAULT_TESTS,
     };
+    const [code] = deterministic({ project, events: silent, out: options.out });
+    expect(code!.engine).toBe('deterministic');
     const sources = agent({ project, events: silent, out: options.out });
     expect(sources.map((source) => source.id)).toEqual(['t_nested_data_access_v1']);
     expect(sources[0]!.engine).toMatch(/^agent \{"command":"true","name":"command"\} prompts 1 /);

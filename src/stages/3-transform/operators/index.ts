@@ -1,11 +1,14 @@
 import { UserError } from '../../../core/errors.js';
 import type { TransformSpec } from '../spec.js';
+import { cachedValueAccess } from './cached-value.js';
 import { callSiteRerouting } from './call-reroute.js';
 import { extractApplySplit } from './extract-apply.js';
 import { helperCallInsertion } from './helper-call.js';
 import { pipelineStageSplit } from './pipeline-split.js';
 import { localStateBundling } from './local-state-bundle.js';
 import { parameterBundling } from './parameter-bundle.js';
+import { nestedDataAccess } from './nested-access.js';
+import { intermediateStatePassing } from './state-holder.js';
 import type { TransformOperator } from './types.js';
 
 /** The operators with a deterministic implementation so far; the other specs wait for theirs. */
@@ -16,6 +19,9 @@ const OPERATORS: readonly TransformOperator[] = [
   pipelineStageSplit,
   parameterBundling,
   localStateBundling,
+  intermediateStatePassing,
+  cachedValueAccess,
+  nestedDataAccess,
 ];
 
 export function implementedOperators(): readonly string[] {

@@ -20,7 +20,7 @@ import {
 } from '../../../lang/java/syntax.js';
 import type { SourceModel } from '../../../toolchains/jvm/source-model.js';
 import { insertedAfter, lineAt, takenNames } from './added-members.js';
-import { focusRuns, lineStart, memberNouns, methodOf, thrownBy, typeOf } from './extract-method.js';
+import { lineStart, memberNouns, methodOf, thrownBy, typeOf } from './extract-method.js';
 import { runsAround } from './helper-call.js';
 import {
   freeTypeName,

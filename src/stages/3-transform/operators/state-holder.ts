@@ -1,0 +1,229 @@
+import type { Node } from 'web-tree-sitter';
+import { analyseExtraction, enclosingMember } from '../../../lang/java/extraction.js';
+import { camelName, capitalized } from '../../../lang/java/naming.js';
+import { fileStyle, reindent, type FileStyle } from '../../../lang/java/style.js';
+import {
+  ancestor,
+  classMembers,
+  declaringClass,
+  descendants,
+  field,
+  indentationOf,
+  kids,
+  modifierWords,
+  nameOf,
+  ownDescendants,
+  withJavaTree,
+  within,
+} from '../../../lang/java/syntax.js';
+import type { SourceModel } from '../../../toolchains/jvm/source-model.js';
+import { insertedAfter, lineAt, takenNames } from './added-members.js';
+import { thrownBy, typeOf } from './extract-method.js';
+import {
+  arrayComponentAllowed,
+  byClosenessToFocus,
+  focusMember,
+  freeLocalName,
+  readsReplaced,
+  stableValues,
+  type StableValue,
+} from './stable-values.js';
+import type { TransformCandidate, TransformOperator, TransformSite } from './types.js';
+
+/*
+ * Intermediate State Passing: a value computed before the bug (in its method, or in a caller
+ * that passes it to the bug's method) is no longer a local read directly: a private method
+ * computes it into a one-element holder the method allocates, and the code after reads the holder. The value is written once (stable-values.ts), the holder is made
+ * afresh on every call and never escapes it, so nothing is shared between calls.
+ */
+
+const VALUES_PER_SITE = 3;
+
+/** `new T[1]`, for array types too: `int[]` gives `new int[1][]`. */
+export function singleSlotArray(type: string): string {
+  const dimensions = /(\[\])*$/.exec(type)![0];
+  return `new ${type.slice(0, type.length - dimensions.length)}[1]${dimensions}`;
+}
+
+/** `31`, `-1`, `"x"`, `true`, `null`: a value written out, not computed. */
+function isLiteral(node: Node): boolean {
+  if (node.type.endsWith('_literal') || node.type === 'true' || node.type === 'false') return true;
+  const operands = kids(node);
+  return node.type === 'unary_expression' && operands.length === 1 && isLiteral(operands[0]!);
+}
+
+/** Names for the method that fills the holder, from the value's name. */
+function setterNames(value: string, taken: ReadonlySet<string>): string[] {
+  return [
+    camelName(['compute', capitalized(value)]),
+    camelName(['store', capitalized(value)]),
+  ].filter((name) => !taken.has(name));
+}
+
+function holderFor(
+  root: Node,
+  source: string,
+  member: Node,
+  value: StableValue,
+  model: SourceModel,
+  style: FileStyle,
+  taken: Set<string>,
+): TransformCandidate | undefined {
+  const { statement, value: initial } = value.local!;
+  // A literal is not computed: a method filling a holder with `31` would read as no maintainer's.
+  if (isLiteral(initial)) return undefined;
+  const owner = ancestor(member, ['class_body', 'enum_body', 'interface_body']);
+  // Private interface methods need Java 9; the corpus includes Java 8 projects.
+  if (!owner || owner.type === 'interface_body') return undefined;
+  const run = { member, block: statement.parent!, statements: [statement] };
+  const extraction = analyseExtraction(run);
+  if (extraction.kind === 'Refused' || extraction.result.kind !== 'local') return undefined;
+  const parameters: string[] = [];
+  for (const input of extraction.inputs) {
+    const type = typeOf(model, member, input);
+    if (type === null) return undefined;
+    parameters.push(`${style.finalParameters ? 'final ' : ''}${type} ${input.name}`);
+  }
+  const thrown = thrownBy(root, model, run);
+  if (thrown === null) return undefined;
+  const name = value.declaration.name;
+  const holder = `${name}Holder`;
+  const [setter] = setterNames(name, taken);
+  if (!setter || !freeLocalName(member, holder, taken)) return undefined;
+
+  const indent = indentationOf(source, statement);
+  const lineStart = source.lastIndexOf('\n', statement.startIndex - 1) + 1;
+  const lineEnd = source.indexOf('\n', statement.endIndex);
+  const trailing = source.slice(statement.endIndex, lineEnd === -1 ? source.length : lineEnd);
+  // A declaration that shares its line with other code is not rewritten: the line would be torn.
+  if (source.slice(lineStart, statement.startIndex).trim() !== '' || trailing.trim() !== '') {
+    return undefined;
+  }
+  const modifiers = kids(statement).find((k) => k.type === 'modifiers')?.text;
+  const memberIndent = indentationOf(source, member);
+  const bodyIndent = memberIndent + style.indentUnit;
+  const [firstLine, ...moreLines] = initial.text.split(/\r?\n/);
+  const assignment = [
+    `${bodyIndent}${holder}[0] = ${firstLine}`,
+    ...reindent(moreLines, indent, bodyIndent),
+  ].join(style.lineBreak);
+  const typeParameters = field(member, 'type_parameters')?.text;
+  const signature = [
+    'private',
+    ...(modifierWords(member).includes('static') ? ['static'] : []),
+    ...(typeParameters ? [typeParameters] : []),
+    'void',
+    `${setter}(${[`${style.finalParameters ? 'final ' : ''}${value.type}[] ${holder}`, ...parameters].join(', ')})${thrown.length > 0 ? ` throws ${thrown.join(', ')}` : ''} {`,
+  ].join(' ');
+  const helper = [`${memberIndent}${signature}`, `${assignment};`, `${memberIndent}}`].join(
+    style.lineBreak,
+  );
+  const call = `${setter}(${[holder, ...extraction.inputs.map((input) => input.name)].join(', ')});`;
+  const replacement = [
+    `${modifiers ? `${modifiers} ` : ''}${value.type}[] ${holder} = ${singleSlotArray(value.type)};`,
+    `${indent}${call}`,
+  ].join(style.lineBreak);
+  return {
+    description: `${nameOf(member)}: '${name}' (line ${lineAt(source, statement.startIndex)}) is computed by private ${setter}(…) into ${holder}`,
+    edits: [
+      { start: statement.startIndex, end: statement.endIndex, text: replacement },
+      ...readsReplaced(value.reads, `${holder}[0]`),
+      insertedAfter(member, helper, style),
+    ],
+    added: [setter],
+  };
+}
+
+/** The calls of `member` from other methods of its class, on this object, each with its caller. */
+function callersOf(member: Node): { caller: Node; call: Node }[] {
+  const owner = declaringClass(member);
+  if (!owner) return [];
+  const name = nameOf(member);
+  return descendants(owner, 'method_invocation').flatMap((call) => {
+    const receiver = field(call, 'object');
+    const caller = enclosingMember(call);
+    if (field(call, 'name')?.text !== name || (receiver && receiver.type !== 'this')) return [];
+    if (!caller || caller.equals(member) || !declaringClass(caller)?.equals(owner)) return [];
+    return [{ caller, call }];
+  });
+}
+
+/** The methods of `member`'s class it calls on this object (matched by name and arity). */
+function calleesOf(member: Node): Node[] {
+  const owner = declaringClass(member);
+  if (!owner) return [];
+  const methods = classMembers(owner).filter((m) => m.type === 'method_declaration');
+  const arity = (node: Node | null) =>
+    node ? kids(node).filter((k) => !k.type.endsWith('comment')).length : 0;
+  const callees: Node[] = [];
+  for (const call of ownDescendants(member, 'method_invocation')) {
+    const receiver = field(call, 'object');
+    if (receiver && receiver.type !== 'this') continue;
+    const matching = methods.filter(
+      (method) =>
+        nameOf(method) === field(call, 'name')?.text &&
+        arity(field(method, 'parameters')) === arity(field(call, 'arguments')),
+    );
+    const callee = matching.length === 1 ? matching[0]! : undefined;
+    if (callee && !callee.equals(member) && !callees.some((known) => known.equals(callee))) {
+      callees.push(callee);
+    }
+  }
+  return callees;
+}
+
+export const intermediateStatePassing: TransformOperator = {
+  kind: 'transform',
+  id: 't_intermediate_state_holder_v1',
+  candidates: (site: TransformSite) =>
+    withJavaTree(site.source, (root) => {
+      const member = focusMember(root, site.focus);
+      if (!member) return [];
+      const style = fileStyle(site.source, root);
+      const taken = takenNames(root, site.model);
+      // Values computed before the bug (the bug's own line stays as it is); a bug in the
+      // method's header (a misspelt override) comes before all of them.
+      const body = field(member, 'body');
+      const inHeader = body !== null && site.focus.start < body.startIndex;
+      const values = stableValues(member, site.model).filter(
+        (value) =>
+          value.local !== undefined &&
+          (value.local.statement.endIndex <= site.focus.start ||
+            (inHeader && value.local.statement.startIndex >= site.focus.end)) &&
+          arrayComponentAllowed(value.type, site.model),
+      );
+      // Then the values the bug's callers in the class compute and pass it: the value flows
+      // into the bug across the call (after Helper Call Insertion, the bug's helper has few).
+      const fromCallers = callersOf(member).flatMap(({ caller, call }) =>
+        stableValues(caller, site.model)
+          .filter(
+            (value) =>
+              value.local !== undefined &&
+              value.local.statement.endIndex <= call.startIndex &&
+              value.reads.some((read) => within(read, call)) &&
+              arrayComponentAllowed(value.type, site.model),
+          )
+          .map((value) => ({ caller, value })),
+      );
+      // A bug in the header is on the path of all the method runs: the values of the methods
+      // of the class its body calls too (a body moved into a helper, say).
+      const fromCallees = inHeader
+        ? calleesOf(member).flatMap((callee) =>
+            stableValues(callee, site.model)
+              .filter((value) => value.local && arrayComponentAllowed(value.type, site.model))
+              .map((value) => ({ caller: callee, value })),
+          )
+        : [];
+      const candidates: TransformCandidate[] = [];
+      for (const { caller, value } of [
+        ...byClosenessToFocus(values, site.focus).map((value) => ({ caller: member, value })),
+        ...fromCallers,
+        ...fromCallees,
+      ]) {
+        if (candidates.length >= VALUES_PER_SITE) break;
+        const candidate = holderFor(root, site.source, caller, value, site.model, style, taken);
+        if (candidate) candidates.push(candidate);
+      }
+      return candidates;
+    }),
+};

@@ -1,0 +1,275 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
+import { packageRoot } from '../src/core/package-root.js';
+import { applyEdits, loadJavaGrammar } from '../src/lang/java/syntax.js';
+import { anchorAfter, locateAnchor } from '../src/stages/3-transform/focus.js';
+import { cachedValueAccess } from '../src/stages/3-transform/operators/cached-value.js';
+import { nestedDataAccess } from '../src/stages/3-transform/operators/nested-access.js';
+import { intermediateStatePassing } from '../src/stages/3-transform/operators/state-holder.js';
+import type { TransformSite } from '../src/stages/3-transform/operators/types.js';
+import { analyzeSource, type SourceModel } from '../src/toolchains/jvm/source-model.js';
+
+/* The Data Flow operators on a small file: a site, the exact rewrite, and near misses refused. */
+
+const FILE = path.join(
+  packageRoot(),
+  'test',
+  'fixtures',
+  'transform-operators',
+  'shapes',
+  'Values.java',
+);
+let source: string;
+let model: SourceModel;
+
+beforeAll(async () => {
+  await loadJavaGrammar();
+  source = await readFile(FILE, 'utf8');
+  const outcome = await analyzeSource(
+    { file: FILE, classpath: [], release: '8', ranges: [[0, source.length]] },
+    cacheLayout(resolveCacheDir()),
+  );
+  if (outcome.kind !== 'analyzed') throw new Error(outcome.reason);
+  model = outcome.model;
+});
+
+/** The site whose bug is the line holding `text`. */
+function siteAt(text: string): TransformSite {
+  const start = source.indexOf(text);
+  if (start < 0 || source.indexOf(text, start + 1) >= 0)
+    throw new Error(`'${text}' is not once in the file`);
+  return { source, focus: { start, end: start + text.length }, model };
+}
+
+describe('Nested Data Access', () => {
+  it("reads the bug's local through a one-element array its declaration holds", () => {
+    const site = siteAt('return text.substring(0, limit);');
+    const [candidate] = nestedDataAccess.candidates(site);
+    expect(candidate!.description).toMatch(/^clip: 'limit' .* limit\[0\]$/);
+    const after = applyEdits(source, candidate!.edits);
+    expect(after).toBe(
+      source.replace(
+        `        int limit = max - 1;
+        if (text.length() > limit) {
+            return text.substring(0, limit);
+        }`,
+        `        int[] limit = { max - 1 };
+        if (text.length() > limit[0]) {
+            return text.substring(0, limit[0]);
+        }`,
+      ),
+    );
+    // The bug's line is rewritten: the anchor follows it.
+    const anchor = anchorAfter(
+      { file: 'Values.java', lines: ['return text.substring(0, limit);'] },
+      site.focus,
+      candidate!.edits,
+      after,
+    );
+    expect(anchor.lines).toEqual(['return text.substring(0, limit[0]);']);
+    expect(locateAnchor(after, anchor)).toBeDefined();
+  });
+
+  it('puts a parameter in a holder before its first read', () => {
+    const candidates = nestedDataAccess.candidates(siteAt('return width - word.length();'));
+    const width = candidates.find((c) => c.description.includes("'width'"))!;
+    expect(applyEdits(source, width.edits)).toContain(
+      `        int[] widthHolder = { width };
+        if (word.length() >= widthHolder[0]) {
+            return 0;
+        }
+        return widthHolder[0] - word.length();`,
+    );
+  });
+
+  it("puts an instance's final field in a holder", () => {
+    const names = nestedDataAccess
+      .candidates(siteAt('found++;'))
+      .find((c) => c.description.includes("'names'"))!;
+    expect(applyEdits(source, names.edits)).toContain(
+      `        int found = 0;
+        String[][] namesHolder = { names };
+        for (String name : namesHolder[0]) {`,
+    );
+  });
+
+  it('refuses a local written after its declaration and a type variable', () => {
+    const counted = nestedDataAccess.candidates(siteAt('found++;'));
+    expect(counted.map((c) => c.description)).toEqual([
+      expect.stringContaining("'prefix'"),
+      expect.stringContaining("'names'"),
+    ]);
+    const picked = nestedDataAccess.candidates(siteAt('return chosen;'));
+    expect(picked.map((c) => c.description)).toEqual([expect.stringContaining("'left'")]);
+  });
+});
+
+describe('Intermediate State Passing', () => {
+  it('has a private method compute the value into a holder the bug reads', () => {
+    const [candidate] = intermediateStatePassing.candidates(
+      siteAt('return text.substring(0, limit);'),
+    );
+    expect(candidate!.added).toEqual(['computeLimit']);
+    expect(applyEdits(source, candidate!.edits)).toBe(
+      source.replace(
+        `        int limit = max - 1;
+        if (text.length() > limit) {
+            return text.substring(0, limit);
+        }
+        return text;
+    }
+`,
+        `        int[] limitHolder = new int[1];
+        computeLimit(limitHolder, max);
+        if (text.length() > limitHolder[0]) {
+            return text.substring(0, limitHolder[0]);
+        }
+        return text;
+    }
+
+    private void computeLimit(int[] limitHolder, int max) {
+        limitHolder[0] = max - 1;
+    }
+`,
+      ),
+    );
+  });
+
+  it("takes a value a caller computes and passes to the bug's method", () => {
+    const [candidate] = intermediateStatePassing.candidates(siteAt('return "[" + text + "]";'));
+    expect(applyEdits(source, candidate!.edits)).toBe(
+      source.replace(
+        `        String upper = word.toUpperCase();
+        return decorate(upper);
+    }
+`,
+        `        String[] upperHolder = new String[1];
+        computeUpper(upperHolder, word);
+        return decorate(upperHolder[0]);
+    }
+
+    private void computeUpper(String[] upperHolder, String word) {
+        upperHolder[0] = word.toUpperCase();
+    }
+`,
+      ),
+    );
+  });
+
+  it("takes a value of the method when the bug is in the method's header", () => {
+    const [candidate] = intermediateStatePassing.candidates(
+      siteAt('public String clip(String text, int max) {'),
+    );
+    expect(candidate!.added).toEqual(['computeLimit']);
+  });
+
+  it("takes a value of a method the body calls when the bug is in the method's header", () => {
+    const [candidate] = intermediateStatePassing.candidates(
+      siteAt('public boolean same(Object other) {'),
+    );
+    expect(candidate!.description).toMatch(/^sameNames: 'values' .* computeValues/);
+    expect(applyEdits(source, candidate!.edits)).toContain(
+      `        Values[] valuesHolder = new Values[1];
+        computeValues(valuesHolder, other);
+        return valuesHolder[0].names.length == names.length;
+    }
+
+    private void computeValues(Values[] valuesHolder, Object other) {
+        valuesHolder[0] = (Values) other;
+    }
+`,
+    );
+  });
+
+  it("refuses the bug's own declaration, a local written again, a literal, a type variable", () => {
+    expect(intermediateStatePassing.candidates(siteAt('int limit = max - 1;'))).toEqual([]);
+    expect(intermediateStatePassing.candidates(siteAt('return found;'))).toEqual([]);
+    // A literal is not computed: no method is made to fill a holder with it.
+    expect(
+      intermediateStatePassing.candidates(siteAt('return word.isEmpty() ? base : word.length();')),
+    ).toEqual([]);
+    expect(intermediateStatePassing.candidates(siteAt('return chosen;'))).toEqual([]);
+  });
+});
+
+describe('Cached Value Access', () => {
+  it('computes a derived value once, before its first use, and reads the cache after', () => {
+    const [candidate] = cachedValueAccess.candidates(siteAt('return width - word.length();'));
+    expect(applyEdits(source, candidate!.edits)).toBe(
+      source.replace(
+        `        if (word.length() >= width) {
+            return 0;
+        }
+        return width - word.length();`,
+        `        int wordLength = word.length();
+        if (wordLength >= width) {
+            return 0;
+        }
+        return width - wordLength;`,
+      ),
+    );
+  });
+
+  it("caches a final field's derivation, never a field's that can change", () => {
+    const [candidate] = cachedValueAccess.candidates(siteAt('return names[names.length - 1];'));
+    expect(applyEdits(source, candidate!.edits)).toBe(
+      source.replace(
+        `        if (names.length == 0) {
+            return null;
+        }
+        return names[names.length - 1];`,
+        `        int namesLength = names.length;
+        if (namesLength == 0) {
+            return null;
+        }
+        return names[namesLength - 1];`,
+      ),
+    );
+    expect(
+      cachedValueAccess.candidates(siteAt('return title.isEmpty() ? 0 : title.length();')),
+    ).toEqual([]);
+  });
+
+  it('caches a getter of a final field the class cannot have overridden, not of a mutable one', () => {
+    const candidates = cachedValueAccess.candidates(
+      siteAt('return left + getSeparator() + getTitle() + right;'),
+    );
+    expect(candidates).toHaveLength(1);
+    expect(applyEdits(source, candidates[0]!.edits)).toBe(
+      source.replace(
+        `        if (getSeparator().isEmpty() || getTitle().isEmpty()) {
+            return left + right;
+        }
+        return left + getSeparator() + getTitle() + right;`,
+        `        String separator = getSeparator();
+        if (separator.isEmpty() || getTitle().isEmpty()) {
+            return left + right;
+        }
+        return left + separator + getTitle() + right;`,
+      ),
+    );
+  });
+
+  it("caches a loop's bound before the loop", () => {
+    const [candidate] = cachedValueAccess.candidates(siteAt("if (text[i] == ' ') {"));
+    expect(applyEdits(source, candidate!.edits)).toBe(
+      source.replace(
+        `        for (int i = 0; i < text.length; i++) {`,
+        `        int textLength = text.length;
+        for (int i = 0; i < textLength; i++) {`,
+      ),
+    );
+  });
+
+  it('refuses a derivation evaluated only under a condition', () => {
+    // Both reads of word.length() sit right of && or ||: computing one earlier could throw
+    // where the code did not.
+    expect(
+      cachedValueAccess.candidates(
+        siteAt('return strict && word.length() > 3 || word.length() > 5;'),
+      ),
+    ).toEqual([]);
+  });
+});
