@@ -19,7 +19,8 @@ import { analyzeSource } from '../../toolchains/jvm/source-model.js';
 import type { ExecutionContextRecord } from '../1-trace/trace.js';
 import type { InjectionRecord } from '../2-inject/records.js';
 import { anchorAfter, bugAnchor, locateAnchor, type BugAnchor } from './focus.js';
-import type { TransformOperator } from './operators/types.js';
+import type { TransformOperator, TransformSite } from './operators/types.js';
+import { GateRecordSchema, profileSite } from './profile.js';
 
 /*
  * The transform stage: after a bug is injected, apply operators in sequence; a step is kept only
@@ -44,6 +45,8 @@ export const StepSchema = z.strictObject({
   failingMethods: MethodFailuresSchema,
   otherClassesRun: z.number().int(),
   durationMs: z.number(),
+  /** A step that gates the bug on its inputs: the condition and its observed rarity. */
+  gate: GateRecordSchema.optional(),
 });
 export type Step = z.infer<typeof StepSchema>;
 
@@ -210,9 +213,23 @@ class TransformRun {
         this.options.cache,
       );
       if (analysis.kind === 'failed') return short(index, analysis.reason);
-      const candidates = operator
-        .candidates({ source, focus, model: analysis.model, added })
-        .slice(0, this.options.candidatesPerStep);
+      const site = await this.profiled(operator, {
+        state,
+        file: anchor.file,
+        site: {
+          source,
+          focus,
+          model: analysis.model,
+          added,
+          bug: injection.state.patches[0]!.diff,
+        },
+        witness,
+        // The witness methods still failing: an earlier gate may have narrowed them.
+        failures: steps[steps.length - 1]?.failingMethods ?? buggyFailures,
+        others: passingOthers,
+      });
+      if (typeof site === 'string') return short(index, site);
+      const candidates = operator.candidates(site).slice(0, this.options.candidatesPerStep);
       if (candidates.length === 0) return short(index, `${operator.id} has no site around the bug`);
       const rejected: Step['rejected'] = [];
       let kept: Step | undefined;
@@ -232,6 +249,7 @@ class TransformRun {
           failingMethods: reason.failures,
           otherClassesRun: passingOthers.length,
           durationMs: Date.now() - stepStarted,
+          ...(candidate.gate ? { gate: candidate.gate } : {}),
         };
         anchor = anchorAfter(anchor, focus, candidate.edits, after);
         added.push(...candidate.added);
@@ -255,6 +273,40 @@ class TransformRun {
       buggyFailures,
       durationMs: Date.now() - started,
     };
+  }
+
+  /**
+   * The site with the values reaching the operator's probe, for an operator that places one (run
+   * on a probe state that is never kept), or why they could not be recorded.
+   */
+  private async profiled(
+    operator: TransformOperator,
+    request: {
+      state: ProjectState;
+      file: string;
+      site: TransformSite;
+      witness: string;
+      failures: MethodFailures;
+      others: readonly string[];
+    },
+  ): Promise<TransformSite | string> {
+    if (!operator.probe) return request.site;
+    const plan = operator.probe(request.site);
+    if (!plan) return `${operator.id} has no site around the bug to profile`;
+    const outcome = await profileSite({
+      copy: this.options.copy,
+      fast: this.options.fast,
+      build: this.build,
+      state: request.state,
+      file: request.file,
+      source: request.site.source,
+      plan,
+      witness: request.witness,
+      failingMethods: Object.keys(request.failures),
+      others: request.others,
+    });
+    if (outcome.kind === 'Unprofiled') return outcome.reason;
+    return { ...request.site, profile: outcome.profile };
   }
 
   /** Why a step's state is turned down, or the witness's failures when it is kept. */

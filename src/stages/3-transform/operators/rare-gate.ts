@@ -1,0 +1,292 @@
+import type { Node } from 'web-tree-sitter';
+import { diffHunks } from '../../../core/diff-stats.js';
+import { blockStatements, enclosingMember } from '../../../lang/java/extraction.js';
+import { localDeclarations, valueNames, type LocalDeclaration } from '../../../lang/java/scopes.js';
+import { fileStyle, reindent } from '../../../lang/java/style.js';
+import {
+  ancestor,
+  descendants,
+  field,
+  hasSyntaxError,
+  indentationOf,
+  kids,
+  METHOD_TYPES,
+  nameOf,
+  withJavaTree,
+} from '../../../lang/java/syntax.js';
+import type { SourceModel } from '../../../toolchains/jvm/source-model.js';
+import { lineAt } from './added-members.js';
+import { chooseGate, gateCondition, type ProbedKind, type ProbedValue } from './gate-signals.js';
+import type { ProbePlan, TransformCandidate, TransformOperator, TransformSite } from './types.js';
+
+/*
+ * Rare Input Path Conditioning: the statements the bug changed run as the bug has them only
+ * under a condition on the values that reach them, true for the witness's failing calls and
+ * false for most other observed calls; other inputs run the clean statements (the bug patch's
+ * removed side). The values are profiled by the stage with a probe this operator places (see
+ * `probe`); the condition is chosen by gate-signals.ts.
+ */
+
+/** The statements the gate covers, and their buggy and clean text (whole lines). */
+interface GateRegion {
+  member: Node;
+  /** Start of the first covered line: where the probe and the gate go. */
+  from: number;
+  /** End of the last covered statement; equal to `from` when the bug deleted the statements. */
+  to: number;
+  indent: string;
+  buggy: string[];
+  clean: string[];
+}
+
+const lineStart = (source: string, index: number) => source.lastIndexOf('\n', index - 1) + 1;
+
+/** The bug patch's one run of changed lines: its removed and added sides, and what follows it. */
+function changedRun(bug: string) {
+  const hunks = diffHunks(bug);
+  // The gate covers one place; a bug in several keeps its other places ungated.
+  if (hunks.length !== 1) return undefined;
+  const lines = hunks[0]!.lines;
+  const changed = lines.flatMap((line, i) => (line.kind === 'context' ? [] : [i]));
+  const first = changed[0]!;
+  const last = changed[changed.length - 1]!;
+  const run = lines.slice(first, last + 1);
+  if (run.some((line) => line.kind === 'context')) return undefined;
+  return {
+    added: run.filter((line) => line.kind === 'added').map((line) => line.text),
+    removed: run.filter((line) => line.kind === 'removed').map((line) => line.text),
+    next: lines.slice(last + 1).find((line) => line.text.trim() !== '')?.text,
+  };
+}
+
+const leading = (line: string) => /^[ \t]*/.exec(line)![0];
+
+/** Statements of one block covering the range: the innermost such run. */
+function coveringRun(root: Node, start: number, end: number): Node[] | undefined {
+  for (
+    let node: Node | null = root.descendantForIndex(start, Math.max(start, end - 1));
+    node;
+    node = node.parent
+  ) {
+    if (node.parent?.type !== 'block' || node.type.endsWith('comment')) continue;
+    const statements = blockStatements(node.parent).filter(
+      (statement) => statement.endIndex > start && statement.startIndex < end,
+    );
+    if (statements[0]!.startIndex <= start && statements[statements.length - 1]!.endIndex >= end) {
+      return statements;
+    }
+  }
+  return undefined;
+}
+
+/** The names declared at the top level of statements. */
+function declaredNames(statements: readonly Node[]): string[] {
+  return statements
+    .filter((statement) => statement.type === 'local_variable_declaration')
+    .flatMap((statement) =>
+      kids(statement)
+        .filter((k) => k.type === 'variable_declarator')
+        .map((declarator) => field(declarator, 'name')?.text ?? ''),
+    );
+}
+
+/** Top-level statements of a snippet parsed as a method body, or undefined if it does not parse. */
+function snippetDeclarations(lines: readonly string[]): string[] | undefined {
+  return withJavaTree(`class Gate { void gate() {\n${lines.join('\n')}\n} }`, (root) => {
+    if (hasSyntaxError(root)) return undefined;
+    const body = field(descendants(root, 'method_declaration')[0]!, 'body')!;
+    return declaredNames(blockStatements(body));
+  });
+}
+
+function gateRegion(root: Node, site: TransformSite): GateRegion | undefined {
+  const { source, focus } = site;
+  const change = site.bug ? changedRun(site.bug) : undefined;
+  if (!change) return undefined;
+  const focusLine = lineStart(source, focus.start);
+  const focusEnd = source.indexOf('\n', focus.end);
+  const focusLast = focusEnd === -1 ? source.length : focusEnd;
+  // How far earlier steps moved the bug's lines in or out: the clean lines follow them.
+  const reference = change.added.find((line) => line.trim() !== '') ?? change.next;
+  if (reference === undefined) return undefined;
+  const indent = leading(source.slice(focusLine));
+  const clean = reindent(change.removed, leading(reference), indent);
+
+  const statements =
+    change.added.length > 0
+      ? coveringRun(root, focus.start, focus.end)
+      : coveringRun(root, focus.start, focus.start + 1)?.filter(
+          (statement) => statement.startIndex === focus.start,
+        );
+  if (!statements || statements.length === 0) return undefined;
+  const block = statements[0]!.parent!;
+  const member = enclosingMember(block);
+  // Inside a lambda the profiled locals would have to be effectively final: left alone.
+  if (!member || ancestor(block, ['lambda_expression', ...METHOD_TYPES])?.type !== member.type)
+    return undefined;
+  if (statements.some((s) => s.type === 'explicit_constructor_invocation')) return undefined;
+  const first = statements[0]!;
+  const last = statements[statements.length - 1]!;
+  const from = lineStart(source, first.startIndex);
+  if (source.slice(from, first.startIndex).trim() !== '') return undefined;
+  if (change.added.length === 0) {
+    return { member, from, to: from, indent: leading(source.slice(from)), buggy: [], clean };
+  }
+  const lineEnd = source.indexOf('\n', last.endIndex);
+  if (source.slice(last.endIndex, lineEnd === -1 ? source.length : lineEnd).trim() !== '')
+    return undefined;
+  const region = source.slice(from, last.endIndex).split(/\r?\n/);
+  const before = source.slice(from, focusLine).split(/\r?\n/).length - 1;
+  const after = source.slice(focusLast, last.endIndex).split(/\r?\n/).length - 1;
+  const cleanRegion = [
+    ...region.slice(0, before),
+    ...clean,
+    ...region.slice(region.length - after),
+  ];
+  // A local either side declares for the code after it would be hidden inside the gate.
+  const cleanNames = snippetDeclarations(cleanRegion);
+  if (!cleanNames) return undefined;
+  const later = blockStatements(block).filter((s) => s.startIndex >= last.endIndex);
+  const usedLater = new Set(later.flatMap((s) => valueNames(s).map((name) => name.text)));
+  if ([...declaredNames(statements), ...cleanNames].some((name) => usedLater.has(name)))
+    return undefined;
+  return {
+    member,
+    from,
+    to: last.endIndex,
+    indent: leading(region[0]!),
+    buggy: region,
+    clean: cleanRegion.every((line) => line.trim() === '') ? [] : cleanRegion,
+  };
+}
+
+/** What the probe can record of a value of a type javac spelled, if anything. */
+export function probedKind(type: string): ProbedKind | undefined {
+  if (['int', 'long', 'short', 'byte'].includes(type)) return 'integral';
+  if (type === 'char') return 'char';
+  if (type === 'boolean') return 'boolean';
+  if (type === 'String' || type === 'java.lang.String') return 'string';
+  if (type.endsWith('[]')) return 'array';
+  const raw = type.replace(/<.*$/, '').replace(/^.*\./, '');
+  if (
+    /^(Collection|List|ArrayList|LinkedList|Set|HashSet|LinkedHashSet|TreeSet|SortedSet|NavigableSet|Queue|Deque|ArrayDeque|Map|HashMap|LinkedHashMap|TreeMap|SortedMap|NavigableMap)$/.test(
+      raw,
+    )
+  )
+    return 'size';
+  if (/^(StringBuilder|StringBuffer|CharSequence)$/.test(raw)) return 'length';
+  return undefined;
+}
+
+/** Whether a declaration's name holds a value at `point`. */
+function visibleAt(declaration: LocalDeclaration, point: number): boolean {
+  const { node, scope } = declaration;
+  if (point < scope.startIndex || point >= scope.endIndex) return false;
+  if (node.type === 'enhanced_for_statement') {
+    const body = field(node, 'body');
+    return body !== null && point > body.startIndex && point < body.endIndex;
+  }
+  if (node.type === 'variable_declarator' && !field(node, 'value')) return false;
+  return point >= node.endIndex;
+}
+
+function typeOf(model: SourceModel, member: Node, declaration: LocalDeclaration): string | null {
+  if (declaration.kind === 'parameter') {
+    const name = field(member, 'name')!;
+    const method = model.methods
+      .filter((m) => m.start <= name.startIndex && name.endIndex <= m.end)
+      .sort((a, b) => b.start - a.start)[0];
+    return method?.parameters.find((p) => p.name === declaration.name)?.type ?? null;
+  }
+  const holder =
+    declaration.node.type === 'variable_declarator'
+      ? (declaration.node.parent ?? declaration.node)
+      : declaration.node;
+  return (
+    model.locals.find(
+      (entry) =>
+        entry.name === declaration.name &&
+        entry.start >= holder.startIndex &&
+        entry.start <= holder.endIndex,
+    )?.type ?? null
+  );
+}
+
+/** The most values a probe records: the nearest declared ones. */
+const MAX_PROBED = 10;
+
+/** The locals and parameters of the gate's place whose values can be profiled, in order. */
+function probedValues(region: GateRegion, model: SourceModel): ProbedValue[] {
+  const byName = new Map<string, ProbedValue>();
+  for (const declaration of localDeclarations(region.member)) {
+    if (declaration.kind === 'lambda-parameter' || !visibleAt(declaration, region.from)) continue;
+    const type = typeOf(model, region.member, declaration);
+    const kind = type === null ? undefined : probedKind(type);
+    if (kind) byName.set(declaration.name, { name: declaration.name, kind });
+  }
+  return [...byName.values()].slice(-MAX_PROBED);
+}
+
+function probe(site: TransformSite): ProbePlan | undefined {
+  return withJavaTree(site.source, (root) => {
+    const region = gateRegion(root, site);
+    if (!region) return undefined;
+    const values = probedValues(region, site.model);
+    return values.length > 0 ? { at: region.from, indent: region.indent, values } : undefined;
+  });
+}
+
+function candidates(site: TransformSite): TransformCandidate[] {
+  const profile = site.profile;
+  if (!profile) return [];
+  return withJavaTree(site.source, (root) => {
+    const region = gateRegion(root, site);
+    if (!region || region.from !== profile.at) return [];
+    const gate = chooseGate(profile.values, profile.observations);
+    if (gate.kind === 'NoGate') return [];
+    const style = fileStyle(site.source, root);
+    const inner = region.indent + style.indentUnit;
+    const { taken, avoided } = gateCondition(gate.signals);
+    const nested = (lines: string[]) => reindent(lines, region.indent, inner);
+    const lines =
+      region.buggy.length === 0
+        ? [`${region.indent}if (${avoided}) {`, ...nested(region.clean), `${region.indent}}`]
+        : [
+            `${region.indent}if (${taken}) {`,
+            ...nested(region.buggy),
+            ...(region.clean.length > 0
+              ? [`${region.indent}} else {`, ...nested(region.clean)]
+              : []),
+            `${region.indent}}`,
+          ];
+    const text = lines.join(style.lineBreak);
+    const observedFailing = profile.observations
+      .filter((o) => o.failing)
+      .reduce((sum, o) => sum + o.count, 0);
+    return [
+      {
+        description: `${nameOf(region.member)}: lines ${lineAt(site.source, region.from)}–${lineAt(site.source, region.to)} gated on ${taken}`,
+        edits: [
+          region.buggy.length === 0
+            ? { start: region.from, end: region.from, text: `${text}${style.lineBreak}` }
+            : { start: region.from, end: region.to, text },
+        ],
+        added: [],
+        gate: {
+          condition: taken,
+          witnessCalls: observedFailing,
+          otherCalls: gate.others,
+          otherCallsOnBugPath: gate.othersOnBugPath,
+          otherBugPathFraction: gate.others === 0 ? null : gate.othersOnBugPath / gate.others,
+        },
+      },
+    ];
+  });
+}
+
+export const rareInputPathConditioning: TransformOperator = {
+  kind: 'transform',
+  id: 't_rare_profile_gate_v1',
+  probe,
+  candidates,
+};
