@@ -23,6 +23,8 @@ export interface ProbePlan {
   /** A line start in the site's file: the probe goes there, before the statement on it. */
   at: number;
   indent: string;
+  /** The method the probe is in, as traces name it: the classes to profile are those reaching it. */
+  method: string;
   values: ProbedValue[];
 }
 
@@ -125,6 +127,7 @@ export interface ProfileRequest {
   witness: string;
   /** The witness's methods that fail on the state: their calls are the ones to keep buggy. */
   failingMethods: readonly string[];
+  /** Other classes whose trace reaches the probe's method. */
   others: readonly string[];
 }
 

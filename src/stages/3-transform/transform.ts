@@ -116,6 +116,9 @@ function failuresKept(buggy: MethodFailures, now: MethodFailures): string | unde
   return undefined;
 }
 
+/** Classes besides the witness whose calls are profiled for an operator that places a probe. */
+const PROFILED_CLASS_LIMIT = 8;
+
 class TransformRun {
   private projectRuntime: Promise<ProjectRuntime> | undefined;
 
@@ -226,7 +229,6 @@ class TransformRun {
         witness,
         // The witness methods still failing: an earlier gate may have narrowed them.
         failures: steps[steps.length - 1]?.failingMethods ?? buggyFailures,
-        others: passingOthers,
       });
       if (typeof site === 'string') return short(index, site);
       const candidates = operator.candidates(site).slice(0, this.options.candidatesPerStep);
@@ -287,7 +289,6 @@ class TransformRun {
       site: TransformSite;
       witness: string;
       failures: MethodFailures;
-      others: readonly string[];
     },
   ): Promise<TransformSite | string> {
     if (!operator.probe) return request.site;
@@ -303,7 +304,18 @@ class TransformRun {
       plan,
       witness: request.witness,
       failingMethods: Object.keys(request.failures),
-      others: request.others,
+      // Every class that calls the probed method tells calls apart, not only those rerun per step.
+      others: this.options.contexts
+        .filter(
+          (record) =>
+            record.testMethod === null &&
+            record.testClass !== request.witness &&
+            record.trace.some(
+              (location) => location.file === request.file && location.method === plan.method,
+            ),
+        )
+        .map((record) => record.testClass)
+        .slice(0, PROFILED_CLASS_LIMIT),
     });
     if (outcome.kind === 'Unprofiled') return outcome.reason;
     return { ...request.site, profile: outcome.profile };

@@ -183,7 +183,7 @@ function predicatesOf(
           ? call(`${value.name}.isEmpty()`)
           : comparison(view.read, '==', view.spell(low)),
       test: (d) => d.number === low,
-      rank: 1,
+      rank: 0,
     });
   }
   if (low > Math.min(...observed)) {
@@ -196,7 +196,7 @@ function predicatesOf(
             ? comparison(view.read, '>', '0')
             : comparison(view.read, '>=', view.spell(low)),
       test: (d) => d.number! >= low,
-      rank: 0,
+      rank: 1,
     });
   }
   if (high < Math.max(...observed)) {
@@ -204,7 +204,7 @@ function predicatesOf(
       dereferences: reference,
       signal: comparison(view.read, '<=', view.spell(high)),
       test: (d) => d.number! <= high,
-      rank: 0,
+      rank: 1,
     });
   }
   if (value.kind === 'string') {
@@ -286,7 +286,9 @@ export function chooseGate(
   }
   if (chosen.length === 0) {
     // Nothing observed tells the calls apart: the most specific condition still keeps it rare.
-    const specific = predicates.filter((p) => p.rank === 1 || p.rank === 4);
+    const specific = predicates.filter(
+      (p) => p.signal.text.includes(' == ') || p.signal.text.includes('.equals('),
+    );
     if (specific.length === 0) {
       return {
         kind: 'NoGate',

@@ -1,7 +1,12 @@
 import type { Node } from 'web-tree-sitter';
 import { diffHunks } from '../../../core/diff-stats.js';
 import { blockStatements, enclosingMember } from '../../../lang/java/extraction.js';
-import { localDeclarations, valueNames, type LocalDeclaration } from '../../../lang/java/scopes.js';
+import {
+  localDeclarations,
+  resolveLocal,
+  valueNames,
+  type LocalDeclaration,
+} from '../../../lang/java/scopes.js';
 import { fileStyle, reindent } from '../../../lang/java/style.js';
 import {
   ancestor,
@@ -30,6 +35,8 @@ import type { ProbePlan, TransformCandidate, TransformOperator, TransformSite } 
 /** The statements the gate covers, and their buggy and clean text (whole lines). */
 interface GateRegion {
   member: Node;
+  /** The statements covered (for a deleted one, the statement after it): their fields are read. */
+  statements: Node[];
   /** Start of the first covered line: where the probe and the gate go. */
   from: number;
   /** End of the last covered statement; equal to `from` when the bug deleted the statements. */
@@ -130,7 +137,15 @@ function gateRegion(root: Node, site: TransformSite): GateRegion | undefined {
   const from = lineStart(source, first.startIndex);
   if (source.slice(from, first.startIndex).trim() !== '') return undefined;
   if (change.added.length === 0) {
-    return { member, from, to: from, indent: leading(source.slice(from)), buggy: [], clean };
+    return {
+      member,
+      statements,
+      from,
+      to: from,
+      indent: leading(source.slice(from)),
+      buggy: [],
+      clean,
+    };
   }
   const lineEnd = source.indexOf('\n', last.endIndex);
   if (source.slice(last.endIndex, lineEnd === -1 ? source.length : lineEnd).trim() !== '')
@@ -152,6 +167,7 @@ function gateRegion(root: Node, site: TransformSite): GateRegion | undefined {
     return undefined;
   return {
     member,
+    statements,
     from,
     to: last.endIndex,
     indent: leading(region[0]!),
@@ -215,16 +231,53 @@ function typeOf(model: SourceModel, member: Node, declaration: LocalDeclaration)
 /** The most values a probe records: the nearest declared ones. */
 const MAX_PROBED = 10;
 
-/** The locals and parameters of the gate's place whose values can be profiled, in order. */
+/** A constant's name: its value is the same for every call, so it tells none apart. */
+const CONSTANT_NAME = /^[A-Z][A-Z0-9_]*$/;
+
+/**
+ * The values of the gate's place that can be profiled: the locals and parameters in scope, the
+ * nearest declared last, then the fields the covered statements read (javac types both).
+ */
 function probedValues(region: GateRegion, model: SourceModel): ProbedValue[] {
   const byName = new Map<string, ProbedValue>();
-  for (const declaration of localDeclarations(region.member)) {
+  const declarations = localDeclarations(region.member);
+  for (const declaration of declarations) {
     if (declaration.kind === 'lambda-parameter' || !visibleAt(declaration, region.from)) continue;
     const type = typeOf(model, region.member, declaration);
     const kind = type === null ? undefined : probedKind(type);
     if (kind) byName.set(declaration.name, { name: declaration.name, kind });
   }
-  return [...byName.values()].slice(-MAX_PROBED);
+  const locals = [...byName.values()].slice(-MAX_PROBED);
+  const localNames = new Set(declarations.map((declaration) => declaration.name));
+  const fields = new Map<string, ProbedValue>();
+  const typed = (node: Node, kind: string) =>
+    model.expressions.find(
+      (entry) =>
+        entry.node === kind && entry.start === node.startIndex && entry.end === node.endIndex,
+    )?.type ?? null;
+  for (const statement of region.statements) {
+    const reads: { name: string; node: Node; kind: string }[] = [
+      ...valueNames(statement)
+        .filter(
+          (identifier) =>
+            identifier.parent?.type !== 'field_access' && !resolveLocal(identifier, declarations),
+        )
+        .map((identifier) => ({ name: identifier.text, node: identifier, kind: 'identifier' })),
+      ...descendants(statement, 'field_access')
+        .filter((access) => field(access, 'object')?.type === 'this')
+        .map((access) => ({ name: access.text, node: access, kind: 'member_select' })),
+    ];
+    for (const read of reads) {
+      const bare = read.name.replace(/^this\./, '');
+      // A name some local of the member takes is not read as a field (a switch's locals span
+      // its case groups, beyond what the scopes tell).
+      if (fields.has(read.name) || localNames.has(bare) || CONSTANT_NAME.test(bare)) continue;
+      const type = typed(read.node, read.kind);
+      const kind = type === null ? undefined : probedKind(type);
+      if (kind) fields.set(read.name, { name: read.name, kind });
+    }
+  }
+  return [...locals, ...[...fields.values()].slice(0, MAX_PROBED - locals.length)];
 }
 
 function probe(site: TransformSite): ProbePlan | undefined {
@@ -232,7 +285,8 @@ function probe(site: TransformSite): ProbePlan | undefined {
     const region = gateRegion(root, site);
     if (!region) return undefined;
     const values = probedValues(region, site.model);
-    return values.length > 0 ? { at: region.from, indent: region.indent, values } : undefined;
+    if (values.length === 0) return undefined;
+    return { at: region.from, indent: region.indent, method: nameOf(region.member), values };
   });
 }
 
