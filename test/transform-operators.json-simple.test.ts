@@ -155,7 +155,7 @@ async function gateEverywhere() {
       const probeError = await compiles(file, probed);
       if (probeError) failures.push(`probe at ${plan.at}: ${probeError}`);
       const observations = [0, 1].map((which) => ({
-        failing: which === 0,
+        failingMethod: which === 0 ? 'testFails' : null,
         values: plan.values.map((value) => TOKENS[value.kind][which]!),
         count: 1,
       }));

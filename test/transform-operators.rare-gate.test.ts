@@ -47,7 +47,7 @@ function siteOf(buggy: string, clean: string): TransformSite {
 }
 
 const calls = (failing: boolean, rows: string[][]): Observation[] =>
-  rows.map((values) => ({ failing, values, count: 1 }));
+  rows.map((values) => ({ failingMethod: failing ? 'testPick' : null, values, count: 1 }));
 
 describe('Rare Input Path Conditioning', () => {
   it('probes the locals, parameters and fields in scope, then gates the changed statement', () => {
@@ -58,10 +58,10 @@ describe('Rare Input Path Conditioning', () => {
       indent: '        ',
       method: 'pick',
       values: [
-        { name: 'index', kind: 'integral' },
+        { name: 'index', kind: 'integral', readByBug: true },
         { name: 'prefix', kind: 'string' },
         { name: 'chosen', kind: 'string' },
-        { name: 'names', kind: 'size' },
+        { name: 'names', kind: 'size', readByBug: true },
       ],
     });
     const profile = {
@@ -81,6 +81,7 @@ describe('Rare Input Path Conditioning', () => {
     expect(candidate!.added).toEqual([]);
     expect(candidate!.gate).toEqual({
       condition: 'index == 3 && prefix != null && prefix.length() == 2',
+      witnessMethods: ['testPick'],
       witnessCalls: 1,
       otherCalls: 3,
       otherCallsOnBugPath: 0,
@@ -112,7 +113,7 @@ describe('Rare Input Path Conditioning', () => {
       '        if (text == null) {\n            return 0;\n        }\n        int width = text.length();\n',
     );
     const plan = rareInputPathConditioning.probe!(site)!;
-    expect(plan.values).toEqual([{ name: 'text', kind: 'string' }]);
+    expect(plan.values).toEqual([{ name: 'text', kind: 'string', readByBug: true }]);
     const profile = {
       at: plan.at,
       values: plan.values,

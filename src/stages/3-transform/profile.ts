@@ -38,9 +38,10 @@ export interface SiteProfile {
 /** A gate step's condition and how rare it was among the observed calls (in the step record). */
 export const GateRecordSchema = z.strictObject({
   condition: z.string(),
-  /** Calls from the witness's failing methods that reached the site: all take the bug path. */
+  /** The witness's failing methods whose calls the condition keeps on the bug path (all of them). */
+  witnessMethods: z.array(z.string()),
   witnessCalls: z.number().int(),
-  /** The other observed calls (other methods and classes), and how many still take it. */
+  /** The other observed calls (other methods and classes), and how many still take the path. */
   otherCalls: z.number().int(),
   otherCallsOnBugPath: z.number().int(),
   /** otherCallsOnBugPath ÷ otherCalls; null when no other call was observed. */
@@ -96,7 +97,7 @@ export function probeStatement(plan: ProbePlan, output: string, lineBreak: strin
   ].join(lineBreak);
 }
 
-/** Adds a probe file's lines to the observations (merged by values and role). */
+/** Adds a probe file's lines to the observations (merged by values and failing method). */
 export function addObservations(
   into: Map<string, Observation>,
   text: string,
@@ -107,11 +108,11 @@ export function addObservations(
     if (line === '') continue;
     const [method, ...values] = line.split('\t');
     if (values.length !== plan.values.length) continue;
-    const isFailing = failing(method!);
-    const key = JSON.stringify([isFailing, values]);
+    const failingMethod = failing(method!) ? method! : null;
+    const key = JSON.stringify([failingMethod, values]);
     const known = into.get(key);
     if (known) known.count++;
-    else into.set(key, { failing: isFailing, values, count: 1 });
+    else into.set(key, { failingMethod, values, count: 1 });
   }
 }
 

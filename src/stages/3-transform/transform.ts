@@ -232,7 +232,16 @@ class TransformRun {
       });
       if (typeof site === 'string') return short(index, site);
       const candidates = operator.candidates(site).slice(0, this.options.candidatesPerStep);
-      if (candidates.length === 0) return short(index, `${operator.id} has no site around the bug`);
+      if (candidates.length === 0) {
+        const calls = (failing: boolean) =>
+          (site.profile?.observations ?? [])
+            .filter((o) => (o.failingMethod !== null) === failing)
+            .reduce((sum, o) => sum + o.count, 0);
+        const profiled = site.profile
+          ? ` (profiled: ${calls(true)} calls from failing witness methods, ${calls(false)} others)`
+          : '';
+        return short(index, `${operator.id} has no site around the bug${profiled}`);
+      }
       const rejected: Step['rejected'] = [];
       let kept: Step | undefined;
       for (const candidate of candidates) {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { chooseGate, decodeToken, gateCondition, type Observation } from './gate-signals.js';
 
-const call = (failing: boolean, values: string[], count = 1): Observation => ({
-  failing,
+const call = (failing: boolean | string, values: string[], count = 1): Observation => ({
+  failingMethod: failing === true ? 'testFails' : failing || null,
   values,
   count,
 });
@@ -43,6 +43,7 @@ describe('chooseGate', () => {
         { text: 'name != null', negated: 'name == null' },
         { text: 'name.length() == 3', negated: 'name.length() != 3' },
       ],
+      calls: 2,
       others: 8,
       othersOnBugPath: 1,
     });
@@ -82,6 +83,30 @@ describe('chooseGate', () => {
     expect(atLeastOne.kind === 'Gate' && gateCondition(atLeastOne.signals).taken).toBe(
       'rows != null && !rows.isEmpty()',
     );
+  });
+
+  it('between conditions that exclude as much, prefers one on a value the bug does not read', () => {
+    const gate = chooseGate(
+      [
+        { name: 'header', kind: 'array', readByBug: true },
+        { name: 'width', kind: 'integral' },
+      ],
+      [call(true, ['~', '9']), call(false, ['2', '4']), call(false, ['3', '5'])],
+    );
+    expect(gate.kind === 'Gate' && gate.signals.map((s) => s.text)).toEqual(['width == 9']);
+  });
+
+  it('keeps only the failing methods asked for: the calls of the others are excluded too', () => {
+    const observations = [
+      call('testShort', ['2', '2:ab']),
+      call('testLong', ['9', '2:ab']),
+      call(false, ['3', '2:ab']),
+    ];
+    // Both methods' calls: nothing tells them from the other call but a constant they share.
+    expect(chooseGate(values, observations)).toMatchObject({ others: 1, othersOnBugPath: 1 });
+    const gate = chooseGate(values, observations, new Set(['testLong']));
+    expect(gate).toMatchObject({ kind: 'Gate', calls: 1, others: 2, othersOnBugPath: 0 });
+    expect(gate.kind === 'Gate' && gate.signals.map((s) => s.text)).toEqual(['index == 9']);
   });
 
   it('refuses when no failing call reached the site, or none of its values is shared', () => {

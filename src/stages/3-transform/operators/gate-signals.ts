@@ -11,11 +11,17 @@ export type ProbedKind = 'integral' | 'char' | 'boolean' | 'string' | 'array' | 
 export interface ProbedValue {
   name: string;
   kind: ProbedKind;
+  /**
+   * Whether the bug's changed lines read it: a condition on it tends to restate the bug (a null
+   * check before the dereference the bug made unguarded), so others that exclude as much win.
+   */
+  readByBug?: boolean;
 }
 
-/** One call that reached the site: whether the witness failed in it, and its recorded values. */
+/** One call that reached the site: the failing witness method it came from, and its values. */
 export interface Observation {
-  failing: boolean;
+  /** The witness's test method, when it is one that fails on the bug; null for any other call. */
+  failingMethod: string | null;
   /** One token per probed value: a number, `true`/`false`, `~` for null, `<length>:<text>`. */
   values: readonly string[];
   /** How many calls recorded exactly these values. */
@@ -33,7 +39,9 @@ export type GateChoice =
       kind: 'Gate';
       /** The conjuncts in order (null checks before what dereferences). */
       signals: Signal[];
-      /** Observed non-witness-failing calls, and how many of them still pass the gate. */
+      /** The kept failing methods' calls (all on the bug path). */
+      calls: number;
+      /** Observed calls other than the kept failing methods', and how many still pass the gate. */
       others: number;
       othersOnBugPath: number;
     }
@@ -236,15 +244,19 @@ function predicatesOf(
 const MAX_SIGNALS = 3;
 
 /**
- * The gate for a profile: conjuncts true for every failing call, chosen one at a time to exclude
- * the most remaining other calls (ties: the more natural, then the earlier value).
+ * The gate for a profile: conjuncts true for every call of the failing methods kept (all of them
+ * unless given), chosen one at a time to exclude the most remaining other calls (ties: one on a
+ * value the bug does not read, the more natural, then the earlier value).
  */
 export function chooseGate(
   values: readonly ProbedValue[],
   observations: readonly Observation[],
+  kept?: ReadonlySet<string>,
 ): GateChoice {
-  const failing = observations.filter((o) => o.failing);
-  const others = observations.filter((o) => !o.failing);
+  const keeps = (o: Observation) =>
+    o.failingMethod !== null && (!kept || kept.has(o.failingMethod));
+  const failing = observations.filter(keeps);
+  const others = observations.filter((o) => !keeps(o));
   if (failing.length === 0) return { kind: 'NoGate', reason: 'no failing call reached the site' };
   const decode = (o: Observation) => values.map((v, i) => decodeToken(v.kind, o.values[i]!));
   const failingDecoded = failing.map(decode);
@@ -262,6 +274,9 @@ export function chooseGate(
   const passes = (predicate: Predicate, decoded: Decoded[]) =>
     (!predicate.dereferences || !decoded[predicate.value]!.isNull) &&
     predicate.test(decoded[predicate.value]!);
+  const restates = (predicate: Predicate) => values[predicate.value]!.readByBug === true;
+  const preferred = (a: Predicate, b: Predicate) =>
+    restates(a) !== restates(b) ? !restates(a) : a.rank < b.rank;
   let remaining = othersDecoded.map((decoded, i) => ({ decoded, count: others[i]!.count }));
   const chosen: Predicate[] = [];
   while (chosen.length < MAX_SIGNALS) {
@@ -275,7 +290,7 @@ export function chooseGate(
         excluded > 0 &&
         (!best ||
           excluded > best.excluded ||
-          (excluded === best.excluded && predicate.rank < best.predicate.rank))
+          (excluded === best.excluded && preferred(predicate, best.predicate)))
       ) {
         best = { predicate, excluded };
       }
@@ -286,9 +301,9 @@ export function chooseGate(
   }
   if (chosen.length === 0) {
     // Nothing observed tells the calls apart: the most specific condition still keeps it rare.
-    const specific = predicates.filter(
-      (p) => p.signal.text.includes(' == ') || p.signal.text.includes('.equals('),
-    );
+    const specific = predicates
+      .filter((p) => p.signal.text.includes(' == ') || p.signal.text.includes('.equals('))
+      .sort((a, b) => Number(restates(a)) - Number(restates(b)));
     if (specific.length === 0) {
       return {
         kind: 'NoGate',
@@ -310,6 +325,7 @@ export function chooseGate(
   return {
     kind: 'Gate',
     signals,
+    calls: failing.reduce((sum, o) => sum + o.count, 0),
     others: others.reduce((sum, o) => sum + o.count, 0),
     othersOnBugPath: remaining.reduce((sum, entry) => sum + entry.count, 0),
   };

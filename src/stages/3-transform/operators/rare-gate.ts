@@ -22,7 +22,13 @@ import {
 import type { SourceModel } from '../../../toolchains/jvm/source-model.js';
 import { lineAt } from './added-members.js';
 import { chooseGate, gateCondition, type ProbedKind, type ProbedValue } from './gate-signals.js';
-import type { ProbePlan, TransformCandidate, TransformOperator, TransformSite } from './types.js';
+import type {
+  ProbePlan,
+  SiteProfile,
+  TransformCandidate,
+  TransformOperator,
+  TransformSite,
+} from './types.js';
 
 /*
  * Rare Input Path Conditioning: the statements the bug changed run as the bug has them only
@@ -44,6 +50,8 @@ interface GateRegion {
   indent: string;
   buggy: string[];
   clean: string[];
+  /** The names the bug's changed lines (either side) mention. */
+  bugNames: Set<string>;
 }
 
 const lineStart = (source: string, index: number) => source.lastIndexOf('\n', index - 1) + 1;
@@ -60,6 +68,7 @@ function changedRun(bug: string) {
   const run = lines.slice(first, last + 1);
   if (run.some((line) => line.kind === 'context')) return undefined;
   return {
+    names: new Set(run.flatMap((line) => line.text.match(/[A-Za-z_$][\w$]*/g) ?? [])),
     added: run.filter((line) => line.kind === 'added').map((line) => line.text),
     removed: run.filter((line) => line.kind === 'removed').map((line) => line.text),
     next: lines.slice(last + 1).find((line) => line.text.trim() !== '')?.text,
@@ -145,6 +154,7 @@ function gateRegion(root: Node, site: TransformSite): GateRegion | undefined {
       indent: leading(source.slice(from)),
       buggy: [],
       clean,
+      bugNames: change.names,
     };
   }
   const lineEnd = source.indexOf('\n', last.endIndex);
@@ -173,6 +183,7 @@ function gateRegion(root: Node, site: TransformSite): GateRegion | undefined {
     indent: leading(region[0]!),
     buggy: region,
     clean: cleanRegion.every((line) => line.trim() === '') ? [] : cleanRegion,
+    bugNames: change.names,
   };
 }
 
@@ -277,7 +288,10 @@ function probedValues(region: GateRegion, model: SourceModel): ProbedValue[] {
       if (kind) fields.set(read.name, { name: read.name, kind });
     }
   }
-  return [...locals, ...[...fields.values()].slice(0, MAX_PROBED - locals.length)];
+  const probed = [...locals, ...[...fields.values()].slice(0, MAX_PROBED - locals.length)];
+  return probed.map((value) =>
+    region.bugNames.has(value.name.replace(/^this\./, '')) ? { ...value, readByBug: true } : value,
+  );
 }
 
 function probe(site: TransformSite): ProbePlan | undefined {
@@ -290,35 +304,63 @@ function probe(site: TransformSite): ProbePlan | undefined {
   });
 }
 
+/** The most gates offered per site: all failing methods kept, then single ones. */
+const GATES_PER_SITE = 3;
+
+/**
+ * Gates worth trying, the rarest among the observed calls first: one keeping every failing
+ * witness method on the bug path, and ones keeping a single method (the witness may fail in
+ * fewer methods, never in none).
+ */
+function gateChoices(profile: SiteProfile) {
+  const methods = [
+    ...new Set(profile.observations.flatMap((o) => (o.failingMethod ? [o.failingMethod] : []))),
+  ].sort();
+  const fraction = (gate: { others: number; othersOnBugPath: number }) =>
+    gate.others === 0 ? 0 : gate.othersOnBugPath / gate.others;
+  const choices = [methods, ...methods.map((method) => [method])]
+    .map((kept) => ({
+      methods: kept,
+      gate: chooseGate(profile.values, profile.observations, new Set(kept)),
+    }))
+    .flatMap((choice) => (choice.gate.kind === 'Gate' ? [{ ...choice, gate: choice.gate }] : []))
+    // Stable: at equal rarity, keeping every failing method comes first.
+    .sort((a, b) => fraction(a.gate) - fraction(b.gate));
+  const conditions = new Set<string>();
+  return choices
+    .filter((choice) => {
+      const condition = gateCondition(choice.gate.signals).taken;
+      if (conditions.has(condition)) return false;
+      conditions.add(condition);
+      return true;
+    })
+    .slice(0, GATES_PER_SITE);
+}
+
 function candidates(site: TransformSite): TransformCandidate[] {
   const profile = site.profile;
   if (!profile) return [];
   return withJavaTree(site.source, (root) => {
     const region = gateRegion(root, site);
     if (!region || region.from !== profile.at) return [];
-    const gate = chooseGate(profile.values, profile.observations);
-    if (gate.kind === 'NoGate') return [];
     const style = fileStyle(site.source, root);
     const inner = region.indent + style.indentUnit;
-    const { taken, avoided } = gateCondition(gate.signals);
     const nested = (lines: string[]) => reindent(lines, region.indent, inner);
-    const lines =
-      region.buggy.length === 0
-        ? [`${region.indent}if (${avoided}) {`, ...nested(region.clean), `${region.indent}}`]
-        : [
-            `${region.indent}if (${taken}) {`,
-            ...nested(region.buggy),
-            ...(region.clean.length > 0
-              ? [`${region.indent}} else {`, ...nested(region.clean)]
-              : []),
-            `${region.indent}}`,
-          ];
-    const text = lines.join(style.lineBreak);
-    const observedFailing = profile.observations
-      .filter((o) => o.failing)
-      .reduce((sum, o) => sum + o.count, 0);
-    return [
-      {
+    return gateChoices(profile).map(({ methods, gate }) => {
+      const { taken, avoided } = gateCondition(gate.signals);
+      const lines =
+        region.buggy.length === 0
+          ? [`${region.indent}if (${avoided}) {`, ...nested(region.clean), `${region.indent}}`]
+          : [
+              `${region.indent}if (${taken}) {`,
+              ...nested(region.buggy),
+              ...(region.clean.length > 0
+                ? [`${region.indent}} else {`, ...nested(region.clean)]
+                : []),
+              `${region.indent}}`,
+            ];
+      const text = lines.join(style.lineBreak);
+      return {
         description: `${nameOf(region.member)}: lines ${lineAt(site.source, region.from)}–${lineAt(site.source, region.to)} gated on ${taken}`,
         edits: [
           region.buggy.length === 0
@@ -328,13 +370,14 @@ function candidates(site: TransformSite): TransformCandidate[] {
         added: [],
         gate: {
           condition: taken,
-          witnessCalls: observedFailing,
+          witnessMethods: methods,
+          witnessCalls: gate.calls,
           otherCalls: gate.others,
           otherCallsOnBugPath: gate.othersOnBugPath,
           otherBugPathFraction: gate.others === 0 ? null : gate.othersOnBugPath / gate.others,
         },
-      },
-    ];
+      };
+    });
   });
 }
 
