@@ -176,9 +176,6 @@ async function gateEverywhere() {
 describe('transformation operators on json-simple', () => {
   it('Rare Input Path Conditioning: its probe and its gate compile wherever it gates', async () => {
     const { sites, gated, failures } = await gateEverywhere();
-    console.log(
-      `rare gate: ${gated} candidates at ${sites} sites, ${gated - failures.length} compile`,
-    );
     expect(failures).toEqual([]);
     expect(gated).toBeGreaterThan(sites / 3);
   });

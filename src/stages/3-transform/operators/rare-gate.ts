@@ -13,7 +13,6 @@ import {
   descendants,
   field,
   hasSyntaxError,
-  indentationOf,
   kids,
   METHOD_TYPES,
   nameOf,
