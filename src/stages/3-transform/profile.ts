@@ -77,6 +77,9 @@ function recorded(value: ProbedValue): string {
 const FRAMEWORK_FRAMES =
   '(java|javax|jdk|sun|org\\\\.junit|junit|org\\\\.opentest4j|org\\\\.apache\\\\.maven|witnessgym)\\\\..*';
 
+/** How much a probe writes per class run: a hot site records its first calls, not every one. */
+const PROBE_FILE_LIMIT = 4_000_000;
+
 /** The probe statement (Java 8): a line per call, the test method then the values, tab-separated. */
 export function probeStatement(plan: ProbePlan, output: string, lineBreak: string): string {
   const unit = '    ';
@@ -84,13 +87,16 @@ export function probeStatement(plan: ProbePlan, output: string, lineBreak: strin
   const line = ['witnessgymTest', ...plan.values.map(recorded)].join(' + "\\t" + ');
   return [
     `${i}try {`,
-    `${i}${unit}String witnessgymTest = "";`,
-    `${i}${unit}for (StackTraceElement witnessgymFrame : new Throwable().getStackTrace()) {`,
-    `${i}${unit}${unit}if (!witnessgymFrame.getClassName().matches("${FRAMEWORK_FRAMES}")) {`,
-    `${i}${unit}${unit}${unit}witnessgymTest = witnessgymFrame.getMethodName();`,
+    `${i}${unit}java.nio.file.Path witnessgymCalls = java.nio.file.Paths.get(${javaString(output)});`,
+    `${i}${unit}if (!java.nio.file.Files.exists(witnessgymCalls) || java.nio.file.Files.size(witnessgymCalls) < ${PROBE_FILE_LIMIT}L) {`,
+    `${i}${unit}${unit}String witnessgymTest = "";`,
+    `${i}${unit}${unit}for (StackTraceElement witnessgymFrame : new Throwable().getStackTrace()) {`,
+    `${i}${unit}${unit}${unit}if (!witnessgymFrame.getClassName().matches("${FRAMEWORK_FRAMES}")) {`,
+    `${i}${unit}${unit}${unit}${unit}witnessgymTest = witnessgymFrame.getMethodName();`,
+    `${i}${unit}${unit}${unit}}`,
     `${i}${unit}${unit}}`,
+    `${i}${unit}${unit}java.nio.file.Files.write(witnessgymCalls, (${line} + "\\n").getBytes("UTF-8"), java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);`,
     `${i}${unit}}`,
-    `${i}${unit}java.nio.file.Files.write(java.nio.file.Paths.get(${javaString(output)}), (${line} + "\\n").getBytes("UTF-8"), java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);`,
     `${i}} catch (java.io.IOException witnessgymError) {`,
     `${i}}`,
     '',
