@@ -99,6 +99,7 @@ const TOKENS: Record<ProbedKind, [string, string]> = {
   array: ['3', '0'],
   size: ['3', '~'],
   length: ['2', '5'],
+  reference: ['!', '~'],
 };
 
 /**

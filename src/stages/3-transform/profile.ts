@@ -70,6 +70,8 @@ function recorded(value: ProbedValue): string {
       return `(${name} == null ? "~" : String.valueOf(${name}.size()))`;
     case 'length':
       return `(${name} == null ? "~" : String.valueOf(${name}.length()))`;
+    case 'reference':
+      return `(${name} == null ? "~" : "!")`;
   }
 }
 

@@ -102,11 +102,23 @@ describe('chooseGate', () => {
       call('testLong', ['9', '2:ab']),
       call(false, ['3', '2:ab']),
     ];
-    // Both methods' calls: nothing tells them from the other call but a constant they share.
-    expect(chooseGate(values, observations)).toMatchObject({ others: 1, othersOnBugPath: 1 });
+    // Both methods' calls: no condition true for both excludes the other call.
+    expect(chooseGate(values, observations)).toEqual({
+      kind: 'NoGate',
+      reason: 'no condition true for the failing calls excludes another',
+    });
     const gate = chooseGate(values, observations, new Set(['testLong']));
     expect(gate).toMatchObject({ kind: 'Gate', calls: 1, others: 2, othersOnBugPath: 0 });
     expect(gate.kind === 'Gate' && gate.signals.map((s) => s.text)).toEqual(['index == 9']);
+  });
+
+  it('of an object that is neither sized nor a string, asks only whether it is null', () => {
+    const gate = chooseGate(
+      [{ name: 'source', kind: 'reference' }],
+      [call(true, ['~']), call(false, ['!']), call(false, ['!'])],
+    );
+    expect(gate).toMatchObject({ kind: 'Gate', others: 2, othersOnBugPath: 0 });
+    expect(gate.kind === 'Gate' && gate.signals.map((s) => s.text)).toEqual(['source == null']);
   });
 
   it('refuses when no failing call reached the site, or none of its values is shared', () => {

@@ -6,7 +6,16 @@
  */
 
 /** How a probed value is recorded and what can be asked of it. */
-export type ProbedKind = 'integral' | 'char' | 'boolean' | 'string' | 'array' | 'size' | 'length';
+export type ProbedKind =
+  | 'integral'
+  | 'char'
+  | 'boolean'
+  | 'string'
+  | 'array'
+  | 'size'
+  | 'length'
+  /** Any other object: only whether it is null. */
+  | 'reference';
 
 export interface ProbedValue {
   name: string;
@@ -61,6 +70,7 @@ export const PROBED_TEXT_LIMIT = 40;
 
 export function decodeToken(kind: ProbedKind, token: string): Decoded {
   if (token === '~') return { isNull: true };
+  if (kind === 'reference') return { isNull: false };
   if (kind === 'boolean') return { isNull: false, flag: token === 'true' };
   if (kind === 'string') {
     const colon = token.indexOf(':');
@@ -130,6 +140,7 @@ function numberView(value: ProbedValue): { read: string; spell: (n: number) => s
     case 'array':
       return { read: `${value.name}.length`, spell: String };
     case 'boolean':
+    case 'reference':
       return null;
   }
 }
@@ -177,7 +188,8 @@ function predicatesOf(
       rank: 2,
     });
   }
-  const view = numberView(value)!;
+  const view = numberView(value);
+  if (!view) return found;
   const numbers = failing.map((d) => d.number!);
   const low = Math.min(...numbers);
   const high = Math.max(...numbers);
@@ -300,7 +312,11 @@ export function chooseGate(
     remaining = remaining.filter((entry) => passes(best.predicate, entry.decoded));
   }
   if (chosen.length === 0) {
-    // Nothing observed tells the calls apart: the most specific condition still keeps it rare.
+    // With other calls observed, a condition none of them fails would change nothing seen.
+    if (others.length > 0) {
+      return { kind: 'NoGate', reason: 'no condition true for the failing calls excludes another' };
+    }
+    // Nothing else reached the site: the most specific condition still keeps the path rare.
     const specific = predicates
       .filter((p) => p.signal.text.includes(' == ') || p.signal.text.includes('.equals('))
       .sort((a, b) => Number(restates(a)) - Number(restates(b)));

@@ -15,6 +15,7 @@ import {
   hasSyntaxError,
   kids,
   METHOD_TYPES,
+  modifierWords,
   nameOf,
   withJavaTree,
 } from '../../../lang/java/syntax.js';
@@ -201,7 +202,8 @@ export function probedKind(type: string): ProbedKind | undefined {
   )
     return 'size';
   if (/^(StringBuilder|StringBuffer|CharSequence)$/.test(raw)) return 'length';
-  return undefined;
+  // Of other objects only null is told apart; primitives left (floating point) are not probed.
+  return /^[a-z]+$/.test(type) ? undefined : 'reference';
 }
 
 /** Whether a declaration's name holds a value at `point`. */
@@ -244,6 +246,24 @@ const MAX_PROBED = 10;
 /** A constant's name: its value is the same for every call, so it tells none apart. */
 const CONSTANT_NAME = /^[A-Z][A-Z0-9_]*$/;
 
+/** Names of the file's constants: static final fields, interface fields, constant-like names. */
+function constantNames(root: Node, names: readonly string[]): Set<string> {
+  const constants = new Set(names.filter((name) => CONSTANT_NAME.test(name)));
+  for (const declaration of descendants(root, ['field_declaration', 'constant_declaration'])) {
+    const words = modifierWords(declaration);
+    const constant =
+      declaration.type === 'constant_declaration' ||
+      declaration.parent?.type === 'interface_body' ||
+      (words.includes('static') && words.includes('final'));
+    if (!constant) continue;
+    for (const declarator of kids(declaration).filter((k) => k.type === 'variable_declarator')) {
+      const name = field(declarator, 'name')?.text;
+      if (name) constants.add(name);
+    }
+  }
+  return constants;
+}
+
 /**
  * The values of the gate's place that can be profiled: the locals and parameters in scope, the
  * nearest declared last, then the fields the covered statements read (javac types both).
@@ -259,12 +279,18 @@ function probedValues(region: GateRegion, model: SourceModel): ProbedValue[] {
   }
   const locals = [...byName.values()].slice(-MAX_PROBED);
   const localNames = new Set(declarations.map((declaration) => declaration.name));
+  let root = region.member;
+  while (root.parent) root = root.parent;
   const fields = new Map<string, ProbedValue>();
   const typed = (node: Node, kind: string) =>
     model.expressions.find(
       (entry) =>
         entry.node === kind && entry.start === node.startIndex && entry.end === node.endIndex,
     )?.type ?? null;
+  const readNames = region.statements.flatMap((statement) =>
+    valueNames(statement).map((n) => n.text),
+  );
+  const constants = constantNames(root, readNames);
   for (const statement of region.statements) {
     const reads: { name: string; node: Node; kind: string }[] = [
       ...valueNames(statement)
@@ -281,7 +307,7 @@ function probedValues(region: GateRegion, model: SourceModel): ProbedValue[] {
       const bare = read.name.replace(/^this\./, '');
       // A name some local of the member takes is not read as a field (a switch's locals span
       // its case groups, beyond what the scopes tell).
-      if (fields.has(read.name) || localNames.has(bare) || CONSTANT_NAME.test(bare)) continue;
+      if (fields.has(read.name) || localNames.has(bare) || constants.has(bare)) continue;
       const type = typed(read.node, read.kind);
       const kind = type === null ? undefined : probedKind(type);
       if (kind) fields.set(read.name, { name: read.name, kind });
