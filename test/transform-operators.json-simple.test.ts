@@ -6,6 +6,8 @@ import { copyProjectTree, makeTempDir } from '../src/core/fs.js';
 import { applyEdits, descendants, loadJavaGrammar, withJavaTree } from '../src/lang/java/syntax.js';
 import { findRecipe, type Recipe } from '../src/stages/0-corpus/recipe.js';
 import { cachedValueAccess } from '../src/stages/3-transform/operators/cached-value.js';
+import { patchOf } from '../src/project/state.js';
+import { probeStatement } from '../src/stages/3-transform/profile.js';
 import { callSiteRerouting } from '../src/stages/3-transform/operators/call-reroute.js';
 import { extractApplySplit } from '../src/stages/3-transform/operators/extract-apply.js';
 import { helperCallInsertion } from '../src/stages/3-transform/operators/helper-call.js';
@@ -14,6 +16,8 @@ import { localStateBundling } from '../src/stages/3-transform/operators/local-st
 import { parameterBundling } from '../src/stages/3-transform/operators/parameter-bundle.js';
 import { nestedDataAccess } from '../src/stages/3-transform/operators/nested-access.js';
 import { intermediateStatePassing } from '../src/stages/3-transform/operators/state-holder.js';
+import type { ProbedKind } from '../src/stages/3-transform/operators/gate-signals.js';
+import { rareInputPathConditioning } from '../src/stages/3-transform/operators/rare-gate.js';
 import type { TransformOperator } from '../src/stages/3-transform/operators/types.js';
 import { JvmRunner } from '../src/toolchains/jvm/runner.js';
 import { prepareProjectRuntime } from '../src/toolchains/jvm/setup.js';
@@ -108,7 +112,97 @@ async function tryEverywhere(
   return { sites, offered, candidates, failures };
 }
 
+/** A failing call's and another call's probe tokens for a value (gate-signals.ts reads them). */
+const TOKENS: Record<ProbedKind, [string, string]> = {
+  integral: ['3', '0'],
+  char: ['97', '98'],
+  boolean: ['true', 'false'],
+  string: ['3:abc', '~'],
+  array: ['3', '0'],
+  size: ['3', '~'],
+  length: ['2', '5'],
+  reference: ['!', '~'],
+};
+
+/**
+ * Rare Input Path Conditioning at every statement, as if the bug were there (its clean side the
+ * same line with a trailing space): the probe state and the gated state both compile.
+ */
+async function gateEverywhere() {
+  const runtime = await prepareProjectRuntime(copy, recipe.build, cache);
+  let gated = 0;
+  let sites = 0;
+  const failures: string[] = [];
+  const compiles = async (file: string, text: string) => {
+    await writeFile(file, text);
+    const compiled = await runner.compile({
+      projectDir: copy,
+      build: recipe.build,
+      sources: [{ path: file, scope: 'main' }],
+    });
+    return compiled.kind === 'Compiled'
+      ? undefined
+      : JSON.stringify(compiled.verdict).slice(0, 300);
+  };
+  for (const relative of FILES) {
+    const file = path.join(copy, relative);
+    const source = await readFile(file, 'utf8');
+    const outcome = await analyzeSource(
+      {
+        file,
+        classpath: [runtime.classes, ...runtime.classpath],
+        release: runtime.release,
+        ranges: [[0, source.length]],
+      },
+      cache,
+    );
+    if (outcome.kind !== 'analyzed') throw new Error(outcome.reason);
+    const foci = withJavaTree(source, (root) =>
+      descendants(root, ['if_statement', 'expression_statement', 'return_statement']).map(
+        (node) => {
+          const lineEnd = source.indexOf('\n', node.startIndex);
+          return { start: node.startIndex, end: lineEnd };
+        },
+      ),
+    );
+    for (const focus of foci) {
+      sites++;
+      const clean = `${source.slice(0, focus.end)} ${source.slice(focus.end)}`;
+      const bug = patchOf([{ file: relative, before: clean, after: source }]).diff;
+      const site = { source, focus, model: outcome.model, bug };
+      const plan = rareInputPathConditioning.probe!(site);
+      if (!plan) continue;
+      const probed = applyEdits(source, [
+        { start: plan.at, end: plan.at, text: probeStatement(plan, '/tmp/probe.tsv', '\n') },
+      ]);
+      const probeError = await compiles(file, probed);
+      if (probeError) failures.push(`probe at ${plan.at}: ${probeError}`);
+      const observations = [0, 1].map((which) => ({
+        failingMethod: which === 0 ? 'testFails' : null,
+        values: plan.values.map((value) => TOKENS[value.kind][which]!),
+        count: 1,
+      }));
+      const [candidate] = rareInputPathConditioning.candidates({
+        ...site,
+        profile: { at: plan.at, values: plan.values, observations },
+      });
+      if (!candidate) continue;
+      gated++;
+      const gateError = await compiles(file, applyEdits(source, candidate.edits));
+      if (gateError) failures.push(`${candidate.description}: ${gateError}`);
+    }
+    await writeFile(file, source);
+  }
+  return { sites, gated, failures };
+}
+
 describe('transformation operators on json-simple', () => {
+  it('Rare Input Path Conditioning: its probe and its gate compile wherever it gates', async () => {
+    const { sites, gated, failures } = await gateEverywhere();
+    expect(failures).toEqual([]);
+    expect(gated).toBeGreaterThan(sites / 3);
+  });
+
   it('Helper Call Insertion: rewrites at most statements, every one compiles', async () => {
     const { sites, offered, failures } = await tryEverywhere(helperCallInsertion);
     expect(failures).toEqual([]);

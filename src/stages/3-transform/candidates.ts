@@ -8,7 +8,8 @@ import type { SourceModelOutcome } from '../../toolchains/jvm/source-model.js';
 import type { ExecutionContextRecord } from '../1-trace/trace.js';
 import type { InjectionRecord } from '../2-inject/records.js';
 import { anchorAfter, locateAnchor, type BugAnchor } from './focus.js';
-import type { TransformOperator } from './operators/types.js';
+import type { TransformOperator, TransformSite } from './operators/types.js';
+import type { GateRecord, ProbePlan, SiteProfile } from './profile.js';
 
 /*
  * Where a step's candidates come from. The stage poses a site and judges each candidate the same
@@ -49,6 +50,11 @@ export interface StepSite {
   model: () => Promise<SourceModelOutcome>;
   /** The project's `--release` level, null when its build does not say. */
   release: string | null;
+  /**
+   * The values that reach a probe placed as `plan` says, recorded by the stage on a state with
+   * the probe that is never kept; or why they could not be.
+   */
+  profile: (plan: ProbePlan) => Promise<SiteProfile | string>;
 }
 
 /** One way to take the step: file changes to the site's state. */
@@ -59,6 +65,8 @@ export interface StepCandidate {
   added: string[];
   /** The bug's anchor after the changes; undefined when its lines cannot be found any more. */
   anchor: BugAnchor | undefined;
+  /** For a step that gates the bug on a condition: the condition and how rare it was observed. */
+  gate?: GateRecord;
 }
 
 export type CandidateVerdict<Evidence> =
@@ -91,6 +99,16 @@ export interface CandidateSource {
   ): Promise<StepOffer<Evidence>>;
 }
 
+/** What a profile that gave no candidate saw, for the reason a step falls short. */
+function profiledCalls(profile: SiteProfile | undefined): string {
+  if (!profile) return '';
+  const calls = (failing: boolean) =>
+    profile.observations
+      .filter((observation) => (observation.failingMethod !== null) === failing)
+      .reduce((sum, observation) => sum + observation.count, 0);
+  return ` (profiled: ${calls(true)} calls from failing witness methods, ${calls(false)} others)`;
+}
+
 /** An operator's code as a step's source: its first `limit` candidates, most natural first. */
 export function deterministicSource(operator: TransformOperator, limit: number): CandidateSource {
   return {
@@ -105,13 +123,27 @@ export function deterministicSource(operator: TransformOperator, limit: number):
         return { kind: 'NoneKept', reason: analysis.reason, rejected: [] };
       }
       const { source, focus, added } = site;
-      const candidates = operator
-        .candidates({ source, focus, model: analysis.model, added })
-        .slice(0, limit);
+      const operatorSite: TransformSite = {
+        source,
+        focus,
+        model: analysis.model,
+        added,
+        bug: site.injection.state.patches[0]!.diff,
+      };
+      // An operator that places a probe sees the values that reached it first.
+      if (operator.probe) {
+        const plan = operator.probe(operatorSite);
+        const profile = plan
+          ? await site.profile(plan)
+          : `${operator.id} has no site around the bug to profile`;
+        if (typeof profile === 'string') return { kind: 'NoneKept', reason: profile, rejected: [] };
+        operatorSite.profile = profile;
+      }
+      const candidates = operator.candidates(operatorSite).slice(0, limit);
       if (candidates.length === 0) {
         return {
           kind: 'NoneKept',
-          reason: `${operator.id} has no site around the bug`,
+          reason: `${operator.id} has no site around the bug${profiledCalls(operatorSite.profile)}`,
           rejected: [],
         };
       }
@@ -123,6 +155,7 @@ export function deterministicSource(operator: TransformOperator, limit: number):
           changes: [{ file: site.anchor.file, before: source, after }],
           added: candidate.added,
           anchor: anchorAfter(site.anchor, focus, candidate.edits, after),
+          ...(candidate.gate ? { gate: candidate.gate } : {}),
         };
         const verdict = await judge(step);
         if (verdict.kind === 'Kept') {

@@ -32,6 +32,7 @@ export function buggyState(): ProjectState {
 /** The fields of an injection a step reads; the rest of the record plays no part here. */
 const INJECTION = {
   id: 'inj0',
+  state: buggyState(),
   bugType: { id: 'logic_predicate_inversion_in_guard', name: 'Guard Predicate Inversion' },
   witness: { testClass: 'p.CounterTest', contextSize: 1, bucket: 'short' },
 } as unknown as InjectionRecord;
@@ -50,6 +51,7 @@ export function counterSite(overrides: Partial<StepSite> = {}): StepSite {
     added: [],
     model: async () => ({ kind: 'analyzed', model: {} as SourceModel }),
     release: '8',
+    profile: async () => 'no test here runs a probe',
     ...overrides,
   };
 }

@@ -26,6 +26,7 @@ import {
   type StepSite,
 } from './candidates.js';
 import { bugAnchor, locateAnchor, type BugAnchor } from './focus.js';
+import { GateRecordSchema, profileSite, type ProbePlan, type SiteProfile } from './profile.js';
 import {
   planRuns,
   TestReach,
@@ -73,6 +74,8 @@ export const StepSchema = z.strictObject({
   testMethodsInClasses: z.number().int().optional(),
   /** Time spent validating this step's candidates (rejected ones included). */
   validationMs: z.number().optional(),
+  /** A step that gates the bug on its inputs: the condition and its observed rarity. */
+  gate: GateRecordSchema.optional(),
   durationMs: z.number(),
 });
 export type Step = z.infer<typeof StepSchema>;
@@ -174,6 +177,9 @@ function wholeClassesOf(classes: BuggyClasses): ClassRun[] {
   return classes.traced.map(({ testClass }) => ({ testClass }));
 }
 
+/** Classes besides the witness whose calls are profiled for an operator that places a probe. */
+const PROFILED_CLASS_LIMIT = 8;
+
 class TransformRun {
   private projectRuntime: Promise<ProjectRuntime> | undefined;
 
@@ -258,7 +264,13 @@ class TransformRun {
     const added: string[] = [];
     for (const [index, source] of sources.entries()) {
       const stepStarted = Date.now();
-      const site = await this.siteOf(injection, { step: index, sequence, state, anchor, added });
+      // The witness methods still failing: an earlier gate may have narrowed them.
+      const failing = steps.at(-1)?.failingMethods ?? buggyFailures;
+      const site = await this.siteOf(
+        injection,
+        { step: index, sequence, state, anchor, added },
+        failing,
+      );
       if (site.kind === 'Lost') return short(index, site.reason);
       let validationMs = 0;
       const offer = await source.offer(site.site, async (candidate) => {
@@ -291,6 +303,7 @@ class TransformRun {
           : {}),
         validationMs,
         durationMs: Date.now() - stepStarted,
+        ...(offer.candidate.gate ? { gate: offer.candidate.gate } : {}),
       };
       if (classes!.reach && selection) {
         classes!.reach = classes!.reach.after(offer.evidence.bugFileAfter, selection);
@@ -333,6 +346,7 @@ class TransformRun {
   private async siteOf(
     injection: InjectionRecord,
     at: Pick<StepSite, 'step' | 'sequence' | 'state' | 'anchor' | 'added'>,
+    failing: MethodFailures,
   ): Promise<{ kind: 'Found'; site: StepSite } | { kind: 'Lost'; reason: string }> {
     await this.options.copy.checkout(at.state);
     const file = path.join(this.options.copy.root, at.anchor.file);
@@ -364,8 +378,56 @@ class TransformRun {
             },
             this.options.cache,
           ),
+        profile: (plan) =>
+          this.profiled(plan, {
+            state: at.state,
+            file: at.anchor.file,
+            source,
+            witness,
+            failures: failing,
+          }),
       },
     };
+  }
+
+  /**
+   * The values reaching a probe placed as `plan` says, on a probe state that is never kept: in
+   * the witness's failing methods and in the other classes that call the probed method.
+   */
+  private async profiled(
+    plan: ProbePlan,
+    request: {
+      state: ProjectState;
+      file: string;
+      source: string;
+      witness: string;
+      failures: MethodFailures;
+    },
+  ): Promise<SiteProfile | string> {
+    const outcome = await profileSite({
+      copy: this.options.copy,
+      fast: this.options.fast,
+      build: this.build,
+      state: request.state,
+      file: request.file,
+      source: request.source,
+      plan,
+      witness: request.witness,
+      failingMethods: Object.keys(request.failures),
+      // Every class that calls the probed method tells calls apart, not only those rerun per step.
+      others: this.options.contexts
+        .filter(
+          (record) =>
+            record.testMethod === null &&
+            record.testClass !== request.witness &&
+            record.trace.some(
+              (location) => location.file === request.file && location.method === plan.method,
+            ),
+        )
+        .map((record) => record.testClass)
+        .slice(0, PROFILED_CLASS_LIMIT),
+    });
+    return outcome.kind === 'Unprofiled' ? outcome.reason : outcome.profile;
   }
 
   /**

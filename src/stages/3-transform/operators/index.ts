@@ -9,6 +9,7 @@ import { localStateBundling } from './local-state-bundle.js';
 import { parameterBundling } from './parameter-bundle.js';
 import { nestedDataAccess } from './nested-access.js';
 import { intermediateStatePassing } from './state-holder.js';
+import { rareInputPathConditioning } from './rare-gate.js';
 import type { TransformOperator } from './types.js';
 
 /** The operators with a deterministic implementation so far; the other specs wait for theirs. */
@@ -22,6 +23,7 @@ const OPERATORS: readonly TransformOperator[] = [
   intermediateStatePassing,
   cachedValueAccess,
   nestedDataAccess,
+  rareInputPathConditioning,
 ];
 
 export function implementedOperators(): readonly string[] {
