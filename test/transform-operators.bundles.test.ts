@@ -1,44 +1,24 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
-import { packageRoot } from '../src/core/package-root.js';
 import { applyEdits, loadJavaGrammar } from '../src/lang/java/syntax.js';
 import { localStateBundling } from '../src/stages/3-transform/operators/local-state-bundle.js';
 import { parameterBundling } from '../src/stages/3-transform/operators/parameter-bundle.js';
 import type { TransformSite } from '../src/stages/3-transform/operators/types.js';
-import { analyzeSource, type SourceModel } from '../src/toolchains/jvm/source-model.js';
+import { loadShape, shapeSite, type Shape } from './shapes.js';
 
 /* The two bundling operators on a small file: a site, the exact rewrite, near misses refused. */
 
-const FILE = path.join(
-  packageRoot(),
-  'test',
-  'fixtures',
-  'transform-operators',
-  'shapes',
-  'Bundles.java',
-);
 let source: string;
-let model: SourceModel;
+let shape: Shape;
 
 beforeAll(async () => {
   await loadJavaGrammar();
-  source = await readFile(FILE, 'utf8');
-  const outcome = await analyzeSource(
-    { file: FILE, classpath: [], release: '8', ranges: [[0, source.length]] },
-    cacheLayout(resolveCacheDir()),
-  );
-  if (outcome.kind !== 'analyzed') throw new Error(outcome.reason);
-  model = outcome.model;
+  shape = await loadShape('Bundles.java');
+  source = shape.source;
 });
 
 /** The site whose bug is the line holding `text`. */
 function siteAt(text: string): TransformSite {
-  const start = source.indexOf(text);
-  if (start < 0 || source.indexOf(text, start + 1) >= 0)
-    throw new Error(`'${text}' is not once in the file`);
-  return { source, focus: { start, end: start + text.length }, model };
+  return shapeSite(shape, text);
 }
 
 describe('Parameter Bundling', () => {

@@ -1,34 +1,13 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
-import { packageRoot } from '../src/core/package-root.js';
 import { applyEdits, loadJavaGrammar } from '../src/lang/java/syntax.js';
 import { callSiteRerouting } from '../src/stages/3-transform/operators/call-reroute.js';
 import { extractApplySplit } from '../src/stages/3-transform/operators/extract-apply.js';
 import { helperCallInsertion } from '../src/stages/3-transform/operators/helper-call.js';
 import { pipelineStageSplit } from '../src/stages/3-transform/operators/pipeline-split.js';
 import type { TransformSite } from '../src/stages/3-transform/operators/types.js';
-import { analyzeSource, type SourceModel } from '../src/toolchains/jvm/source-model.js';
+import { loadShape, shapeSite, type Shape } from './shapes.js';
 
 /* Each operator on a small file: a site, the exact rewrite, and near misses it must refuse. */
-
-interface Shape {
-  source: string;
-  model: SourceModel;
-}
-
-/** A fixture file and javac's view of it. */
-async function loadShape(name: string): Promise<Shape> {
-  const file = path.join(packageRoot(), 'test', 'fixtures', 'transform-operators', 'shapes', name);
-  const text = await readFile(file, 'utf8');
-  const outcome = await analyzeSource(
-    { file, classpath: [], release: '8', ranges: [[0, text.length]] },
-    cacheLayout(resolveCacheDir()),
-  );
-  if (outcome.kind !== 'analyzed') throw new Error(outcome.reason);
-  return { source: text, model: outcome.model };
-}
 
 let source: string;
 let lines: Shape;
@@ -43,10 +22,7 @@ beforeAll(async () => {
 
 /** The site whose bug is the line holding `text` (in Lines.java unless another shape is given). */
 function siteAt(text: string, shape: Shape = lines): TransformSite {
-  const start = shape.source.indexOf(text);
-  if (start < 0 || shape.source.indexOf(text, start + 1) >= 0)
-    throw new Error(`'${text}' is not once in the file`);
-  return { source: shape.source, focus: { start, end: start + text.length }, model: shape.model };
+  return shapeSite(shape, text);
 }
 
 describe('Helper Call Insertion', () => {

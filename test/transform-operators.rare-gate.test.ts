@@ -1,39 +1,22 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
-import { packageRoot } from '../src/core/package-root.js';
 import { applyEdits, loadJavaGrammar } from '../src/lang/java/syntax.js';
 import { patchOf } from '../src/project/state.js';
 import { bugAnchor, locateAnchor } from '../src/stages/3-transform/focus.js';
 import type { Observation } from '../src/stages/3-transform/operators/gate-signals.js';
 import { rareInputPathConditioning } from '../src/stages/3-transform/operators/rare-gate.js';
 import type { TransformSite } from '../src/stages/3-transform/operators/types.js';
-import { analyzeSource, type SourceModel } from '../src/toolchains/jvm/source-model.js';
+import { loadShape } from './shapes.js';
+import { type SourceModel } from '../src/toolchains/jvm/source-model.js';
 
 /* Rare Input Path Conditioning on a small file: the probe's plan, the exact gate, near misses. */
 
-const FILE = path.join(
-  packageRoot(),
-  'test',
-  'fixtures',
-  'transform-operators',
-  'shapes',
-  'Picks.java',
-);
 const RELATIVE = 'src/main/java/shapes/Picks.java';
 let source: string;
 let model: SourceModel;
 
 beforeAll(async () => {
   await loadJavaGrammar();
-  source = await readFile(FILE, 'utf8');
-  const outcome = await analyzeSource(
-    { file: FILE, classpath: [], release: '8', ranges: [[0, source.length]] },
-    cacheLayout(resolveCacheDir()),
-  );
-  if (outcome.kind !== 'analyzed') throw new Error(outcome.reason);
-  model = outcome.model;
+  ({ source, model } = await loadShape('Picks.java'));
 });
 
 /** The site of a bug whose clean side had `clean` where the fixture (the buggy side) has `buggy`. */
