@@ -205,7 +205,8 @@ function usable(proposals: readonly (string | undefined)[], taken: ReadonlySet<s
  * Names for a private method that forwards to `callee`: the callee's name with what the call
  * passes (`parse(line)` → `parseLine`), else with what the callee declares it takes, else with
  * what its caller is about (`format` called from `printRecord` → `formatRecord`), else what the
- * callee gives (`getHeader()` → `resolveHeader`, `total()` → `computeTotal`).
+ * callee gives (`getHeader()` → `resolveHeader`, `total()` → `computeTotal`), else what the call
+ * is for (`countOffset` called by `read` → `countOffsetForRead`).
  */
 export function forwardingNames(
   callee: string,
@@ -226,7 +227,14 @@ export function forwardingNames(
       : calleeRest.length === 0
         ? [camelName(['compute', callee])]
         : [];
-  return usable([...nouns.map((noun) => camelName([callee, capitalized(noun)])), ...plain], taken);
+  // Last, what the call is for: `countOffset` called by `read` → `countOffsetForRead`.
+  const forCaller = callee.toLowerCase().includes(options.caller.toLowerCase())
+    ? []
+    : [camelName([callee, 'for', capitalized(options.caller)])];
+  return usable(
+    [...nouns.map((noun) => camelName([callee, capitalized(noun)])), ...plain, ...forCaller],
+    taken,
+  );
 }
 
 /** A word for a value: its local's name, or its type's when the name is a letter or two. */
