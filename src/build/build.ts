@@ -395,7 +395,7 @@ class Build {
         const tally = new Map<string, number>();
         for (const entry of shortOnes) {
           if (entry.outcome.kind !== 'Short') continue;
-          const what = `${entry.outcome.stage}: ${entry.outcome.reason.split(':')[0]}`;
+          const what = `${entry.outcome.stage}: ${entry.outcome.reason.replace(/ \(.*$/, '').split(':')[0]}`;
           tally.set(what, (tally.get(what) ?? 0) + 1);
         }
         this.reason(
