@@ -34,6 +34,22 @@ export type VerifyOutcome =
   /** The case directory or its hidden witness does not hold what its record says. */
   | { kind: 'Corrupt'; caseId: string; reason: string };
 
+/**
+ * A test method's name without its parameters: Surefire names each run of a parameterised test
+ * (`testEncode[Renault-…]`, `parse(String)[2]`), the warm JVM that recorded the signature names
+ * the method.
+ */
+export function baseTestMethod(name: string): string {
+  return name.replace(/\[.*\]$/, '').replace(/\(.*\)$/, '');
+}
+
+/** A signature by test method, parameterised runs folded into their method. */
+function byMethod(signature: CaseFailureSignature): CaseFailureSignature {
+  return Object.fromEntries(
+    Object.entries(signature).map(([method, exception]) => [baseTestMethod(method), exception]),
+  );
+}
+
 function failuresOf(verdict: SingleVerdict): CaseFailureSignature {
   if (verdict.kind !== 'TestFailed' && verdict.kind !== 'TestErrored') return {};
   return Object.fromEntries(verdict.failures.map((f) => [f.testMethod, f.exceptionType]));
@@ -41,10 +57,12 @@ function failuresOf(verdict: SingleVerdict): CaseFailureSignature {
 
 /** How the observed failures differ from the expected ones, or undefined when they are equal. */
 export function signatureMismatch(
-  expected: CaseFailureSignature,
-  observed: CaseFailureSignature,
+  expectedRuns: CaseFailureSignature,
+  observedRuns: CaseFailureSignature,
 ): string | undefined {
   const problems: string[] = [];
+  const expected = byMethod(expectedRuns);
+  const observed = byMethod(observedRuns);
   for (const [method, exception] of Object.entries(expected)) {
     const seen = observed[method];
     if (seen === undefined) problems.push(`${method} does not fail (expected ${exception})`);
