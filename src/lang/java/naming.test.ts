@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { forwardingNames, helperNames, nameWords, plainName } from './naming.js';
+import { camelName, forwardingNames, helperNames, nameWords, plainName } from './naming.js';
 import { blockStatements } from './extraction.js';
 import { descendants, field, loadJavaGrammar, withJavaTree } from './syntax.js';
 
@@ -18,6 +18,12 @@ function wholeBody(method: string, nouns: string[] = [], taken: string[] = []): 
 }
 
 describe('names for added code', () => {
+  it("writes a constant's name as words of a camelCase name", () => {
+    expect(camelName(['BITS', 'length'])).toBe('bitsLength');
+    expect(camelName(['cached', 'MAX_SIZE'])).toBe('cachedMaxSize');
+    expect(camelName(['parse', 'Header'])).toBe('parseHeader');
+  });
+
   it('splits a camelCase name into its words', () => {
     expect(nameWords('parseHeaderLine')).toEqual(['parse', 'Header', 'Line']);
     expect(nameWords('toString')).toEqual(['to', 'String']);

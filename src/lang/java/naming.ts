@@ -20,7 +20,12 @@ export function capitalized(word: string): string {
 
 /** A lowerCamel name from words, e.g. ["check", "index"] → checkIndex. */
 export function camelName(words: readonly string[]): string {
-  const [head = '', ...rest] = words.filter(Boolean);
+  // A constant's name is words too: BITS → bits, MAX_SIZE → max, size.
+  const [head = '', ...rest] = words
+    .filter(Boolean)
+    .flatMap((word) =>
+      /^[A-Z][A-Z0-9_]+$/.test(word) ? word.toLowerCase().split('_').filter(Boolean) : [word],
+    );
   return head.charAt(0).toLowerCase() + head.slice(1) + rest.map(capitalized).join('');
 }
 
