@@ -99,24 +99,51 @@ export function cellKey(cell: { typeId: string; bucket: string; depth: number })
   return `${cell.typeId}/${cell.bucket}/${cell.depth}`;
 }
 
+/**
+ * The archived entries that count, in ledger order: the first of each case. A bug exposed by
+ * witnesses of two buckets is one case; a ledger written before that was checked may name it
+ * twice.
+ */
+export function countedCases(entries: readonly BuildCaseRecord[]): Set<BuildCaseRecord> {
+  const seen = new Set<string>();
+  const counted = new Set<BuildCaseRecord>();
+  for (const entry of entries) {
+    if (entry.outcome.kind !== 'Archived' || seen.has(entry.outcome.caseId)) continue;
+    seen.add(entry.outcome.caseId);
+    counted.add(entry);
+  }
+  return counted;
+}
+
 /** The build's ledger: every bug tried in a cell, appended as it is decided. */
 class Ledger {
+  private counted: Set<BuildCaseRecord>;
+
   private constructor(
     private readonly file: string,
     readonly entries: BuildCaseRecord[],
-  ) {}
+  ) {
+    this.counted = countedCases(entries);
+  }
 
   static async open(out: string): Promise<Ledger> {
     const file = path.join(out, 'build', 'cases.jsonl');
     return new Ledger(file, (await readRecords(file, BuildCaseLine)).records);
   }
 
-  archived(cell: PlanCell): number {
-    return this.inCell(cell).filter((entry) => entry.outcome.kind === 'Archived').length;
+  counts(entry: BuildCaseRecord): boolean {
+    return this.counted.has(entry);
   }
 
+  archived(cell: PlanCell): number {
+    return this.inCell(cell).filter((entry) => this.counted.has(entry)).length;
+  }
+
+  /** Whether the bug was tried at this depth, in this cell or another (its twin of a bucket). */
   tried(cell: PlanCell, injection: string): boolean {
-    return this.inCell(cell).some((entry) => entry.injection === injection);
+    return this.entries.some(
+      (entry) => entry.cell.depth === cell.depth && entry.injection === injection,
+    );
   }
 
   inCell(cell: PlanCell): BuildCaseRecord[] {
@@ -127,6 +154,7 @@ class Ledger {
   async append(entry: BuildCaseRecord): Promise<void> {
     await appendRecords(this.file, BuildCaseLine, [entry]);
     this.entries.push(entry);
+    this.counted = countedCases(this.entries);
   }
 }
 
@@ -200,7 +228,7 @@ class Build {
       );
       for (const entry of this.ledger.entries) {
         const record = records.get(entry.transform);
-        if (entry.project === project.label && entry.outcome.kind === 'Archived' && record) {
+        if (entry.project === project.label && this.ledger.counts(entry) && record) {
           kept.push({ project, entry, record });
         }
       }
@@ -420,7 +448,7 @@ class Build {
     const started = Date.now();
     const { cell, injection } = job;
     const sources = this.options.sourcesFor(cell.sequence);
-    const id = transformId(injection.id, sources);
+    const id = transformId(injection, sources);
     // A case transformed before an interruption is not transformed again.
     let record = earlier.get(id);
     if (!record) {

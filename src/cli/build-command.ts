@@ -3,8 +3,8 @@ import { z } from 'zod';
 import {
   buildInputsId,
   cellKey,
+  countedCases,
   runBuild,
-  type BuildCaseRecord,
   type BuildResult,
 } from '../build/build.js';
 import { archiveCase, toolVersions } from '../stages/4-archive/archive.js';
@@ -219,10 +219,10 @@ async function summarise(
   out: string,
   durationMs: number,
 ): Promise<BuildSummary> {
+  const counted = countedCases(result.ledger);
   const archivedIn = (cell: PlanCell) =>
-    result.ledger.filter(
-      (entry) => cellKey(entry.cell) === cellKey(cell) && entry.outcome.kind === 'Archived',
-    ).length;
+    result.ledger.filter((entry) => cellKey(entry.cell) === cellKey(cell) && counted.has(entry))
+      .length;
   const rows: CellRow[] = cells.map((cell) => ({
     typeId: cell.typeId,
     bucket: cell.bucket,
@@ -240,7 +240,7 @@ async function summarise(
   }
   const archivedNow = result.ledger
     .slice(result.resumed)
-    .filter((entry) => entry.outcome.kind === 'Archived').length;
+    .filter((entry) => counted.has(entry)).length;
   const { evolution, operators } = await evolutionOf(result);
   return {
     out,
@@ -256,8 +256,7 @@ async function summarise(
       },
       transform: {
         tried: result.ledger.length,
-        kept: result.ledger.filter((entry: BuildCaseRecord) => entry.outcome.kind === 'Archived')
-          .length,
+        kept: counted.size,
         shortAt,
       },
     },

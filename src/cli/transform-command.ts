@@ -92,7 +92,7 @@ export async function runTransformCommand(
   const done = new Set(
     (await readRecords(casesFile, TransformLine)).records.map((record) => record.id),
   );
-  const todo = injections.filter((injection) => !done.has(transformId(injection.id, sources)));
+  const todo = injections.filter((injection) => !done.has(transformId(injection, sources)));
   const contexts = await witnessContexts(
     project,
     cache,

@@ -110,13 +110,19 @@ export const TransformLine = defineRecord({
 });
 export type TransformRecord = z.infer<typeof TransformLine.schema>;
 
-/** Content address of a transformed case: the injection, the steps' sources, the stage. */
+/**
+ * Content address of a transformed case: the injection and its witness (one bug may be exposed
+ * by witnesses of several context buckets, and each validates its own steps), the steps'
+ * sources, the stage.
+ */
 export function transformId(
-  injection: string,
+  injection: Pick<InjectionRecord, 'id' | 'witness'>,
   sources: readonly Pick<CandidateSource, 'id' | 'engine'>[],
 ): string {
   const steps = sources.map((source) => [source.id, source.engine]);
-  return sha256Text(JSON.stringify([injection, steps, TransformLine.version])).slice(0, 16);
+  return sha256Text(
+    JSON.stringify([injection.id, injection.witness.testClass, steps, TransformLine.version]),
+  ).slice(0, 16);
 }
 
 export interface TransformOptions {
@@ -230,7 +236,7 @@ class TransformRun {
   ): Promise<TransformRecord> {
     const started = Date.now();
     const sequence = sources.map((source) => source.id);
-    const id = transformId(injection.id, sources);
+    const id = transformId(injection, sources);
     const witness = injection.witness.testClass;
     const base = {
       id,
