@@ -12,7 +12,8 @@ import { mavenToolchain } from '../toolchains/maven/maven.js';
 import { DEPTHS, loadPlan, planCells, type Plan, type PlanCell } from '../build/plan.js';
 import type { CacheLayout } from '../core/cache.js';
 import { UserError } from '../core/errors.js';
-import type { EventSink } from '../events/types.js';
+import { note, type EventSink } from '../events/types.js';
+import { withLock } from '../records/lock.js';
 import {
   caseEvolution,
   evolutionByDepth,
@@ -180,34 +181,46 @@ export async function runBuildCommand(
     projects.push(await resolveFetchedProject(argument, cache, { mavenArgs: [] }));
   }
   const out = path.resolve(options.out);
-  await recordedInputs(out, {
-    id: buildInputsId(options.seed),
-    projects: projects.map((project) => project.label),
-    plan: plan.name,
-    seed: options.seed,
-    cells: cells.map((cell) => `${cellKey(cell)}×${cell.wanted}`),
-  });
-  const tools = await toolVersions(mavenToolchain);
-  const result = await runBuild({
-    cache,
-    projects,
-    cells,
-    specs: types.filter((type) => cells.some((cell) => cell.typeId === type.id)),
-    sourcesFor,
-    seed: options.seed,
-    workers: options.workers,
-    out,
-    maven: options.maven,
-    maxTries: options.maxTries,
-    spare: options.spare,
-    otherClassLimit: options.otherClasses,
-    collateralLimit: options.collateralLimit,
-    archive: async ({ project, injection, transform, contexts }) => {
-      const archived = await archiveCase({ project, injection, transform, contexts, tools }, out);
-      return archived.kind === 'Refused' ? archived : { kind: 'Archived', caseId: archived.caseId };
+  // Two builds into one directory would both take the same bugs: the second waits its turn.
+  const result = await withLock(
+    path.join(out, 'build', 'lock'),
+    { purpose: 'build', log: (line) => note(events, 'build', line) },
+    async () => {
+      await recordedInputs(out, {
+        id: buildInputsId(options.seed),
+        projects: projects.map((project) => project.label),
+        plan: plan.name,
+        seed: options.seed,
+        cells: cells.map((cell) => `${cellKey(cell)}×${cell.wanted}`),
+      });
+      const tools = await toolVersions(mavenToolchain);
+      return runBuild({
+        cache,
+        projects,
+        cells,
+        specs: types.filter((type) => cells.some((cell) => cell.typeId === type.id)),
+        sourcesFor,
+        seed: options.seed,
+        workers: options.workers,
+        out,
+        maven: options.maven,
+        maxTries: options.maxTries,
+        spare: options.spare,
+        otherClassLimit: options.otherClasses,
+        collateralLimit: options.collateralLimit,
+        archive: async ({ project, injection, transform, contexts }) => {
+          const archived = await archiveCase(
+            { project, injection, transform, contexts, tools },
+            out,
+          );
+          return archived.kind === 'Refused'
+            ? archived
+            : { kind: 'Archived', caseId: archived.caseId };
+        },
+        events,
+      });
     },
-    events,
-  });
+  );
   return summarise(result, cells, plan, options, out, Date.now() - started);
 }
 
