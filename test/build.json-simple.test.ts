@@ -86,8 +86,9 @@ describe('witnessgym build', () => {
     const rerun = await cli([...ARGS, '--out', resumed, '--json']);
     expect(rerun.exitCode, rerun.stderr).toBe(0);
     const ledger = await ledgerLines(resumed);
-    // The rerun kept what the killed run had decided and added only what was missing.
-    expect(ledger.length).toBeGreaterThan(before);
+    // The rerun kept what the killed run had decided (which may already be all of it: a second
+    // case can be decided within the half second before the kill lands) and added what was missing.
+    expect(ledger.length).toBeGreaterThanOrEqual(before);
     expect(await caseDirectories(resumed)).toEqual(await caseDirectories(whole));
     const index = (await readFile(path.join(resumed, 'cases.jsonl'), 'utf8'))
       .split('\n')
