@@ -308,6 +308,24 @@ export function declaresOnlyConstants(run: StatementRun): boolean {
   );
 }
 
+/**
+ * What a helper holding a run returns, as javac spells it: its method's return type when the run
+ * ends the method (a constructor's returns nothing), the type of the local it hands back, or
+ * void; undefined when that type has no spelling.
+ */
+export function resultType(
+  model: SourceModel,
+  member: Node,
+  result: ExtractionResult,
+): string | undefined {
+  if (result.kind === 'tail') {
+    if (member.type === 'constructor_declaration') return 'void';
+    return methodOf(model, member)?.returnType ?? undefined;
+  }
+  if (result.kind === 'local') return typeOf(model, member, result.declaration) ?? undefined;
+  return 'void';
+}
+
 /** Whether the run can move into a private helper, and with which types; undefined if not. */
 export function planExtraction(
   context: ExtractionContext,
@@ -332,18 +350,9 @@ export function planExtraction(
     if (type === null) return undefined;
     parameters.push(`${style.finalParameters ? 'final ' : ''}${type} ${input.name}`);
   }
-  const constructor = member.type === 'constructor_declaration';
   const { result } = extraction;
-  let returnType = 'void';
-  if (result.kind === 'tail' && !constructor) {
-    const declared = methodOf(model, member)?.returnType;
-    if (!declared) return undefined;
-    returnType = declared;
-  } else if (result.kind === 'local') {
-    const type = typeOf(model, member, result.declaration);
-    if (type === null) return undefined;
-    returnType = type;
-  }
+  const returnType = resultType(model, member, result);
+  if (returnType === undefined) return undefined;
   const thrown = thrownBy(context.root, model, run);
   if (thrown === null) return undefined;
   return {
@@ -353,7 +362,7 @@ export function planExtraction(
     parameters,
     returnType,
     thrown,
-    memberName: constructor ? 'init' : nameOf(member),
+    memberName: member.type === 'constructor_declaration' ? 'init' : nameOf(member),
   };
 }
 

@@ -20,7 +20,14 @@ import {
 } from '../../../lang/java/syntax.js';
 import type { SourceModel } from '../../../toolchains/jvm/source-model.js';
 import { insertedAfter, lineAt, takenNames } from './added-members.js';
-import { lineStart, memberNouns, methodOf, thrownBy, typeOf } from './extract-method.js';
+import {
+  lineStart,
+  memberNouns,
+  methodOf,
+  resultType,
+  thrownBy,
+  typeOf,
+} from './extract-method.js';
 import { runsAround } from './helper-call.js';
 import {
   freeTypeName,
@@ -284,21 +291,12 @@ function bundledHelper(
     if (type === null) return undefined;
     fields.push({ name: input.name, type });
   }
-  const constructor = member.type === 'constructor_declaration';
-  let returnType = 'void';
-  if (result.kind === 'tail' && !constructor) {
-    const declared = methodOf(model, member)?.returnType;
-    if (!declared) return undefined;
-    returnType = declared;
-  } else if (result.kind === 'local') {
-    const type = typeOf(model, member, result.declaration);
-    if (type === null) return undefined;
-    returnType = type;
-  }
+  const returnType = resultType(model, member, result);
+  if (returnType === undefined) return undefined;
   const [name] = helperNames(
     statements,
     {
-      member: constructor ? 'init' : nameOf(member),
+      member: member.type === 'constructor_declaration' ? 'init' : nameOf(member),
       ...(result.kind === 'local' ? { result: result.declaration.name } : {}),
       tail: result.kind === 'tail',
       nouns: memberNouns(model, member),
