@@ -162,11 +162,26 @@ describe('case archive on json-simple', () => {
     });
   });
 
-  it('names a directory that is not a case in one line, exit 2', async () => {
-    const result = await cli(['case', 'verify', bench]);
+  it('verifies a whole benchmark, records each outcome and skips verified cases on a rerun', async () => {
+    const first = await cli(['case', 'verify', bench, '--json']);
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(first.json).toMatchObject({
+      cases: 1,
+      earlier: 0,
+      cleanRuns: 1,
+      outcomes: [{ kind: 'Verified', caseId: record.id }],
+    });
+    const again = await cli(['case', 'verify', bench, '--json']);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.json).toMatchObject({ cases: 1, earlier: 1, outcomes: [] });
+  });
+
+  it('names a directory that is neither a case nor a benchmark in one line, exit 2', async () => {
+    const empty = await makeTempDir('case-none');
+    const result = await cli(['case', 'verify', empty]);
     expect(result.exitCode).toBe(2);
     expect(result.stderr.trim()).toBe(
-      `witnessgym: ${bench} is not a case directory (it has no case.json)`,
+      `witnessgym: ${empty} is neither a case (no case.json) nor a benchmark holding cases: pass <bench>/<case-id> or <bench>`,
     );
   });
 });

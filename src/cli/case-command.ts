@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { CacheLayout } from '../core/cache.js';
 import { UserError } from '../core/errors.js';
 import { mavenTestRunner } from '../runners/maven.js';
-import { readCaseFile } from '../stages/4-archive/archive.js';
+import { CASE_RECORD, caseIds, readCaseFile } from '../stages/4-archive/archive.js';
 import { exportBenchmark, type ExportSummary } from '../stages/4-archive/export.js';
 import {
   caseProject,
@@ -10,6 +10,13 @@ import {
   type MaterialiseOutcome,
 } from '../stages/4-archive/materialize.js';
 import { verifyCase, type VerifyOutcome } from '../stages/4-archive/verify.js';
+import {
+  verifyBenchmark,
+  verifyOutcomesFile,
+  type BenchVerifySummary,
+} from '../stages/4-archive/verify-bench.js';
+import type { EventSink } from '../events/types.js';
+import { exists } from '../core/fs.js';
 import { mavenToolchain } from '../toolchains/maven/maven.js';
 
 /* `witnessgym case materialize|export|verify`: the case archive's commands. */
@@ -57,16 +64,66 @@ export function formatExport(summary: ExportSummary): string {
   ].join('\n');
 }
 
+export interface VerifyCommandOptions {
+  /** Cases verified at once when the target is a benchmark, each with its own Maven copy. */
+  workers: number;
+  again?: boolean;
+}
+
+export type VerifyCommandResult =
+  { kind: 'Case'; outcome: VerifyOutcome } | { kind: 'Benchmark'; summary: BenchVerifySummary };
+
+/** Verifies one case directory, or every case of a benchmark directory. */
 export async function runVerifyCommand(
-  caseDir: string,
+  target: string,
+  options: VerifyCommandOptions,
   cache: CacheLayout,
-): Promise<VerifyOutcome> {
-  const maven = mavenTestRunner(mavenToolchain, cache);
-  try {
-    return await verifyCase(caseDir, { cache, maven });
-  } finally {
-    await maven.close();
+  events: EventSink,
+): Promise<VerifyCommandResult> {
+  if (await exists(path.join(target, CASE_RECORD))) {
+    const maven = mavenTestRunner(mavenToolchain, cache);
+    try {
+      return { kind: 'Case', outcome: await verifyCase(target, { cache, maven }) };
+    } finally {
+      await maven.close();
+    }
   }
+  if ((await caseIds(target)).length === 0) {
+    throw new UserError(
+      `${target} is neither a case (no ${CASE_RECORD}) nor a benchmark holding cases: pass <bench>/<case-id> or <bench>`,
+    );
+  }
+  const mavens = Array.from({ length: options.workers }, () =>
+    mavenTestRunner(mavenToolchain, cache),
+  );
+  try {
+    const summary = await verifyBenchmark(target, {
+      cache,
+      mavens,
+      events,
+      again: options.again ?? false,
+    });
+    return { kind: 'Benchmark', summary };
+  } finally {
+    await Promise.all(mavens.map((maven) => maven.close()));
+  }
+}
+
+/** Whether every case the command looked at is verified. */
+export function allVerified(result: VerifyCommandResult): boolean {
+  return result.kind === 'Case'
+    ? result.outcome.kind === 'Verified'
+    : result.summary.outcomes.every((outcome) => outcome.kind === 'Verified');
+}
+
+export function formatBenchVerify(summary: BenchVerifySummary): string {
+  const verified = summary.outcomes.filter((outcome) => outcome.kind === 'Verified').length;
+  const others = summary.outcomes.filter((outcome) => outcome.kind !== 'Verified');
+  return [
+    `${summary.cases} cases: ${summary.earlier + verified} verified (${summary.earlier} by an earlier run, ${verified} now, in ${(summary.durationMs / 60_000).toFixed(1)} min; ${summary.cleanRuns} clean-tree runs served them), ${others.length} not`,
+    ...others.map((outcome) => `  ${formatVerify(outcome)}`),
+    `outcomes: ${verifyOutcomesFile(summary.bench)}`,
+  ].join('\n');
 }
 
 export function formatVerify(outcome: VerifyOutcome): string {

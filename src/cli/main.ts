@@ -25,6 +25,8 @@ import { formatBuildSummary, runBuildCommand, type BuildCommandOptions } from '.
 import {
   formatExport,
   formatMaterialise,
+  allVerified,
+  formatBenchVerify,
   formatVerify,
   runExportCommand,
   runMaterializeCommand,
@@ -405,14 +407,20 @@ async function caseExport(
 }
 
 async function caseVerify(
-  caseDir: string,
-  options: { json?: boolean },
+  target: string,
+  options: { workers: number; again?: boolean; json?: boolean },
   command: Command,
 ): Promise<void> {
-  const outcome = await runVerifyCommand(caseDir, cacheFrom(command));
-  if (options.json) printJson(outcome);
-  else process.stdout.write(`${formatVerify(outcome)}\n`);
-  process.exitCode = outcome.kind === 'Verified' ? 0 : EXIT_VERDICT;
+  const result = await withProgress(options.json ?? false, (events) =>
+    runVerifyCommand(target, options, cacheFrom(command), events),
+  );
+  if (options.json) printJson(result.kind === 'Case' ? result.outcome : result.summary);
+  else {
+    process.stdout.write(
+      `${result.kind === 'Case' ? formatVerify(result.outcome) : formatBenchVerify(result.summary)}\n`,
+    );
+  }
+  process.exitCode = allVerified(result) ? 0 : EXIT_VERDICT;
 }
 
 async function build(
@@ -674,9 +682,16 @@ function buildProgram(): Command {
   benchCase
     .command('verify')
     .description(
-      'recheck a case with Maven: the witness must fail on the buggy tree with the recorded signature (the same failing methods, each with the same exception type) and pass on the clean tree; exit 1 otherwise',
+      'recheck a case, or every case of a benchmark, with Maven: the witness must fail on the buggy tree with the recorded signature (the same failing methods, each with the same exception type) and pass on the clean tree; a benchmark records each outcome in verify/outcomes.jsonl and a rerun skips the verified cases; exit 1 when one is not verified',
     )
-    .argument('<case>', 'a case directory of a benchmark (<bench>/<case-id>)')
+    .argument('<case|bench>', 'a case directory (<bench>/<case-id>) or a benchmark directory')
+    .option(
+      '--workers <n>',
+      "a benchmark's cases verified at once, each with its own Maven copy",
+      positiveInteger('--workers'),
+      2,
+    )
+    .option('--again', 'verify again the cases an earlier run verified')
     .option('--json', 'machine-readable output')
     .action(caseVerify);
   program

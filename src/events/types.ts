@@ -3,7 +3,8 @@
  * log lines, `--json` event streams (and later an HTML report or a job queue) are consumers of
  * the same events, as stryker-js's reporters are of its.
  */
-export type StageName = 'fetch' | 'baseline' | 'trace' | 'inject' | 'transform' | 'agent' | 'build';
+export type StageName =
+  'fetch' | 'baseline' | 'trace' | 'inject' | 'transform' | 'agent' | 'build' | 'verify';
 
 export type ProgressEvent =
   /** A stage starts on a subject (a project, say); `total` units of work when known. */

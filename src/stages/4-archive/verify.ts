@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { CacheLayout } from '../../core/cache.js';
 import { readTextIfExists } from '../../core/fs.js';
-import { describeVerdict, type SingleVerdict, type SingleVerdictKind } from '../../core/verdict.js';
+import { describeVerdict, type SingleVerdict } from '../../core/verdict.js';
 import { pristineState } from '../../project/project.js';
 import { compiledSources, WorkingCopy } from '../../project/working-copy.js';
 import { timeLimit } from '../../runners/time-limits.js';
@@ -20,7 +20,7 @@ export type VerifyOutcome =
   | {
       kind: 'Verified';
       caseId: string;
-      buggy: { verdict: SingleVerdictKind; failures: CaseFailureSignature };
+      buggy: { verdict: 'TestFailed' | 'TestErrored'; failures: CaseFailureSignature };
       durationMs: number;
     }
   | {
@@ -94,6 +94,11 @@ export interface VerifyOptions {
   cache: CacheLayout;
   /** The ground truth (the Maven runner); closed by the caller. */
   maven: TestRunner;
+  /**
+   * Clean-tree runs shared by the cases of one verification, by project and witness class: the
+   * clean tree and the command are the same, so is the answer.
+   */
+  cleanRuns?: Map<string, Promise<SingleVerdict>>;
 }
 
 export async function verifyCase(caseDir: string, options: VerifyOptions): Promise<VerifyOutcome> {
@@ -154,7 +159,13 @@ export async function verifyCase(caseDir: string, options: VerifyOptions): Promi
     const failures = failuresOf(buggy);
     const mismatch = signatureMismatch(record.expectedFailure, failures);
     if (mismatch) return refuted('buggy', `the failure signature differs: ${mismatch}`, buggy);
-    const clean = await runOn(pristineState(project));
+    const cleanKey = `${record.project.name}@${record.project.version}@${record.project.commit}:${testClass}`;
+    let cleanRun = options.cleanRuns?.get(cleanKey);
+    if (!cleanRun) {
+      cleanRun = runOn(pristineState(project));
+      options.cleanRuns?.set(cleanKey, cleanRun);
+    }
+    const clean = await cleanRun;
     if (clean.kind !== 'Passed') {
       return refuted('clean', 'the witness does not pass on the clean tree', clean);
     }
