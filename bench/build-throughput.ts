@@ -2,11 +2,13 @@
  * Throughput of `witnessgym build` on this machine: one build of the anchor bug type at every
  * depth on one project, then, from what its stages recorded, cases per hour by depth, the time
  * split by stage (inject, transformation steps, Maven confirmation), the share spent in Maven,
- * step validations per minute with the fast runner against the Maven replay of the same cases'
- * final states (both measured in this run), and the wall time projected for plans/paper.yaml.
+ * step validations per minute with per-test selection against a Maven replay of the same kept
+ * steps (the same test runs, after the build, both measured in this run), what a step costs besides
+ * validating candidates, and the wall time projected for plans/paper.yaml.
  *
  *   npm run bench:build-throughput [-- --project commons-csv] [--per-cell 3] [--depths 1,3,5,10]
  *     [--type logic_predicate_inversion_in_guard] [--bucket short] [--workers 2] [--seed 1]
+ *     [--maven-steps 8]
  *
  * The build goes to a fresh temporary directory and uses the user's cache (fetch the project
  * first). Nothing here is a pass/fail test: it prints what it measured.
@@ -26,6 +28,12 @@ import { loadBugTypeSpecs } from '../src/stages/2-inject/spec.js';
 import { loadTransformSpecs } from '../src/stages/3-transform/spec.js';
 import { TransformLine, type TransformRecord } from '../src/stages/3-transform/transform.js';
 import { BuildCaseLine } from '../src/build/build.js';
+import { pristineState } from '../src/project/project.js';
+import { compiledSources, WorkingCopy } from '../src/project/working-copy.js';
+import { mavenTestRunner } from '../src/runners/maven.js';
+import { readCaseFile } from '../src/stages/4-archive/archive.js';
+import { caseProject } from '../src/stages/4-archive/materialize.js';
+import { mavenToolchain } from '../src/toolchains/maven/maven.js';
 
 const { values } = parseArgs({
   options: {
@@ -36,6 +44,7 @@ const { values } = parseArgs({
     bucket: { type: 'string', default: 'short' },
     workers: { type: 'string', default: '2' },
     seed: { type: 'string', default: '1' },
+    'maven-steps': { type: 'string', default: '8' },
   },
 });
 const workers = Number(values.workers);
@@ -91,6 +100,72 @@ const transforms = new Map(
 );
 const ledger = (await readRecords(path.join(out, 'build', 'cases.jsonl'), BuildCaseLine)).records;
 
+/**
+ * Replays up to `limit` kept steps of the archived cases with Maven, each on its step's state with
+ * the witness's failing methods and the selected tests the fast runner validated it with: the
+ * time, and how many replays did not agree (the witness must still fail, the others pass).
+ */
+async function mavenReplay(limit: number) {
+  const maven = mavenTestRunner(mavenToolchain, cache);
+  let ms = 0;
+  let steps = 0;
+  let disagreed = 0;
+  try {
+    for (const entry of ledger) {
+      if (entry.outcome.kind !== 'Archived' || steps >= limit) continue;
+      const record = transforms.get(entry.transform);
+      if (!record || record.outcome.kind !== 'Kept') continue;
+      const caseRecord = await readCaseFile(path.join(out, entry.outcome.caseId));
+      const project = await caseProject(caseRecord, cache);
+      const copy = await WorkingCopy.create(
+        project.root,
+        pristineState(project),
+        project.layout,
+        'replay',
+      );
+      try {
+        for (const [index, step] of record.steps.entries()) {
+          if (steps >= limit) break;
+          const state = {
+            ...record.outcome.state,
+            patches: record.outcome.state.patches.slice(0, index + 2),
+          };
+          const changed = await copy.checkout(state);
+          const target = {
+            projectDir: copy.root,
+            build: project.build,
+            changed: compiledSources(changed),
+          };
+          const runs = step.validatedBy ?? [{ testClass: caseRecord.officialTest.class }];
+          const replayStarted = performance.now();
+          const compiled = await maven.compile(target);
+          let agrees = compiled.kind === 'Compiled';
+          for (const [runIndex, run] of runs.entries()) {
+            if (!agrees) break;
+            const result = await maven.run({
+              target,
+              testClass: run.testClass,
+              ...(run.methods ? { methods: run.methods } : {}),
+              timeoutMs: 600_000,
+            });
+            const failed =
+              result.verdict.kind === 'TestFailed' || result.verdict.kind === 'TestErrored';
+            agrees = runIndex === 0 ? failed : result.verdict.kind === 'Passed';
+          }
+          ms += performance.now() - replayStarted;
+          steps++;
+          if (!agrees) disagreed++;
+        }
+      } finally {
+        await copy.close();
+      }
+    }
+  } finally {
+    await maven.close();
+  }
+  return { ms, steps, disagreed };
+}
+
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 const stepMs = (record: TransformRecord) => sum(record.steps.map((step) => step.durationMs));
 const confirmMs = (record: TransformRecord) =>
@@ -103,6 +178,8 @@ interface DepthRow {
   /** Worker time over every bug tried at the depth, short ones included, per archived case. */
   msPerCase: number | null;
   stepsMs: number;
+  /** Of the steps' time, validating candidates (the rest finds sites, traces, profiles). */
+  validationMs: number;
   confirmMs: number;
   otherMs: number;
   validations: number;
@@ -121,6 +198,7 @@ for (const depth of values.depths.split(',').map(Number)) {
     archived,
     msPerCase: archived > 0 ? workerMs / archived : null,
     stepsMs: steps,
+    validationMs: sum(records.flatMap((record) => record.steps.map((s) => s.validationMs ?? 0))),
     confirmMs: confirm,
     otherMs: workerMs - steps - confirm,
     validations: sum(records.flatMap((record) => record.steps.map((s) => s.rejected.length + 1))),
@@ -133,10 +211,11 @@ const share = (part: number, whole: number) =>
 console.log(
   `build ${summary.plan} on ${values.project}, ${values.type} in ${values.bucket} contexts, ${values['per-cell']} per depth, ${workers} workers, seed ${values.seed}: ${summary.archived}/${summary.wanted} cases in ${minutes(wallMs)}`,
 );
-console.log('depth  tried  cases  cases/h  s/case   steps  confirm   other  validations/min');
+console.log(
+  'depth  tried  cases  cases/h  s/case   steps  (validating)  confirm   other  validations/min',
+);
 for (const row of rows) {
   const perHour = row.msPerCase ? (3_600_000 / row.msPerCase) * workers : 0;
-  const stepMinutes = row.stepsMs / 60_000;
   console.log(
     [
       String(row.depth).padStart(5),
@@ -145,28 +224,47 @@ for (const row of rows) {
       perHour.toFixed(0).padStart(8),
       (row.msPerCase ? (row.msPerCase / 1000).toFixed(1) : '-').padStart(7),
       minutes(row.stepsMs).padStart(7),
+      `(${minutes(row.validationMs)})`.padStart(13),
       minutes(row.confirmMs).padStart(8),
       minutes(row.otherMs).padStart(7),
-      (stepMinutes > 0 ? (row.validations / stepMinutes).toFixed(1) : '-').padStart(16),
+      (row.validationMs > 0
+        ? (row.validations / (row.validationMs / 60_000)).toFixed(1)
+        : '-'
+      ).padStart(16),
     ].join(' '),
   );
 }
 const allSteps = sum(rows.map((row) => row.stepsMs));
 const allConfirm = sum(rows.map((row) => row.confirmMs));
 const allOther = sum(rows.map((row) => row.otherMs));
-const confirmations = [...transforms.values()].filter((record) => confirmMs(record) > 0);
-const fastPerMinute = sum(rows.map((row) => row.validations)) / (allSteps / 60_000);
-const mavenPerMinute = confirmations.length / (allConfirm / 60_000);
+const allValidation = sum(rows.map((row) => row.validationMs));
+const allValidations = sum(rows.map((row) => row.validations));
 const workerTotal = injectMs + allSteps + allConfirm + allOther;
 console.log(
-  `time by stage (worker time): inject ${minutes(injectMs)} (${share(injectMs, workerTotal)}), transformation steps ${minutes(allSteps)} (${share(allSteps, workerTotal)}), Maven confirmation ${minutes(allConfirm)} (${share(allConfirm, workerTotal)}), setup and whole-class runs ${minutes(allOther)} (${share(allOther, workerTotal)})`,
+  `time by stage (worker time): inject ${minutes(injectMs)} (${share(injectMs, workerTotal)}), transformation steps ${minutes(allSteps)} (${share(allSteps, workerTotal)}, of which validating candidates ${minutes(allValidation)}), Maven confirmation ${minutes(allConfirm)} (${share(allConfirm, workerTotal)}), setup and whole-class runs ${minutes(allOther)} (${share(allOther, workerTotal)})`,
 );
 console.log(
   `share in Maven: ${share(injectMavenMs + allConfirm, workerTotal)} (inject's Maven checks ${minutes(injectMavenMs)}, confirmation ${minutes(allConfirm)})`,
 );
-console.log(
-  `step validations: ${fastPerMinute.toFixed(1)}/min with the fast runner vs ${mavenPerMinute.toFixed(2)}/min for a Maven replay of a case's final state: ${(fastPerMinute / mavenPerMinute).toFixed(1)}×`,
+const keptSteps = [...transforms.values()].reduce(
+  (total, record) => total + record.steps.length,
+  0,
 );
+console.log(
+  `a step besides validating: ${keptSteps > 0 ? ((allSteps - allValidation) / keptSteps / 1000).toFixed(1) : '-'} s on average (site, source model, the buggy state's traced runs of the other classes, profiling)`,
+);
+
+// The same kept steps replayed with Maven: each step's state, the runs that validated it.
+const replay = await mavenReplay(Number(values['maven-steps']));
+const fastPerMinute = allValidations / (allValidation / 60_000);
+if (replay.steps > 0) {
+  const mavenPerMinute = replay.steps / (replay.ms / 60_000);
+  console.log(
+    `step validations: ${fastPerMinute.toFixed(1)}/min with per-test selection (${allValidations} in ${minutes(allValidation)}) vs ${mavenPerMinute.toFixed(2)}/min replaying ${replay.steps} of the kept steps with Maven (the same runs): ${(fastPerMinute / mavenPerMinute).toFixed(1)}×${replay.disagreed > 0 ? `; ${replay.disagreed} replays disagreed with the fast runner` : ''}`,
+  );
+} else {
+  console.log('step validations: no kept step to replay with Maven');
+}
 
 // The paper plan, projected: its cases per depth at this run's cost per case and per bug.
 const [types, transformSpecs] = await Promise.all([loadBugTypeSpecs(), loadTransformSpecs()]);

@@ -243,6 +243,19 @@ describe('Cached Value Access', () => {
     );
   });
 
+  it("hoists a loop's bound computed from stable values, named as its parts say", () => {
+    const [candidate] = cachedValueAccess.candidates(siteAt('if (Character.isDigit(data[i])) {'));
+    expect(applyEdits(source, candidate!.edits)).toBe(
+      source.replace(
+        `        for (int i = dataOffset; i < dataOffset + dataLen; i++) {`,
+        `        int dataEnd = dataOffset + dataLen;
+        for (int i = dataOffset; i < dataEnd; i++) {`,
+      ),
+    );
+    // A bound over a value the loop changes is computed again for a reason: left alone.
+    expect(cachedValueAccess.candidates(siteAt('if (marks[i] > 0) {'))).toEqual([]);
+  });
+
   it('refuses a derivation evaluated only under a condition', () => {
     // Both reads of word.length() sit right of && or ||: computing one earlier could throw
     // where the code did not.

@@ -90,6 +90,87 @@ function derivationAt(read: Node, value: Source): Derivation | undefined {
   return undefined;
 }
 
+/** Arithmetic that cannot throw or have an effect on ints and longs (no division, no remainder). */
+const INERT_ARITHMETIC = new Set(['+', '-', '*', '<<', '>>', '>>>', '&', '|', '^']);
+
+const OFFSET_WORD =
+  /(Offset|Start|Pos|Position|From|Begin)$|^(offset|start|pos|position|from|begin)$/;
+const LENGTH_WORD = /(Len|Length|Count|Size)$|^(len|length|count|size)$/;
+
+/**
+ * A loop bound's name, as a maintainer hoisting it would write it: `dataOffset + dataLen` is
+ * `dataEnd`, `offset + length` is `end`, `values.length - 1` is `lastIndex`; none for any other
+ * arithmetic, which has no natural name.
+ */
+function boundName(bound: Node): string | undefined {
+  const operator = bound.childForFieldName('operator')?.type;
+  const left = unparenthesized(field(bound, 'left')!);
+  const right = unparenthesized(field(bound, 'right')!);
+  const word = (node: Node) =>
+    node.type === 'identifier'
+      ? node.text
+      : node.type === 'field_access' && field(node, 'object')?.type === 'this'
+        ? (field(node, 'field')?.text ?? '')
+        : node.type === 'field_access' && field(node, 'field')?.text === 'length'
+          ? 'length'
+          : '';
+  if (operator === '+') {
+    const [offset, length] = OFFSET_WORD.test(word(left)) ? [left, right] : [right, left];
+    if (!OFFSET_WORD.test(word(offset)) || !LENGTH_WORD.test(word(length))) return undefined;
+    const stem = word(offset).replace(OFFSET_WORD, '');
+    return camelName([stem, stem ? 'End' : 'end']);
+  }
+  if (operator === '-' && right.type === 'decimal_integer_literal' && right.text === '1') {
+    return LENGTH_WORD.test(word(left)) ? 'lastIndex' : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Loop bounds computed again on every iteration from stable values (`i < offset + length`):
+ * arithmetic over reads of stable sources, their arrays' lengths and integer literals, which
+ * gives the same value each time and cannot throw, so it can be computed once before the loop.
+ */
+function loopBounds(member: Node, sources: readonly Source[]): Derivation[] {
+  const reads = new Set(
+    sources.flatMap((value) => value.reads.map((read) => `${read.startIndex}:${read.endIndex}`)),
+  );
+  const stableArrays = new Set(
+    sources.filter((value) => value.type.endsWith('[]')).map((value) => value.name),
+  );
+  const operand = (node: Node): boolean => {
+    const bare = unparenthesized(node);
+    if (bare.type === 'decimal_integer_literal') return true;
+    if (reads.has(`${bare.startIndex}:${bare.endIndex}`)) return true;
+    if (bare.type === 'binary_expression') return pure(bare);
+    const object = field(bare, 'object');
+    return (
+      bare.type === 'field_access' &&
+      field(bare, 'field')?.text === 'length' &&
+      object !== null &&
+      reads.has(`${object.startIndex}:${object.endIndex}`) &&
+      stableArrays.has(object.text.replace(/^this\./, ''))
+    );
+  };
+  const pure = (node: Node): boolean =>
+    node.type === 'binary_expression' &&
+    INERT_ARITHMETIC.has(node.childForFieldName('operator')?.type ?? '') &&
+    operand(field(node, 'left')!) &&
+    operand(field(node, 'right')!);
+  const loops = ownDescendants(member, ['for_statement', 'while_statement']);
+  return loops.flatMap((loop) => {
+    const condition = field(loop, 'condition');
+    if (!condition) return [];
+    return descendants(condition, 'binary_expression').flatMap((bound) => {
+      if (!pure(bound) || (bound.parent?.type === 'binary_expression' && pure(bound.parent)))
+        return [];
+      const name = boundName(bound);
+      if (!name) return [];
+      return [{ expression: bound, name, key: bound.text.replace(/\s+/g, ' ') }];
+    });
+  });
+}
+
 /** Whether the class can have no subclass to override a method of it. */
 function isFinalClass(owner: Node): boolean {
   return owner.type === 'enum_declaration' || modifierWords(owner).includes('final');
@@ -354,6 +435,7 @@ export const cachedValueAccess: TransformOperator = {
           value.reads.flatMap((read) => derivationAt(read, value) ?? []),
         ),
         ...getterCalls(member),
+        ...loopBounds(member, sources),
       ];
       for (const derivation of all) {
         groups.set(derivation.key, [...(groups.get(derivation.key) ?? []), derivation]);
