@@ -205,7 +205,8 @@ for (const depth of values.depths.split(',').map(Number)) {
   });
 }
 
-const minutes = (ms: number) => `${(ms / 60_000).toFixed(1)} min`;
+const minutes = (ms: number) =>
+  ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : `${(ms / 60_000).toFixed(1)} min`;
 const share = (part: number, whole: number) =>
   whole > 0 ? `${((part * 100) / whole).toFixed(0)}%` : '-';
 console.log(
