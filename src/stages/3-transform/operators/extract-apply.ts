@@ -1,8 +1,7 @@
 import { blockStatements, type StatementRun } from '../../../lang/java/extraction.js';
 import { applierNames, extractorNames, plainName } from '../../../lang/java/naming.js';
-import { fileStyle } from '../../../lang/java/style.js';
-import { field, indentationOf, nameOf, withJavaTree } from '../../../lang/java/syntax.js';
-import { lineAt, takenNames } from './added-members.js';
+import { field, indentationOf, nameOf } from '../../../lang/java/syntax.js';
+import { lineAt } from './added-members.js';
 import {
   callsInPlace,
   delegatedFoci,
@@ -12,6 +11,7 @@ import {
   nextLineStart,
   planExtraction,
   writeExtraction,
+  withExtractionContext,
   type ExtractionContext,
 } from './extract-method.js';
 import type { TransformCandidate, TransformOperator, TransformSite } from './types.js';
@@ -152,17 +152,10 @@ export const extractApplySplit: TransformOperator = {
   kind: 'transform',
   id: 't_extract_apply_split_v1',
   candidates: (site) =>
-    withJavaTree(site.source, (root) => {
-      const context = {
-        root,
-        source: site.source,
-        model: site.model,
-        style: fileStyle(site.source, root),
-      };
-      const taken = takenNames(root, site.model);
+    withExtractionContext(site, (context, taken) => {
       const direct = splitsAt(context, site.focus, taken);
       if (direct.length > 0) return direct;
-      for (const caller of delegatedFoci(root, site.focus)) {
+      for (const caller of delegatedFoci(context.root, site.focus)) {
         const delegated = splitsAt(context, caller, taken);
         if (delegated.length > 0) return delegated;
       }

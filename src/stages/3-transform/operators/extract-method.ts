@@ -7,7 +7,7 @@ import {
   type StatementRun,
 } from '../../../lang/java/extraction.js';
 import type { LocalDeclaration } from '../../../lang/java/scopes.js';
-import { reindent, type FileStyle } from '../../../lang/java/style.js';
+import { fileStyle, reindent, type FileStyle } from '../../../lang/java/style.js';
 import {
   ancestor,
   descendants,
@@ -18,10 +18,12 @@ import {
   modifierWords,
   nameOf,
   type TextEdit,
+  withJavaTree,
   within,
 } from '../../../lang/java/syntax.js';
 import type { SourceModel } from '../../../toolchains/jvm/source-model.js';
-import { insertedAfter } from './added-members.js';
+import { insertedAfter, takenNames } from './added-members.js';
+import type { TransformSite } from './types.js';
 
 /*
  * Extract Method, as the operators that move statements into private helpers share it: whether a
@@ -35,6 +37,22 @@ export interface ExtractionContext {
   source: string;
   model: SourceModel;
   style: FileStyle;
+}
+
+/**
+ * Runs `body` on the site's file as Extract Method sees it, with the names already taken in it
+ * (a helper's name must be new to the class).
+ */
+export function withExtractionContext<T>(
+  site: TransformSite,
+  body: (context: ExtractionContext, taken: Set<string>) => T,
+): T {
+  return withJavaTree(site.source, (root) =>
+    body(
+      { root, source: site.source, model: site.model, style: fileStyle(site.source, root) },
+      takenNames(root, site.model),
+    ),
+  );
 }
 
 /** A run that can move into a helper, with the helper's types; its name is chosen after. */

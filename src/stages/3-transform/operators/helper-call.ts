@@ -1,15 +1,15 @@
 import type { Node } from 'web-tree-sitter';
 import { blockStatements, type StatementRun } from '../../../lang/java/extraction.js';
 import { helperNames } from '../../../lang/java/naming.js';
-import { fileStyle } from '../../../lang/java/style.js';
-import { field, indentationOf, nameOf, withJavaTree } from '../../../lang/java/syntax.js';
-import { insertedAfter, lineAt, takenNames } from './added-members.js';
+import { field, indentationOf, nameOf } from '../../../lang/java/syntax.js';
+import { insertedAfter, lineAt } from './added-members.js';
 import {
   focusRuns,
   memberNouns,
   headerBugBody,
   planExtraction,
   writeExtraction,
+  withExtractionContext,
   type ExtractionContext,
 } from './extract-method.js';
 import type { TransformCandidate, TransformOperator, TransformSite } from './types.js';
@@ -87,16 +87,9 @@ export const helperCallInsertion: TransformOperator = {
   kind: 'transform',
   id: 't_call_stack_deepen_v1',
   candidates: (site) =>
-    withJavaTree(site.source, (root) => {
-      const context = {
-        root,
-        source: site.source,
-        model: site.model,
-        style: fileStyle(site.source, root),
-      };
-      const taken = takenNames(root, site.model);
-      return runsAround(root, site.focus)
+    withExtractionContext(site, (context, taken) =>
+      runsAround(context.root, site.focus)
         .flatMap((run) => helperFor(context, site.focus, run, taken) ?? [])
-        .slice(0, RUNS_PER_SITE);
-    }),
+        .slice(0, RUNS_PER_SITE),
+    ),
 };
