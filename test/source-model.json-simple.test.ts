@@ -92,6 +92,29 @@ describe('source model', () => {
     expect(model.methods.length).toBeGreaterThan(15);
   });
 
+  it("spells a member type of the file's own class by its simple name, as a maintainer would", async () => {
+    // What a bundling step adds: a nested class, then a local of its type elsewhere in the class.
+    const copy = await editedCopy(pristine, [
+      {
+        file: JSON_ARRAY,
+        from: 'numberOfValues = splitValues.length;',
+        to: 'numberOfValues = splitValues.length;\n\t\tfinal SplitState[] holder = { new SplitState() };',
+      },
+      {
+        file: JSON_ARRAY,
+        from: 'public class JsonArray extends ArrayList<Object> implements Jsonable{',
+        to: 'public class JsonArray extends ArrayList<Object> implements Jsonable{\n\tprivate static final class SplitState {\n\t\tint count;\n\t}',
+      },
+    ]);
+    const { model, text } = await analyzed(copy);
+    expect(model.errors).toEqual([]);
+    expect(model.locals.find((entry) => entry.name === 'holder')?.type).toBe('SplitState[]');
+    expect(
+      model.expressions.find((entry) => text.slice(entry.start, entry.end) === 'new SplitState()')
+        ?.type,
+    ).toBe('SplitState');
+  });
+
   it("reports a rewrite that does not type-check, with javac's own line", async () => {
     const copy = await editedCopy(pristine, [
       {

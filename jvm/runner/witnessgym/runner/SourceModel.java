@@ -426,9 +426,19 @@ public final class SourceModel {
     private final Set<String> singleImports = new HashSet<>();
     private final Set<String> simpleImported = new HashSet<>();
     private final Set<String> onDemandImports = new HashSet<>();
+    /** The file's one top-level type, whose body every use in the file is in; else null. */
+    private final String soleTopLevel;
 
     Spelling(CompilationUnitTree unit) {
       packageName = unit.getPackageName() == null ? "" : unit.getPackageName().toString();
+      List<String> topLevel = new ArrayList<>();
+      for (Tree declaration : unit.getTypeDecls()) {
+        if (declaration instanceof ClassTree) {
+          String simple = ((ClassTree) declaration).getSimpleName().toString();
+          topLevel.add(packageName.isEmpty() ? simple : packageName + "." + simple);
+        }
+      }
+      soleTopLevel = topLevel.size() == 1 ? topLevel.get(0) : null;
       for (ImportTree imported : unit.getImports()) {
         if (imported.isStatic()) continue;
         String name = imported.getQualifiedIdentifier().toString();
@@ -501,12 +511,21 @@ public final class SourceModel {
       return name.toString();
     }
 
-    /** `Outer.Inner` for nested types, starting from the outermost type the file can name. */
+    /**
+     * `Outer.Inner` for nested types, starting from the outermost type the file can name; a member
+     * type of the file's own top-level type by its simple name, as its members are in scope in
+     * the whole of its body.
+     */
     private String nameOf(TypeElement element) {
       Element enclosing = element.getEnclosingElement();
       if (enclosing instanceof TypeElement) {
         String qualified = element.getQualifiedName().toString();
         if (singleImports.contains(qualified)) return element.getSimpleName().toString();
+        String simple = element.getSimpleName().toString();
+        if (((TypeElement) enclosing).getQualifiedName().toString().equals(soleTopLevel)
+            && !simpleImported.contains(simple)) {
+          return simple;
+        }
         return nameOf((TypeElement) enclosing) + "." + element.getSimpleName();
       }
       String qualified = element.getQualifiedName().toString();
