@@ -117,6 +117,37 @@ describe('Intermediate State Passing', () => {
     );
   });
 
+  it('builds an object made empty and then set field by field in the method that fills the holder', () => {
+    const [candidate] = intermediateStatePassing.candidates(
+      siteAt('return room.size - room.used <= outLen;'),
+    );
+    expect(candidate!.added).toEqual(['buildRoom']);
+    expect(applyEdits(source, candidate!.edits)).toBe(
+      source.replace(
+        `        final Room room = new Room();
+        room.size = out.length;
+        room.used = outOffset;
+        return room.size - room.used <= outLen;
+    }
+`,
+        `        final Room[] roomHolder = new Room[1];
+        buildRoom(roomHolder, out, outOffset);
+        return roomHolder[0].size - roomHolder[0].used <= outLen;
+    }
+
+    private void buildRoom(Room[] roomHolder, byte[] out, int outOffset) {
+        final Room room = new Room();
+        room.size = out.length;
+        room.used = outOffset;
+        roomHolder[0] = room;
+    }
+`,
+      ),
+    );
+    // An object made empty and then changed by calls is not built by its statements: left alone.
+    expect(intermediateStatePassing.candidates(siteAt('return listing.toString();'))).toEqual([]);
+  });
+
   it("takes a value a caller computes and passes to the bug's method", () => {
     const [candidate] = intermediateStatePassing.candidates(siteAt('return "[" + text + "]";'));
     expect(applyEdits(source, candidate!.edits)).toBe(

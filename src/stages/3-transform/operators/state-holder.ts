@@ -52,12 +52,52 @@ function isLiteral(node: Node): boolean {
   return node.type === 'unary_expression' && operands.length === 1 && isLiteral(operands[0]!);
 }
 
-/** Names for the method that fills the holder, from the value's name. */
-function setterNames(value: string, taken: ReadonlySet<string>): string[] {
+/** Names for the method that fills the holder, from the value's name and how it is made. */
+function setterNames(
+  value: string,
+  verb: 'compute' | 'build',
+  taken: ReadonlySet<string>,
+): string[] {
   return [
-    camelName(['compute', capitalized(value)]),
-    camelName(['store', capitalized(value)]),
+    camelName([verb, capitalized(value)]),
+    camelName([verb === 'compute' ? 'store' : 'prepare', capitalized(value)]),
   ].filter((name) => !taken.has(name));
+}
+
+/** `new T()`: an object made empty, whose state the statements after it write. */
+function isEmptyAllocation(node: Node): boolean {
+  return (
+    node.type === 'object_creation_expression' &&
+    kids(field(node, 'arguments') ?? node).length === 0 &&
+    !kids(node).some((k) => k.type === 'class_body')
+  );
+}
+
+/**
+ * The statements right after `statement` that set fields of the object it declares
+ * (`state.out = out;`), with values that do not read the object: they build it, so they move
+ * with it into the method that fills the holder.
+ */
+function fieldWritesAfter(statement: Node, name: string): Node[] {
+  const siblings = kids(statement.parent!).filter((k) => !k.type.endsWith('comment'));
+  const writes: Node[] = [];
+  for (const next of siblings.slice(siblings.findIndex((k) => k.equals(statement)) + 1)) {
+    const assignment = next.type === 'expression_statement' ? kids(next)[0] : undefined;
+    const left = assignment?.type === 'assignment_expression' ? field(assignment, 'left') : null;
+    const right = assignment ? field(assignment, 'right') : null;
+    if (
+      !left ||
+      !right ||
+      assignment!.childForFieldName('operator')?.type !== '=' ||
+      left.type !== 'field_access' ||
+      field(left, 'object')?.text !== name ||
+      descendants(right, 'identifier').some((id) => id.text === name)
+    ) {
+      break;
+    }
+    writes.push(next);
+  }
+  return writes;
 }
 
 function holderFor(
@@ -75,7 +115,13 @@ function holderFor(
   const owner = ancestor(member, ['class_body', 'enum_body', 'interface_body']);
   // Private interface methods need Java 9; the corpus includes Java 8 projects.
   if (!owner || owner.type === 'interface_body') return undefined;
-  const run = { member, block: statement.parent!, statements: [statement] };
+  const name = value.declaration.name;
+  // An object made empty is not computed until its fields are set: the method builds it whole.
+  const writes = isEmptyAllocation(initial) ? fieldWritesAfter(statement, name) : [];
+  if (isEmptyAllocation(initial) && writes.length === 0) return undefined;
+  const moved = [statement, ...writes];
+  const last = moved.at(-1)!;
+  const run = { member, block: statement.parent!, statements: moved };
   const extraction = analyseExtraction(run);
   if (extraction.kind === 'Refused' || extraction.result.kind !== 'local') return undefined;
   const parameters: string[] = [];
@@ -86,15 +132,14 @@ function holderFor(
   }
   const thrown = thrownBy(root, model, run);
   if (thrown === null) return undefined;
-  const name = value.declaration.name;
   const holder = `${name}Holder`;
-  const [setter] = setterNames(name, taken);
+  const [setter] = setterNames(name, writes.length > 0 ? 'build' : 'compute', taken);
   if (!setter || !freeLocalName(member, holder, taken)) return undefined;
 
   const indent = indentationOf(source, statement);
   const lineStart = source.lastIndexOf('\n', statement.startIndex - 1) + 1;
-  const lineEnd = source.indexOf('\n', statement.endIndex);
-  const trailing = source.slice(statement.endIndex, lineEnd === -1 ? source.length : lineEnd);
+  const lineEnd = source.indexOf('\n', last.endIndex);
+  const trailing = source.slice(last.endIndex, lineEnd === -1 ? source.length : lineEnd);
   // A declaration that shares its line with other code is not rewritten: the line would be torn.
   if (source.slice(lineStart, statement.startIndex).trim() !== '' || trailing.trim() !== '') {
     return undefined;
@@ -102,11 +147,14 @@ function holderFor(
   const modifiers = kids(statement).find((k) => k.type === 'modifiers')?.text;
   const memberIndent = indentationOf(source, member);
   const bodyIndent = memberIndent + style.indentUnit;
-  const [firstLine, ...moreLines] = initial.text.split(/\r?\n/);
-  const assignment = [
-    `${bodyIndent}${holder}[0] = ${firstLine}`,
-    ...reindent(moreLines, indent, bodyIndent),
-  ].join(style.lineBreak);
+  // The method's body: the value's own statements, or its expression assigned to the holder.
+  const [firstLine, ...moreLines] =
+    writes.length > 0
+      ? `${source.slice(statement.startIndex, last.endIndex)}\n${indent}${holder}[0] = ${name}`.split(
+          /\r?\n/,
+        )
+      : `${holder}[0] = ${initial.text}`.split(/\r?\n/);
+  const fill = [`${bodyIndent}${firstLine}`, ...reindent(moreLines, indent, bodyIndent)];
   const typeParameters = field(member, 'type_parameters')?.text;
   const signature = [
     'private',
@@ -115,19 +163,22 @@ function holderFor(
     'void',
     `${setter}(${[`${style.finalParameters ? 'final ' : ''}${value.type}[] ${holder}`, ...parameters].join(', ')})${thrown.length > 0 ? ` throws ${thrown.join(', ')}` : ''} {`,
   ].join(' ');
-  const helper = [`${memberIndent}${signature}`, `${assignment};`, `${memberIndent}}`].join(
-    style.lineBreak,
-  );
+  const helper = [
+    `${memberIndent}${signature}`,
+    `${fill.join(style.lineBreak)};`,
+    `${memberIndent}}`,
+  ].join(style.lineBreak);
   const call = `${setter}(${[holder, ...extraction.inputs.map((input) => input.name)].join(', ')});`;
   const replacement = [
     `${modifiers ? `${modifiers} ` : ''}${value.type}[] ${holder} = ${singleSlotArray(value.type)};`,
     `${indent}${call}`,
   ].join(style.lineBreak);
+  const readsLeft = value.reads.filter((read) => !moved.some((node) => within(read, node)));
   return {
-    description: `${nameOf(member)}: '${name}' (line ${lineAt(source, statement.startIndex)}) is computed by private ${setter}(…) into ${holder}`,
+    description: `${nameOf(member)}: '${name}' (line ${lineAt(source, statement.startIndex)}) is ${writes.length > 0 ? 'built' : 'computed'} by private ${setter}(…) into ${holder}`,
     edits: [
-      { start: statement.startIndex, end: statement.endIndex, text: replacement },
-      ...readsReplaced(value.reads, `${holder}[0]`),
+      { start: statement.startIndex, end: last.endIndex, text: replacement },
+      ...readsReplaced(readsLeft, `${holder}[0]`),
       insertedAfter(member, helper, style),
     ],
     added: [setter],
