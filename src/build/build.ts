@@ -16,6 +16,7 @@ import type { BugTypeSpec } from '../stages/2-inject/spec.js';
 import type { CandidateSource } from '../stages/3-transform/candidates.js';
 import {
   createTransformer,
+  shortAsItsPrefix,
   transformId,
   TransformLine,
   type TransformRecord,
@@ -449,10 +450,13 @@ class Build {
     const { cell, injection } = job;
     const sources = this.options.sourcesFor(cell.sequence);
     const id = transformId(injection, sources);
-    // A case transformed before an interruption is not transformed again.
+    // A case transformed before an interruption is not transformed again, nor one whose
+    // first steps fell short in a shorter sequence.
     let record = earlier.get(id);
     if (!record) {
-      record = await worker.transformer.transform(injection, sources);
+      record =
+        shortAsItsPrefix(injection, sources, earlier) ??
+        (await worker.transformer.transform(injection, sources));
       await appendRecords(file, TransformLine, [record]);
       earlier.set(id, record);
     }

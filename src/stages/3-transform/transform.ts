@@ -125,6 +125,40 @@ export function transformId(
   ).slice(0, 16);
 }
 
+/**
+ * The record of a sequence whose deterministic prefix already fell short at one of its steps,
+ * for the same injection: its first steps are the prefix's, decided the same way (the
+ * deterministic operators do not look past their own step), so it falls short where the prefix
+ * did. Undefined when no such prefix was transformed; a prefix that fell short only in its final
+ * checks says nothing of the longer sequence's different final state.
+ */
+export function shortAsItsPrefix(
+  injection: Pick<InjectionRecord, 'id' | 'witness'>,
+  sources: readonly Pick<CandidateSource, 'id' | 'engine'>[],
+  earlier: ReadonlyMap<string, TransformRecord>,
+): TransformRecord | undefined {
+  for (let length = sources.length - 1; length > 0; length--) {
+    const prefix = sources.slice(0, length);
+    if (prefix.some((source) => source.engine !== 'deterministic')) continue;
+    const record = earlier.get(transformId(injection, prefix));
+    if (record?.outcome.kind !== 'Short' || record.outcome.reason.startsWith('final state')) {
+      continue;
+    }
+    return {
+      ...record,
+      id: transformId(injection, sources),
+      sequence: sources.map((source) => source.id),
+      outcome: {
+        kind: 'Short',
+        step: record.outcome.step,
+        reason: `${record.outcome.reason} (as its first ${length} steps did, transformed before)`,
+      },
+      durationMs: 0,
+    };
+  }
+  return undefined;
+}
+
 export interface TransformOptions {
   cache: CacheLayout;
   project: ProjectRef;

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { shortAsItsPrefix, transformId, type TransformRecord } from './transform.js';
+
+const injection = { id: 'bug', witness: { testClass: 'org.example.WitnessTest' } } as Parameters<
+  typeof transformId
+>[0];
+const deterministic = (id: string) => ({ id, engine: 'deterministic' });
+const depth3 = ['gate', 'helper', 'reroute'].map(deterministic);
+const depth5 = [...depth3, deterministic('bundle'), deterministic('holder')];
+
+function recorded(
+  sources: typeof depth3,
+  outcome: TransformRecord['outcome'],
+): Map<string, TransformRecord> {
+  const id = transformId(injection, sources);
+  return new Map([
+    [
+      id,
+      {
+        id,
+        injection: injection.id,
+        sequence: sources.map((source) => source.id),
+        outcome,
+        steps: [],
+        buggyFailures: { parses: 'java.lang.AssertionError' },
+        durationMs: 1234,
+      },
+    ],
+  ]);
+}
+
+describe('shortAsItsPrefix', () => {
+  it('falls short where a shorter sequence it begins with fell short at a step', () => {
+    const earlier = recorded(depth3, { kind: 'Short', step: 1, reason: 'helper has no site' });
+    const derived = shortAsItsPrefix(injection, depth5, earlier);
+    expect(derived).toMatchObject({
+      id: transformId(injection, depth5),
+      sequence: ['gate', 'helper', 'reroute', 'bundle', 'holder'],
+      outcome: { kind: 'Short', step: 1, reason: expect.stringMatching(/^helper has no site \(/) },
+      durationMs: 0,
+    });
+  });
+
+  it('says nothing when the prefix was kept, failed only its final checks, or was not tried', () => {
+    const state = { base: {}, patches: [] } as unknown as Extract<
+      TransformRecord['outcome'],
+      { kind: 'Kept' }
+    >['state'];
+    expect(
+      shortAsItsPrefix(
+        injection,
+        depth5,
+        recorded(depth3, { kind: 'Kept', state, maven: 'TestFailed' }),
+      ),
+    ).toBeUndefined();
+    expect(
+      shortAsItsPrefix(
+        injection,
+        depth5,
+        recorded(depth3, { kind: 'Short', step: 2, reason: 'final state: Passed under Maven' }),
+      ),
+    ).toBeUndefined();
+    expect(shortAsItsPrefix(injection, depth5, new Map())).toBeUndefined();
+  });
+
+  it("does not carry over an agent's steps, whose prompt names the whole sequence", () => {
+    const agent = depth3.map((source) => ({ ...source, engine: 'agent:scripted' }));
+    const earlier = recorded(agent, { kind: 'Short', step: 0, reason: 'no candidate kept' });
+    expect(
+      shortAsItsPrefix(injection, [...agent, deterministic('bundle')], earlier),
+    ).toBeUndefined();
+  });
+});
