@@ -63,14 +63,30 @@ describe('Helper Call Insertion', () => {
     ]);
   });
 
-  it('refuses runs whose return would only leave the helper, or that write a local read after', () => {
+  it('refuses runs whose return would only leave the helper; moves a loop with the local it writes', () => {
     // `return line;`, its if and its loop cannot move alone; with the `return null` after the
     // loop, the tail of the method can.
     const early = helperCallInsertion.candidates(siteAt('return line;'));
     expect(early.map((c) => c.description)).toEqual([
       expect.stringMatching(/^first: lines 24–29 moved into private /),
     ]);
-    expect(helperCallInsertion.candidates(siteAt('widest = line.length();'))).toEqual([]);
+    // `widest` is assigned in the loop and read after: the loop cannot move alone, only with
+    // the declaration of `widest`, the helper then owning it and returning it.
+    const widened = helperCallInsertion.candidates(siteAt('widest = line.length();'));
+    expect(widened.map((c) => c.description)).toEqual([
+      expect.stringMatching(/^width: lines 33–38 moved into private /),
+      expect.stringMatching(/^width: lines 33–39 moved into private /),
+    ]);
+    const [name] = widened[0]!.added;
+    expect(applyEdits(source, widened[0]!.edits)).toContain(
+      `        int widest = ${name}(minimum);
+        return widest;
+    }
+
+    private int ${name}(int minimum) {
+        int widest = minimum;
+        for (String line : lines) {`,
+    );
   });
 });
 

@@ -85,6 +85,26 @@ function writes(run: Node[]): Node[] {
   return targets;
 }
 
+/**
+ * The statements of `run`'s block before it that declare locals the run assigns: moving them
+ * with it lets the helper own those locals (`int count = 0;` with the loop that counts).
+ */
+export function declarationsOfWritten(run: StatementRun): Node[] {
+  const declarations = localDeclarations(run.member);
+  const siblings = blockStatements(run.block);
+  const first = siblings.findIndex((statement) => statement.equals(run.statements[0]!));
+  const before = siblings.slice(0, Math.max(0, first));
+  const found: Node[] = [];
+  for (const target of writes(run.statements)) {
+    if (target.type !== 'identifier') continue;
+    const statement = resolveLocal(target, declarations)?.node.parent;
+    if (statement && before.some((sibling) => sibling.equals(statement))) {
+      if (!found.some((known) => known.equals(statement))) found.push(statement);
+    }
+  }
+  return found;
+}
+
 export function analyseExtraction(run: StatementRun): Extraction {
   const { member, block, statements } = run;
   const first = statements[0];

@@ -10,6 +10,7 @@ import type { LocalDeclaration } from '../../../lang/java/scopes.js';
 import { fileStyle, reindent, type FileStyle } from '../../../lang/java/style.js';
 import {
   ancestor,
+  declaringClass,
   descendants,
   field,
   indentationOf,
@@ -407,6 +408,22 @@ export interface ExtractionOptions {
   focus: { start: number; end: number };
 }
 
+/**
+ * `this.<T>` or `Owner.<T>` before a call of a helper copying the member's bounded type
+ * parameters: javac cannot infer `<T extends Enum<T>>` from a caller's own `T`.
+ */
+function typeWitness(member: Node): string | undefined {
+  const parameters = field(member, 'type_parameters');
+  if (!parameters || !/\bextends\b/.test(parameters.text)) return undefined;
+  const names = kids(parameters)
+    .filter((k) => k.type === 'type_parameter')
+    .map((k) => kids(k).find((c) => c.type === 'type_identifier' || c.type === 'identifier')?.text);
+  const owner = declaringClass(member);
+  if (names.some((n) => !n) || !owner) return undefined;
+  const receiver = modifierWords(member).includes('static') ? nameOf(owner) : 'this';
+  return `${receiver}.<${names.join(', ')}>`;
+}
+
 /** The helper named `name` holding the plan's run, and the statement that calls it. */
 export function writeExtraction(
   context: ExtractionContext,
@@ -453,7 +470,7 @@ export function writeExtraction(
   ].join(' ');
   const text = [`${memberIndent}${signature}`, ...lines, `${memberIndent}}`].join(style.lineBreak);
 
-  const invocation = `${name}(${plan.inputs.map((input) => input.name).join(', ')})`;
+  const invocation = `${typeWitness(member) ?? ''}${name}(${plan.inputs.map((input) => input.name).join(', ')})`;
   let call = `${invocation};`;
   if (result.kind === 'tail' && returnType !== 'void') call = `return ${invocation};`;
   if (result.kind === 'local') {

@@ -1,5 +1,9 @@
 import type { Node } from 'web-tree-sitter';
-import { blockStatements, type StatementRun } from '../../../lang/java/extraction.js';
+import {
+  blockStatements,
+  declarationsOfWritten,
+  type StatementRun,
+} from '../../../lang/java/extraction.js';
 import { helperNames } from '../../../lang/java/naming.js';
 import { field, indentationOf, nameOf } from '../../../lang/java/syntax.js';
 import { insertedAfter, lineAt } from './added-members.js';
@@ -26,16 +30,25 @@ const RUNS_PER_SITE = 3;
 /** Runs of statements holding the focus: the innermost first, then each enclosing statement. */
 export function runsAround(root: Node, focus: TransformSite['focus']): StatementRun[] {
   const runs: StatementRun[] = [];
-  for (const run of focusRuns(root, focus)) {
-    runs.push(run);
-    const { member, block } = run;
-    if (field(member, 'body')?.equals(block)) {
-      // With the rest of the body too: a loop that returns early moves with the fallback after it.
-      const siblings = blockStatements(block);
-      const from = siblings.findIndex((statement) => statement.equals(run.statements[0]!));
-      const tail = siblings.slice(from);
-      if (tail.length > run.statements.length) {
-        runs.push({ member, block, statements: tail });
+  for (const focused of focusRuns(root, focus)) {
+    const { member, block } = focused;
+    const siblings = blockStatements(block);
+    const index = (statement: Node) => siblings.findIndex((known) => known.equals(statement));
+    // Where the run assigns locals declared before it in its block, the run from their
+    // declarations on: the helper owns them (a counter moves with the loop that counts).
+    const declared = declarationsOfWritten(focused).map(index);
+    const widened =
+      declared.length > 0
+        ? siblings.slice(Math.min(...declared), index(focused.statements.at(-1)!) + 1)
+        : undefined;
+    for (const run of [focused, ...(widened ? [{ member, block, statements: widened }] : [])]) {
+      runs.push(run);
+      if (field(member, 'body')?.equals(block)) {
+        // With the rest of the body too: a loop that returns early moves with the fallback after it.
+        const tail = siblings.slice(index(run.statements[0]!));
+        if (tail.length > run.statements.length) {
+          runs.push({ member, block, statements: tail });
+        }
       }
     }
   }
