@@ -90,6 +90,16 @@ describe('Helper Call Insertion', () => {
   });
 });
 
+describe('Helper Call Insertion in a generic method', () => {
+  it("leaves the member's type parameters off a helper that does not use them", () => {
+    const [candidate] = helperCallInsertion.candidates(siteAt('if (index < 0) {'));
+    const [name] = candidate!.added;
+    const after = applyEdits(source, candidate!.edits);
+    expect(after).toContain(`        ${name}(index);\n        return items.get(index);`);
+    expect(after).toContain(`    private void ${name}(int index) {`);
+  });
+});
+
 describe('Call-Site Rerouting', () => {
   it("routes the class's call of the bug's method through a forwarding method", () => {
     const candidates = callSiteRerouting.candidates(siteAt('return line.trim().length();'));

@@ -408,18 +408,31 @@ export interface ExtractionOptions {
   focus: { start: number; end: number };
 }
 
+/** The member's type parameters node when `text` names one of them. */
+function usedTypeParameters(member: Node, text: string): Node | undefined {
+  const parameters = field(member, 'type_parameters');
+  if (!parameters) return undefined;
+  const names = typeParameterNames(parameters);
+  return names.some((name) => name && new RegExp(`\\b${name}\\b`).test(text))
+    ? parameters
+    : undefined;
+}
+
+function typeParameterNames(parameters: Node): (string | undefined)[] {
+  return kids(parameters)
+    .filter((k) => k.type === 'type_parameter')
+    .map((k) => kids(k).find((c) => c.type === 'type_identifier' || c.type === 'identifier')?.text);
+}
+
 /**
  * `this.<T>` or `Owner.<T>` before a call of a helper copying the member's bounded type
  * parameters: javac cannot infer `<T extends Enum<T>>` from a caller's own `T`.
  */
-function typeWitness(member: Node): string | undefined {
-  const parameters = field(member, 'type_parameters');
-  if (!parameters || !/\bextends\b/.test(parameters.text)) return undefined;
-  const names = kids(parameters)
-    .filter((k) => k.type === 'type_parameter')
-    .map((k) => kids(k).find((c) => c.type === 'type_identifier' || c.type === 'identifier')?.text);
+function typeWitness(member: Node, parameters: Node): string | undefined {
+  if (!/\bextends\b/.test(parameters.text)) return undefined;
+  const names = typeParameterNames(parameters);
   const owner = declaringClass(member);
-  if (names.some((n) => !n) || !owner) return undefined;
+  if (names.some((name) => !name) || !owner) return undefined;
   const receiver = modifierWords(member).includes('static') ? nameOf(owner) : 'this';
   return `${receiver}.<${names.join(', ')}>`;
 }
@@ -434,10 +447,15 @@ export function writeExtraction(
   const { source, style } = context;
   const { member, statements } = plan.run;
   const words = modifierWords(member);
-  const annotations = kids(kids(member).find((k) => k.type === 'modifiers') ?? member)
-    .filter((k) => k.type === 'annotation' && /^@SuppressWarnings\b/.test(k.text))
-    .map((k) => k.text);
-  const typeParameters = field(member, 'type_parameters')?.text;
+  // The member's unchecked casts that move need its @SuppressWarnings; nothing else does.
+  const casts = statements.some(
+    (statement) => descendants(statement, 'cast_expression').length > 0,
+  );
+  const annotations = casts
+    ? kids(kids(member).find((k) => k.type === 'modifiers') ?? member)
+        .filter((k) => k.type === 'annotation' && /^@SuppressWarnings\b/.test(k.text))
+        .map((k) => k.text)
+    : [];
   const memberIndent = indentationOf(source, member);
   const bodyIndent = memberIndent + style.indentUnit;
   const first = statements[0]!;
@@ -460,17 +478,24 @@ export function writeExtraction(
   while (lines[0] === '') lines.shift();
   if (!returned && result.kind === 'local')
     lines.push(`${bodyIndent}return ${result.declaration.name};`);
+  const header = `${name}(${plan.parameters.join(', ')})${thrown.length > 0 ? ` throws ${thrown.join(', ')}` : ''} {`;
+  // The member's type parameters, when the helper's signature or body names one of them.
+  const generic = usedTypeParameters(member, [returnType, header, ...lines].join('\n'));
   const signature = [
-    ...annotations,
     'private',
     ...(words.includes('static') ? ['static'] : []),
-    ...(typeParameters ? [typeParameters] : []),
+    ...(generic ? [generic.text] : []),
     returnType,
-    `${name}(${plan.parameters.join(', ')})${thrown.length > 0 ? ` throws ${thrown.join(', ')}` : ''} {`,
+    header,
   ].join(' ');
-  const text = [`${memberIndent}${signature}`, ...lines, `${memberIndent}}`].join(style.lineBreak);
+  const text = [
+    ...annotations.map((annotation) => `${memberIndent}${annotation}`),
+    `${memberIndent}${signature}`,
+    ...lines,
+    `${memberIndent}}`,
+  ].join(style.lineBreak);
 
-  const invocation = `${typeWitness(member) ?? ''}${name}(${plan.inputs.map((input) => input.name).join(', ')})`;
+  const invocation = `${generic ? (typeWitness(member, generic) ?? '') : ''}${name}(${plan.inputs.map((input) => input.name).join(', ')})`;
   let call = `${invocation};`;
   if (result.kind === 'tail' && returnType !== 'void') call = `return ${invocation};`;
   if (result.kind === 'local') {
