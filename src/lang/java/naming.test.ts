@@ -85,6 +85,12 @@ describe('names for added code', () => {
     expect(names('total', [], [], 'wider')[0]).toBe('computeTotal');
     expect(names('getHeader', [], [], 'wider')[0]).toBe('resolveHeader');
     expect(names('countOffset', ['offset'], ['offset'], 'read')).toEqual(['countOffsetForRead']);
+    // An index, an output or an input is named by its role.
+    expect(names('getString', ['index'], ['index'], 'getEnum')[0]).toBe('getStringAt');
+    expect(names('writeArray', ['array', 'out'], ['array', 'out'], 'write')[0]).toBe(
+      'writeArrayTo',
+    );
+    expect(names('parse', ['reader'], ['reader'], 'load')[0]).toBe('parseFrom');
     // A callee whose name already ends with the argument gains nothing from it.
     expect(names('printRecord', ['record'], ['record'], 'print')).toEqual([]);
   });

@@ -237,9 +237,25 @@ export function forwardingNames(
     ? []
     : [camelName([callee, 'for', capitalized(options.caller)])];
   return usable(
-    [...nouns.map((noun) => camelName([callee, capitalized(noun)])), ...plain, ...forCaller],
+    [
+      ...nouns.map((noun) => camelName([callee, prepositionFor(noun) ?? capitalized(noun)])),
+      ...plain,
+      ...forCaller,
+    ],
     taken,
   );
+}
+
+/**
+ * How a forwarding name says an argument's role rather than its name: at an index, to an output,
+ * from an input (`getStringAt(index)`, `writeArrayTo(out)`, not `getStringIndex`).
+ */
+function prepositionFor(noun: string): string | undefined {
+  if (/^(index|pos|position|offset)$|(Index|Pos|Position|Offset)$/.test(noun)) return 'At';
+  if (/^(out|output|writer|sink|target|destination)$|(Out|Output|Writer|Sink)$/.test(noun))
+    return 'To';
+  if (/^(input|reader|source)$|(Input|Reader|Source)$/.test(noun)) return 'From';
+  return undefined;
 }
 
 /** A word for a value: its local's name, or its type's when the name is a letter or two. */
