@@ -86,6 +86,15 @@ describe('Nested Data Access', () => {
   });
 });
 
+describe('Nested Data Access on a holder', () => {
+  it('never nests a one-element holder in another', () => {
+    const candidates = nestedDataAccess.candidates(siteAt('return widthHolder[0] + 1;'));
+    expect(candidates.map((c) => c.description)).toEqual([
+      expect.stringMatching(/^paddedWidth: 'word' .* wordHolder\[0\]$/),
+    ]);
+  });
+});
+
 describe('Intermediate State Passing', () => {
   it('has a private method compute the value into a holder the bug reads', () => {
     const [candidate] = intermediateStatePassing.candidates(

@@ -85,6 +85,22 @@ function nestedInHolder(
   ];
 }
 
+/** A one-element array read only as `name[0]`: already a holder, which another would nest. */
+function isHolder(value: Source): boolean {
+  return (
+    value.type.endsWith('[]') &&
+    value.reads.length > 0 &&
+    value.reads.every((read) => {
+      const access = read.parent;
+      return (
+        access?.type === 'array_access' &&
+        field(access, 'array')?.equals(read) === true &&
+        field(access, 'index')?.text === '0'
+      );
+    })
+  );
+}
+
 export const nestedDataAccess: TransformOperator = {
   kind: 'transform',
   id: 't_nested_data_access_v1',
@@ -114,7 +130,9 @@ export const nestedDataAccess: TransformOperator = {
           .map((final) => ({ value: final })),
       ];
       for (const { value, local } of byClosenessToFocus(
-        sources.map((source) => ({ ...source, reads: source.value.reads })),
+        sources
+          .filter((source) => !isHolder(source.value))
+          .map((source) => ({ ...source, reads: source.value.reads })),
         site.focus,
       )) {
         if (candidates.length >= VALUES_PER_SITE) break;
