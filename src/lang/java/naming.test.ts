@@ -32,6 +32,9 @@ describe('names for added code', () => {
   it('names a moved whole body after what the method computes, never do… or …Internal', () => {
     expect(wholeBody('boolean equals(Object o) { return o == this; }')[0]).toBe('isEqualTo');
     expect(wholeBody('int hashCode() { return 31 * size; }')[0]).toBe('computeHashCode');
+    // A bug in the name leaves the body what it was: named after the method it was meant as.
+    expect(wholeBody('int hashcode() { return 83 + start + 7 * end; }')[0]).toBe('computeHashCode');
+    expect(wholeBody('boolean equal(Object o) { return o == this; }')[0]).toBe('isEqualTo');
     expect(wholeBody('int getSize() { return size; }')[0]).toBe('computeSize');
     expect(wholeBody('boolean isAscii(String text) { return text.isEmpty(); }', ['text'])[0]).toBe(
       'checkAscii',

@@ -144,6 +144,19 @@ const OBJECT_METHODS: Record<string, string[]> = {
 };
 
 /**
+ * The whole-body names of the Object method `member` is, or was meant to be: a bug in the
+ * header (`hashcode`, `equal`, `Equals`) leaves the body what it was, and so its helper's name.
+ */
+function objectMethodNames(member: string): string[] {
+  const lower = member.toLowerCase();
+  const meant = Object.keys(OBJECT_METHODS).find((name) => {
+    const known = name.toLowerCase();
+    return known === lower || known === `${lower}s` || `${known}s` === lower;
+  });
+  return meant ? OBJECT_METHODS[meant]! : [];
+}
+
+/**
  * Names for a helper taking a method's whole body: the method's own words with a verb that
  * says it computes (`getSize` → `computeSize`, `isAscii` → `checkAscii`), else the method's name
  * and what it works on (`escape(String text)` → `escapeText`).
@@ -180,7 +193,7 @@ export function helperNames(
   const nouns = (options.nouns ?? []).filter(telling);
   const [memberVerb = '', ...memberRest] = nameWords(options.member);
   const proposals = [
-    ...(wholeBody ? (OBJECT_METHODS[options.member] ?? []) : []),
+    ...(wholeBody ? objectMethodNames(options.member) : []),
     ...(wholeBody && !specific ? wholeBodyNames(options.member, nouns) : []),
     subject ? camelName([verb, subject]) : undefined,
     ...(wholeBody && specific ? wholeBodyNames(options.member, nouns) : []),
