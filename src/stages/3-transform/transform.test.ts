@@ -41,6 +41,18 @@ describe('shortAsItsPrefix', () => {
     });
   });
 
+  it('falls short where a sequence sharing its first steps fell short at one of them', () => {
+    const depth10 = [...depth3, deterministic('cache'), deterministic('bundle')];
+    const earlier = recorded(depth5, { kind: 'Short', step: 2, reason: 'reroute has no site' });
+    expect(shortAsItsPrefix(injection, depth10, earlier)).toMatchObject({
+      outcome: { kind: 'Short', step: 2 },
+      durationMs: 0,
+    });
+    // Past the shared steps, the other sequence says nothing of this one.
+    const later = recorded(depth5, { kind: 'Short', step: 3, reason: 'bundle has no site' });
+    expect(shortAsItsPrefix(injection, depth10, later)).toBeUndefined();
+  });
+
   it('says nothing when the prefix was kept, failed only its final checks, or was not tried', () => {
     const state = { base: {}, patches: [] } as unknown as Extract<
       TransformRecord['outcome'],

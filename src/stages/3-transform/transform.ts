@@ -126,22 +126,33 @@ export function transformId(
 }
 
 /**
- * The record of a sequence whose deterministic prefix already fell short at one of its steps,
- * for the same injection: its first steps are the prefix's, decided the same way (the
- * deterministic operators do not look past their own step), so it falls short where the prefix
- * did. Undefined when no such prefix was transformed; a prefix that fell short only in its final
- * checks says nothing of the longer sequence's different final state.
+ * The record of a sequence that another one, transformed before for the same injection, already
+ * fell short in: one that begins with the same operators and fell short at one of those steps.
+ * Those first steps are decided the same way (a deterministic operator does not look past its own
+ * step), so this sequence falls short where that one did. Undefined when there is none; one that
+ * fell short only in its final checks says nothing of this sequence's different final state.
  */
 export function shortAsItsPrefix(
   injection: Pick<InjectionRecord, 'id' | 'witness'>,
   sources: readonly Pick<CandidateSource, 'id' | 'engine'>[],
   earlier: ReadonlyMap<string, TransformRecord>,
 ): TransformRecord | undefined {
-  for (let length = sources.length - 1; length > 0; length--) {
-    const prefix = sources.slice(0, length);
-    if (prefix.some((source) => source.engine !== 'deterministic')) continue;
-    const record = earlier.get(transformId(injection, prefix));
-    if (record?.outcome.kind !== 'Short' || record.outcome.reason.startsWith('final state')) {
+  for (const record of earlier.values()) {
+    if (record.injection !== injection.id || record.outcome.kind !== 'Short') continue;
+    if (record.outcome.reason.startsWith('final state')) continue;
+    const { step } = record.outcome;
+    const shared = sources.slice(0, step + 1);
+    const deterministic = (ids: readonly string[]) =>
+      ids.map((id) => ({ id, engine: 'deterministic' }));
+    // The same witness and engine: the record's id is the deterministic one of its sequence.
+    if (
+      shared.length !== step + 1 ||
+      shared.some(
+        (source, index) =>
+          source.engine !== 'deterministic' || source.id !== record.sequence[index],
+      ) ||
+      record.id !== transformId(injection, deterministic(record.sequence))
+    ) {
       continue;
     }
     return {
@@ -150,8 +161,8 @@ export function shortAsItsPrefix(
       sequence: sources.map((source) => source.id),
       outcome: {
         kind: 'Short',
-        step: record.outcome.step,
-        reason: `${record.outcome.reason} (as its first ${length} steps did, transformed before)`,
+        step,
+        reason: `${record.outcome.reason} (as its first ${step + 1} steps did in ${record.sequence.length === step + 1 ? 'a shorter' : 'another'} sequence, transformed before)`,
       },
       durationMs: 0,
     };
