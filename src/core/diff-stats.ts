@@ -16,6 +16,8 @@ export interface DiffLine {
 export interface DiffHunk {
   file: string;
   lines: DiffLine[];
+  /** The 1-based line of the new file the hunk starts at. */
+  newStart?: number;
 }
 
 const LINE_KINDS: Record<string, DiffLine['kind'] | undefined> = {
@@ -42,7 +44,7 @@ export function diffHunks(diff: string): DiffHunk[] {
         const kind = LINE_KINDS[line[0] ?? ''];
         if (kind) lines.push({ kind, text: line.slice(1) });
       }
-      hunks.push({ file, lines });
+      hunks.push({ file, lines, newStart: hunk.newStart });
     }
   }
   return hunks;

@@ -208,7 +208,8 @@ export function followAnchor(
 ): BugAnchor | undefined {
   const own = changes.find((change) => change.file === anchor.file);
   if (!own) return anchor;
-  if (own.after !== '' && locateAnchor(own.after, anchor)) return anchor;
+  const kept = own.after === '' ? undefined : locateAnchor(own.after, anchor);
+  if (kept) return anchor.near === undefined ? anchor : { ...anchor, near: kept.line };
   const moved = changes.find((change) => change.after !== '' && locateAnchor(change.after, anchor));
   if (moved) return { file: moved.file, lines: anchor.lines };
   const first = own.before.slice(0, focus.start).split('\n').length - 1;
