@@ -16,7 +16,7 @@ import type { BugTypeSpec } from '../stages/2-inject/spec.js';
 import type { CandidateSource } from '../stages/3-transform/candidates.js';
 import {
   createTransformer,
-  shortAsItsPrefix,
+  shortLikeSharedSteps,
   transformId,
   TransformLine,
   type TransformRecord,
@@ -450,12 +450,12 @@ class Build {
     const { cell, injection } = job;
     const sources = this.options.sourcesFor(cell.sequence);
     const id = transformId(injection, sources);
-    // A case transformed before an interruption is not transformed again, nor one whose
-    // first steps fell short in a shorter sequence.
+    // A case transformed before an interruption is not transformed again, nor one whose first
+    // steps already fell short for this bug in another sequence that begins with them.
     let record = earlier.get(id);
     if (!record) {
       record =
-        shortAsItsPrefix(injection, sources, earlier) ??
+        shortLikeSharedSteps(injection, sources, earlier) ??
         (await worker.transformer.transform(injection, sources));
       await appendRecords(file, TransformLine, [record]);
       earlier.set(id, record);

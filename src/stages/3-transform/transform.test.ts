@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { shortAsItsPrefix, transformId, type TransformRecord } from './transform.js';
+import { shortLikeSharedSteps, transformId, type TransformRecord } from './transform.js';
 
 const injection = { id: 'bug', witness: { testClass: 'org.example.WitnessTest' } } as Parameters<
   typeof transformId
@@ -29,10 +29,10 @@ function recorded(
   ]);
 }
 
-describe('shortAsItsPrefix', () => {
+describe('shortLikeSharedSteps', () => {
   it('falls short where a shorter sequence it begins with fell short at a step', () => {
     const earlier = recorded(depth3, { kind: 'Short', step: 1, reason: 'helper has no site' });
-    const derived = shortAsItsPrefix(injection, depth5, earlier);
+    const derived = shortLikeSharedSteps(injection, depth5, earlier);
     expect(derived).toMatchObject({
       id: transformId(injection, depth5),
       sequence: ['gate', 'helper', 'reroute', 'bundle', 'holder'],
@@ -44,13 +44,13 @@ describe('shortAsItsPrefix', () => {
   it('falls short where a sequence sharing its first steps fell short at one of them', () => {
     const depth10 = [...depth3, deterministic('cache'), deterministic('bundle')];
     const earlier = recorded(depth5, { kind: 'Short', step: 2, reason: 'reroute has no site' });
-    expect(shortAsItsPrefix(injection, depth10, earlier)).toMatchObject({
+    expect(shortLikeSharedSteps(injection, depth10, earlier)).toMatchObject({
       outcome: { kind: 'Short', step: 2 },
       durationMs: 0,
     });
     // Past the shared steps, the other sequence says nothing of this one.
     const later = recorded(depth5, { kind: 'Short', step: 3, reason: 'bundle has no site' });
-    expect(shortAsItsPrefix(injection, depth10, later)).toBeUndefined();
+    expect(shortLikeSharedSteps(injection, depth10, later)).toBeUndefined();
   });
 
   it('says nothing when the prefix was kept, failed only its final checks, or was not tried', () => {
@@ -59,27 +59,27 @@ describe('shortAsItsPrefix', () => {
       { kind: 'Kept' }
     >['state'];
     expect(
-      shortAsItsPrefix(
+      shortLikeSharedSteps(
         injection,
         depth5,
         recorded(depth3, { kind: 'Kept', state, maven: 'TestFailed' }),
       ),
     ).toBeUndefined();
     expect(
-      shortAsItsPrefix(
+      shortLikeSharedSteps(
         injection,
         depth5,
         recorded(depth3, { kind: 'Short', step: 2, reason: 'final state: Passed under Maven' }),
       ),
     ).toBeUndefined();
-    expect(shortAsItsPrefix(injection, depth5, new Map())).toBeUndefined();
+    expect(shortLikeSharedSteps(injection, depth5, new Map())).toBeUndefined();
   });
 
   it("does not carry over an agent's steps, whose prompt names the whole sequence", () => {
     const agent = depth3.map((source) => ({ ...source, engine: 'agent:scripted' }));
     const earlier = recorded(agent, { kind: 'Short', step: 0, reason: 'no candidate kept' });
     expect(
-      shortAsItsPrefix(injection, [...agent, deterministic('bundle')], earlier),
+      shortLikeSharedSteps(injection, [...agent, deterministic('bundle')], earlier),
     ).toBeUndefined();
   });
 });

@@ -132,18 +132,18 @@ export function transformId(
  * step), so this sequence falls short where that one did. Undefined when there is none; one that
  * fell short only in its final checks says nothing of this sequence's different final state.
  */
-export function shortAsItsPrefix(
+export function shortLikeSharedSteps(
   injection: Pick<InjectionRecord, 'id' | 'witness'>,
   sources: readonly Pick<CandidateSource, 'id' | 'engine'>[],
   earlier: ReadonlyMap<string, TransformRecord>,
 ): TransformRecord | undefined {
+  const deterministic = (ids: readonly string[]) =>
+    ids.map((id) => ({ id, engine: 'deterministic' }));
   for (const record of earlier.values()) {
     if (record.injection !== injection.id || record.outcome.kind !== 'Short') continue;
     if (record.outcome.reason.startsWith('final state')) continue;
     const { step } = record.outcome;
     const shared = sources.slice(0, step + 1);
-    const deterministic = (ids: readonly string[]) =>
-      ids.map((id) => ({ id, engine: 'deterministic' }));
     // The same witness and engine: the record's id is the deterministic one of its sequence.
     if (
       shared.length !== step + 1 ||
