@@ -26,11 +26,11 @@ export function bugAnchor(patch: string): BugAnchor | undefined {
   let line = (hunk.newStart ?? 1) - 1;
   const at = hunk.lines.map((entry) => (entry.kind === 'removed' ? line : line++));
   const marking = (index: number) => (hunk.newStart === undefined ? {} : { near: at[index]! });
-  const firstAdded = hunk.lines.findIndex(
-    (entry) => entry.kind === 'added' && entry.text.trim() !== '',
-  );
+  const marks = (entry: (typeof hunk.lines)[number]) =>
+    entry.kind === 'added' && entry.text.trim() !== '';
+  const firstAdded = hunk.lines.findIndex(marks);
   if (firstAdded >= 0) {
-    const added = hunk.lines.filter((entry) => entry.kind === 'added' && entry.text.trim() !== '');
+    const added = hunk.lines.filter(marks);
     return {
       file: hunk.file,
       lines: added.map((entry) => entry.text.trim()),
