@@ -1,5 +1,9 @@
 import type { Node } from 'web-tree-sitter';
-import { analyseExtraction, enclosingMember } from '../../../lang/java/extraction.js';
+import {
+  analyseExtraction,
+  blockStatements,
+  enclosingMember,
+} from '../../../lang/java/extraction.js';
 import { camelName, capitalized } from '../../../lang/java/naming.js';
 import { fileStyle, reindent, type FileStyle } from '../../../lang/java/style.js';
 import {
@@ -79,7 +83,7 @@ function isEmptyAllocation(node: Node): boolean {
  * with it into the method that fills the holder.
  */
 function fieldWritesAfter(statement: Node, name: string): Node[] {
-  const siblings = kids(statement.parent!).filter((k) => !k.type.endsWith('comment'));
+  const siblings = blockStatements(statement.parent!);
   const writes: Node[] = [];
   for (const next of siblings.slice(siblings.findIndex((k) => k.equals(statement)) + 1)) {
     const assignment = next.type === 'expression_statement' ? kids(next)[0] : undefined;
@@ -117,8 +121,9 @@ function holderFor(
   if (!owner || owner.type === 'interface_body') return undefined;
   const name = value.declaration.name;
   // An object made empty is not computed until its fields are set: the method builds it whole.
-  const writes = isEmptyAllocation(initial) ? fieldWritesAfter(statement, name) : [];
-  if (isEmptyAllocation(initial) && writes.length === 0) return undefined;
+  const built = isEmptyAllocation(initial);
+  const writes = built ? fieldWritesAfter(statement, name) : [];
+  if (built && writes.length === 0) return undefined;
   const moved = [statement, ...writes];
   const last = moved.at(-1)!;
   const run = { member, block: statement.parent!, statements: moved };
