@@ -16,8 +16,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { cellKey } from '../src/build/build.js';
-import { DEPTHS, loadPlan, planCells } from '../src/build/plan.js';
+import { cellKey, DEPTHS, loadPlan, planCells } from '../src/build/plan.js';
 import { runBuildCommand } from '../src/cli/build-command.js';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
 import { makeTempDir } from '../src/core/fs.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countedCases, type BuildCaseRecord } from './build.js';
+import { countedCases, triedInSequence, type BuildCaseRecord } from './build.js';
 
 function entry(
   bucket: string,
@@ -24,5 +24,26 @@ describe('countedCases', () => {
     const short = entry('short', { kind: 'Short', stage: 'step 1 x', reason: 'no site' }, 'inj3');
     const counted = countedCases([first, twin, short, other]);
     expect([...counted]).toEqual([first, other]);
+  });
+});
+
+describe('triedInSequence', () => {
+  const gate = ['t_rare_profile_gate_v1'];
+  it('takes a bug tried at a depth as tried for every cell with the same operators', () => {
+    const tried = [entry('short', { kind: 'Short', stage: 'step 1 x', reason: 'no site' })];
+    expect(triedInSequence(tried, { typeId: 't', bucket: 'long', depth: 1 }, 'inj1')).toBe(true);
+    expect(triedInSequence(tried, { typeId: 't', bucket: 'short', depth: 1 }, 'inj2')).toBe(false);
+    expect(triedInSequence(tried, { typeId: 't', bucket: 'short', depth: 3 }, 'inj1')).toBe(false);
+  });
+
+  it("keeps a group's own sequence apart from the plan's at the same depth", () => {
+    const plain = [entry('short', { kind: 'Archived', caseId: 'p@1-a' })];
+    const own = { typeId: 't', bucket: 'short', depth: 1, sequence: gate };
+    expect(triedInSequence(plain, own, 'inj1')).toBe(false);
+    const withOwn = [{ ...plain[0]!, cell: own }];
+    expect(triedInSequence(withOwn, own, 'inj1')).toBe(true);
+    expect(triedInSequence(withOwn, { typeId: 't', bucket: 'short', depth: 1 }, 'inj1')).toBe(
+      false,
+    );
   });
 });

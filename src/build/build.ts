@@ -23,7 +23,7 @@ import {
 } from '../stages/3-transform/transform.js';
 import { JvmRunner } from '../toolchains/jvm/runner.js';
 import { mavenToolchain } from '../toolchains/maven/maven.js';
-import type { PlanCell } from './plan.js';
+import { cellKey, type CellKey, type PlanCell } from './plan.js';
 
 /*
  * `witnessgym build`: a plan's cells filled from real projects, stage after stage. Per project
@@ -38,6 +38,8 @@ const CellKeySchema = z.strictObject({
   typeId: z.string(),
   bucket: z.string(),
   depth: z.number().int(),
+  /** The operators, when the cell's group has its own sequence for the depth. */
+  sequence: z.array(z.string()).optional(),
 });
 
 /** One bug tried in one cell, and what became of it. */
@@ -96,10 +98,6 @@ export interface BuildOptions {
   events: EventSink;
 }
 
-export function cellKey(cell: { typeId: string; bucket: string; depth: number }): string {
-  return `${cell.typeId}/${cell.bucket}/${cell.depth}`;
-}
-
 /**
  * The archived entries that count, in ledger order: the first of each case. A bug exposed by
  * witnesses of two buckets is one case; a ledger written before that was checked may name it
@@ -114,6 +112,21 @@ export function countedCases(entries: readonly BuildCaseRecord[]): Set<BuildCase
     counted.add(entry);
   }
   return counted;
+}
+
+/**
+ * Whether the bug was tried with this cell's depth and sequence, in this cell or another (its
+ * twin of a bucket, or another type's cell with the same operators).
+ */
+export function triedInSequence(
+  entries: readonly BuildCaseRecord[],
+  cell: CellKey,
+  injection: string,
+): boolean {
+  const operators = (key: CellKey) => cellKey({ ...key, typeId: '', bucket: '' });
+  return entries.some(
+    (entry) => entry.injection === injection && operators(entry.cell) === operators(cell),
+  );
 }
 
 /** The build's ledger: every bug tried in a cell, appended as it is decided. */
@@ -140,15 +153,12 @@ class Ledger {
     return this.inCell(cell).filter((entry) => this.counted.has(entry)).length;
   }
 
-  /** Whether the bug was tried at this depth, in this cell or another (its twin of a bucket). */
   tried(cell: PlanCell, injection: string): boolean {
-    return this.entries.some(
-      (entry) => entry.cell.depth === cell.depth && entry.injection === injection,
-    );
+    return triedInSequence(this.entries, cell.key, injection);
   }
 
   inCell(cell: PlanCell): BuildCaseRecord[] {
-    const key = cellKey(cell);
+    const key = cellKey(cell.key);
     return this.entries.filter((entry) => cellKey(entry.cell) === key);
   }
 
@@ -243,7 +253,7 @@ class Build {
 
   /** Says why a cell is short; a later round's word from the same source replaces the earlier. */
   private reason(cell: PlanCell, source: string, reason: string): void {
-    const key = cellKey(cell);
+    const key = cellKey(cell.key);
     const reasons = this.shortReasons.get(key) ?? new Map<string, string>();
     reasons.set(source, reason);
     this.shortReasons.set(key, reasons);
@@ -261,7 +271,7 @@ class Build {
       .map((cell) => ({
         cell,
         archived: this.ledger.archived(cell),
-        reasons: [...(this.shortReasons.get(cellKey(cell))?.values() ?? [])],
+        reasons: [...(this.shortReasons.get(cellKey(cell.key))?.values() ?? [])],
       }));
     return {
       ledger: this.ledger.entries,
@@ -461,7 +471,7 @@ class Build {
       earlier.set(id, record);
     }
     const base = {
-      cell: { typeId: cell.typeId, bucket: cell.bucket, depth: cell.depth },
+      cell: cell.key,
       project: project.label,
       injection: injection.id,
       transform: id,
@@ -494,7 +504,7 @@ class Build {
     }
     const last = this.ledger.entries[this.ledger.entries.length - 1]!;
     this.progress(
-      `${cellKey(cell)} ${injection.id}`,
+      `${cellKey(cell.key)} ${injection.id}`,
       last.outcome.kind === 'Archived'
         ? `archived ${last.outcome.caseId}`
         : `short at ${last.outcome.stage}: ${last.outcome.reason}`,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadBugTypeSpecs } from '../stages/2-inject/spec.js';
 import { loadTransformSpecs } from '../stages/3-transform/spec.js';
-import { loadPlan, parsePlan, planCells, type PlanCell } from './plan.js';
+import { cellKey, loadPlan, parsePlan, planCells, type PlanCell } from './plan.js';
 
 const GUARD = 'logic_predicate_inversion_in_guard';
 
@@ -83,6 +83,25 @@ describe('build plans', () => {
         't.yaml',
       ),
     ).toThrow(/malformed: groups.0.depths.0/);
+  });
+
+  it("gives a group's own sequence cells of their own, checked like the plan's", async () => {
+    const [types, transforms] = await transformsAndTypes();
+    const plan = (own: string) =>
+      parsePlan(
+        `name: t\ndescription: d\nsequences:\n  '1': [t_call_stack_deepen_v1]\ngroups:\n` +
+          `  - {purpose: plain, types: [${GUARD}], buckets: [short], depths: [1], perCell: 1}\n` +
+          `  - {purpose: own, types: [${GUARD}], buckets: [short], depths: [1], perCell: 2, sequences: {'1': ${own}}}\n`,
+        't.yaml',
+      );
+    const cells = planCells(plan('[t_parameter_bundle_v1]'), types, transforms);
+    expect(cells.map((cell) => [cellKey(cell.key), cell.sequence, cell.wanted])).toEqual([
+      [`${GUARD}/short/1`, ['t_call_stack_deepen_v1'], 1],
+      [`${GUARD}/short/1/t_parameter_bundle_v1`, ['t_parameter_bundle_v1'], 2],
+    ]);
+    expect(() =>
+      planCells(plan('[t_parameter_bundle_v1, t_cached_value_access_v1]'), types, transforms),
+    ).toThrow(/depth-1 sequence of group 'own' lists 2 operators/);
   });
 
   it('names a missing plan in one line', async () => {

@@ -10,8 +10,10 @@ import type { TransformSpec } from '../stages/3-transform/spec.js';
 
 /*
  * A build plan as data: how many cases to build per (bug type × context bucket × depth) cell,
- * and the operator sequence applied at each depth. Cells the corpus cannot fill are reported
- * short by the build, never padded.
+ * and the operator sequence applied at each depth. A group may apply its own sequence at a depth
+ * (to apply operators the plan's sequences reach rarely, say); its cells are then apart from
+ * the plan's cells of that depth. Cells the corpus cannot fill are reported short by the build,
+ * never padded.
  */
 
 export const DEPTHS = [1, 3, 5, 10] as const;
@@ -20,6 +22,13 @@ export type Depth = (typeof DEPTHS)[number];
 
 /** The paper's buckets: contexts of 1–150 production methods. */
 const PlanBucketSchema = ContextBucketSchema.exclude(['none', 'beyond']);
+
+/** The operators applied, in order, at each depth; a depth's list has that many entries. */
+const SequencesSchema = z.partialRecord(
+  z.enum(['1', '3', '5', '10']),
+  z.array(z.string().min(1)),
+);
+type Sequences = z.infer<typeof SequencesSchema>;
 
 const CellGroupSchema = z.strictObject({
   /** What the group is for, e.g. the research question whose subset it fills. */
@@ -31,16 +40,26 @@ const CellGroupSchema = z.strictObject({
   depths: z.array(DepthSchema).min(1),
   /** Cases wanted in each (type, bucket, depth) cell of the group. */
   perCell: z.number().int().positive(),
+  /** The group's own sequences, in place of the plan's at these depths. */
+  sequences: SequencesSchema.optional(),
 });
 
 export const PlanSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/),
   description: z.string().min(1),
-  /** The operators applied, in order, at each depth; a depth's list has that many entries. */
-  sequences: z.partialRecord(z.enum(['1', '3', '5', '10']), z.array(z.string().min(1))),
+  sequences: SequencesSchema,
   groups: z.array(CellGroupSchema).min(1),
 });
 export type Plan = z.infer<typeof PlanSchema>;
+
+/** Which cell a case counts in, as the build's ledger records it. */
+export interface CellKey {
+  typeId: string;
+  bucket: string;
+  depth: number;
+  /** The group's own sequence; absent for the plan's sequence of the depth. */
+  sequence?: string[] | undefined;
+}
 
 export interface PlanCell {
   typeId: string;
@@ -50,6 +69,12 @@ export interface PlanCell {
   /** The operator ids applied in order. */
   sequence: string[];
   purpose: string;
+  key: CellKey;
+}
+
+export function cellKey(key: CellKey): string {
+  const own = key.sequence ? `/${key.sequence.join('+')}` : '';
+  return `${key.typeId}/${key.bucket}/${key.depth}${own}`;
 }
 
 export function plansDir(): string {
@@ -88,15 +113,21 @@ export function planCells(
   const knownTypes = new Set(types.map((type) => type.id));
   const knownTransforms = new Set(transforms.map((transform) => transform.id));
   const problem = (what: string) => new UserError(`plan ${plan.name}: ${what}`);
-  for (const [depth, sequence] of Object.entries(plan.sequences)) {
-    if (sequence.length !== Number(depth)) {
-      throw problem(`the depth-${depth} sequence lists ${sequence.length} operators`);
+  const checkSequences = (sequences: Sequences, where: string) => {
+    for (const [depth, sequence] of Object.entries(sequences)) {
+      if (sequence.length !== Number(depth)) {
+        throw problem(`the depth-${depth} sequence${where} lists ${sequence.length} operators`);
+      }
+      const unknown = sequence.find((id) => !knownTransforms.has(id));
+      if (unknown) {
+        throw problem(`unknown operator '${unknown}' in the depth-${depth} sequence${where}`);
+      }
     }
-    const unknown = sequence.find((id) => !knownTransforms.has(id));
-    if (unknown) throw problem(`unknown operator '${unknown}' in the depth-${depth} sequence`);
-  }
+  };
+  checkSequences(plan.sequences, '');
   const cells = new Map<string, PlanCell>();
   for (const group of plan.groups) {
+    checkSequences(group.sequences ?? {}, ` of group '${group.purpose}'`);
     const unknown = [...(group.types === 'all' ? [] : group.types), ...group.except].find(
       (id) => !knownTypes.has(id),
     );
@@ -107,10 +138,12 @@ export function planCells(
     for (const typeId of groupTypes) {
       for (const bucket of group.buckets) {
         for (const depth of group.depths) {
-          const sequence = plan.sequences[String(depth) as keyof Plan['sequences']];
+          const own = group.sequences?.[String(depth) as keyof Sequences];
+          const sequence = own ?? plan.sequences[String(depth) as keyof Sequences];
           if (!sequence)
             throw problem(`group '${group.purpose}' uses depth ${depth}, which has no sequence`);
-          const key = `${typeId}/${bucket}/${depth}`;
+          const cell = { typeId, bucket, depth, ...(own ? { sequence: own } : {}) };
+          const key = cellKey(cell);
           const earlier = cells.get(key);
           if (earlier) {
             throw problem(
@@ -124,6 +157,7 @@ export function planCells(
             wanted: group.perCell,
             sequence,
             purpose: group.purpose,
+            key: cell,
           });
         }
       }

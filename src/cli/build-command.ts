@@ -2,14 +2,20 @@ import path from 'node:path';
 import { z } from 'zod';
 import {
   buildInputsId,
-  cellKey,
   countedCases,
   runBuild,
   type BuildResult,
 } from '../build/build.js';
 import { archiveCase, toolVersions } from '../stages/4-archive/archive.js';
 import { mavenToolchain } from '../toolchains/maven/maven.js';
-import { DEPTHS, loadPlan, planCells, type Plan, type PlanCell } from '../build/plan.js';
+import {
+  cellKey,
+  DEPTHS,
+  loadPlan,
+  planCells,
+  type Plan,
+  type PlanCell,
+} from '../build/plan.js';
 import type { CacheLayout } from '../core/cache.js';
 import { UserError } from '../core/errors.js';
 import { note, type EventSink } from '../events/types.js';
@@ -63,6 +69,8 @@ export interface CellRow {
   typeId: string;
   bucket: string;
   depth: number;
+  /** The group's own operator sequence, if it has one. */
+  sequence?: string[];
   wanted: number;
   archived: number;
   /** Why the cell is short; empty when it is full. */
@@ -191,7 +199,7 @@ export async function runBuildCommand(
         projects: projects.map((project) => project.label),
         plan: plan.name,
         seed: options.seed,
-        cells: cells.map((cell) => `${cellKey(cell)}×${cell.wanted}`),
+        cells: cells.map((cell) => `${cellKey(cell.key)}×${cell.wanted}`),
       });
       const tools = await toolVersions(mavenToolchain);
       return runBuild({
@@ -234,16 +242,17 @@ async function summarise(
 ): Promise<BuildSummary> {
   const counted = countedCases(result.ledger);
   const archivedIn = (cell: PlanCell) =>
-    result.ledger.filter((entry) => cellKey(entry.cell) === cellKey(cell) && counted.has(entry))
+    result.ledger.filter((entry) => cellKey(entry.cell) === cellKey(cell.key) && counted.has(entry))
       .length;
   const rows: CellRow[] = cells.map((cell) => ({
     typeId: cell.typeId,
     bucket: cell.bucket,
     depth: cell.depth,
+    ...(cell.key.sequence ? { sequence: cell.key.sequence } : {}),
     wanted: cell.wanted,
     archived: archivedIn(cell),
     reasons:
-      result.shortfalls.find((short) => cellKey(short.cell) === cellKey(cell))?.reasons ?? [],
+      result.shortfalls.find((short) => short.cell === cell)?.reasons ?? [],
   }));
   const shortAt: Record<string, number> = {};
   for (const entry of result.ledger) {
@@ -289,7 +298,7 @@ export function formatBuildSummary(summary: BuildSummary): string {
     `${'type'.padEnd(46)} ${'bucket'.padEnd(9)} ${'depth'.padStart(5)} ${'cases'.padStart(9)}`,
     ...summary.cells.map(
       (row) =>
-        `${row.typeId.padEnd(46)} ${row.bucket.padEnd(9)} ${String(row.depth).padStart(5)} ${`${row.archived}/${row.wanted}`.padStart(9)}`,
+        `${row.typeId.padEnd(46)} ${row.bucket.padEnd(9)} ${String(row.depth).padStart(5)} ${`${row.archived}/${row.wanted}`.padStart(9)}${row.sequence ? `  own sequence: ${row.sequence.join(', ')}` : ''}`,
     ),
   ];
   const { inject, transform } = summary.stages;
@@ -318,7 +327,7 @@ export function formatBuildSummary(summary: BuildSummary): string {
     lines.push(`${short.length} of ${summary.cells.length} cells short:`);
     for (const row of short) {
       lines.push(
-        `  ${row.typeId}/${row.bucket}/${row.depth}: ${row.archived} of ${row.wanted}; ${row.reasons.join('; ') || 'no bug of this type and bucket was tried'}`,
+        `  ${cellKey(row)}: ${row.archived} of ${row.wanted}; ${row.reasons.join('; ') || 'no bug of this type and bucket was tried'}`,
       );
     }
   }
