@@ -24,10 +24,7 @@ export type Depth = (typeof DEPTHS)[number];
 const PlanBucketSchema = ContextBucketSchema.exclude(['none', 'beyond']);
 
 /** The operators applied, in order, at each depth; a depth's list has that many entries. */
-const SequencesSchema = z.partialRecord(
-  z.enum(['1', '3', '5', '10']),
-  z.array(z.string().min(1)),
-);
+const SequencesSchema = z.partialRecord(z.enum(['1', '3', '5', '10']), z.array(z.string().min(1)));
 type Sequences = z.infer<typeof SequencesSchema>;
 
 const CellGroupSchema = z.strictObject({

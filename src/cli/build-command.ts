@@ -1,21 +1,9 @@
 import path from 'node:path';
 import { z } from 'zod';
-import {
-  buildInputsId,
-  countedCases,
-  runBuild,
-  type BuildResult,
-} from '../build/build.js';
+import { buildInputsId, countedCases, runBuild, type BuildResult } from '../build/build.js';
 import { archiveCase, toolVersions } from '../stages/4-archive/archive.js';
 import { mavenToolchain } from '../toolchains/maven/maven.js';
-import {
-  cellKey,
-  DEPTHS,
-  loadPlan,
-  planCells,
-  type Plan,
-  type PlanCell,
-} from '../build/plan.js';
+import { cellKey, DEPTHS, loadPlan, planCells, type Plan, type PlanCell } from '../build/plan.js';
 import type { CacheLayout } from '../core/cache.js';
 import { UserError } from '../core/errors.js';
 import { note, type EventSink } from '../events/types.js';
@@ -251,8 +239,7 @@ async function summarise(
     ...(cell.key.sequence ? { sequence: cell.key.sequence } : {}),
     wanted: cell.wanted,
     archived: archivedIn(cell),
-    reasons:
-      result.shortfalls.find((short) => short.cell === cell)?.reasons ?? [],
+    reasons: result.shortfalls.find((short) => short.cell === cell)?.reasons ?? [],
   }));
   const shortAt: Record<string, number> = {};
   for (const entry of result.ledger) {
