@@ -59,6 +59,13 @@ describe('names for added code', () => {
       'writeArray',
     );
     expect(named('for (String line : lines) { if (line.isEmpty()) blanks++; }')).toBe('countLines');
+    // A return after the loop gives what it counted; one inside it ends a search.
+    expect(named('for (byte b : bytes) { if (b == 37) count++; } return count;')).toBe(
+      'countBytes',
+    );
+    expect(named('for (byte b : bytes) { if (b == 37) return true; } return false;')).toBe(
+      'findBytes',
+    );
     // The switch's breaks find nothing; a bound named `len` says nothing.
     const escape = withJavaTree(
       'class C { void escape(String s, StringBuilder sb) { int len = s.length(); for (int i = 0; i < len; i++) { switch (s.charAt(i)) { case 1: sb.append(1); break; default: sb.append(0); } } } }',

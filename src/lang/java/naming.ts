@@ -74,6 +74,36 @@ function subjectsOf(statement: Node): string[] {
   return [...new Set(candidates)];
 }
 
+const LOOPS = ['for_statement', 'enhanced_for_statement', 'while_statement', 'do_statement'];
+
+/**
+ * Whether a loop among the statements is left early, by a return or a break of its own: a
+ * search. A return after the loop gives what the loop built; a switch's break leaves the switch.
+ */
+function leavesLoopEarly(statements: readonly Node[]): boolean {
+  return statements.some((statement) =>
+    descendants(statement, ['return_statement', 'break_statement']).some((exit) => {
+      const within = ancestor(
+        exit,
+        exit.type === 'break_statement' ? [...LOOPS, 'switch_block'] : LOOPS,
+      );
+      return (
+        within !== null &&
+        LOOPS.includes(within.type) &&
+        within.startIndex >= statement.startIndex &&
+        within.endIndex <= statement.endIndex
+      );
+    }),
+  );
+}
+
+/** The verb of statements that compute a value: a loop finds, counts or collects it. */
+function resultVerb(statements: readonly Node[]): string {
+  if (!statements.some(isLoop)) return 'compute';
+  const verb = verbOf(statements);
+  return ['find', 'count', 'collect'].includes(verb) ? verb : 'compute';
+}
+
 /** A verb read off the statements, or undefined when they only check or apply generally. */
 function verbOf(statements: readonly Node[]): string {
   const [first] = statements;
@@ -109,18 +139,7 @@ function verbOf(statements: readonly Node[]): string {
       ? callVerb
       : undefined;
   if (statements.some(isLoop)) {
-    // A `break` of a switch inside the loop leaves the switch, not the loop: it finds nothing.
-    const loopBreaks = all('break_statement').filter(
-      (node) =>
-        !ancestor(node, [
-          'switch_block',
-          'for_statement',
-          'enhanced_for_statement',
-          'while_statement',
-          'do_statement',
-        ])?.type.startsWith('switch'),
-    );
-    if (all('return_statement').length > 0 || loopBreaks.length > 0) return 'find';
+    if (leavesLoopEarly(statements)) return 'find';
     if (calls.some((name) => /^(add|put|offer|push)/.test(name))) return 'collect';
     // A loop's own `i++` counts nothing; an increment in its body does.
     const counted = [...all('update_expression'), ...all('assignment_expression')].some(
@@ -186,7 +205,7 @@ export function helperNames(
   const result = options.result && telling(options.result) ? options.result : undefined;
   const subjects = result ? [result] : statements[0] ? subjectsOf(statements[0]) : [];
   const [subject] = subjects;
-  const verb = options.result ? (statements.some(isLoop) ? 'find' : 'compute') : verbOf(statements);
+  const verb = options.result ? resultVerb(statements) : verbOf(statements);
   const specific = verb !== 'apply' && verb !== 'handle';
   const wholeBody =
     options.tail && statements[0]?.parent?.parent?.type.endsWith('_declaration') === true;
@@ -295,9 +314,7 @@ export function extractorNames(
     calls.some((name) => /^(get|read|next|peek|current)/.test(name)) ||
     statements.some((s) => descendants(s, ['field_access', 'array_access']).length > 0);
   const loops = statements.some(isLoop);
-  const searches = statements.some(
-    (s) => descendants(s, ['return_statement', 'break_statement']).length > 0,
-  );
+  const searches = leavesLoopEarly(statements);
   const fills =
     calls.some((name) => /^(add|put|append|offer|push)/.test(name)) ||
     statements.some((s) =>

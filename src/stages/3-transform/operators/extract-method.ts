@@ -304,10 +304,11 @@ function onlyReturnsALocal(run: StatementRun): boolean {
 }
 
 /**
- * Whether the run only declares constants or empty objects (`final int prime = 31;`,
- * `new StringBuilder()`): nothing a helper would compute.
+ * Whether the run only declares constants or objects made of constants (`final int prime = 31;`,
+ * `new StringBuilder()`, `new StringBuilder("    ")`): nothing a helper would compute.
  */
 export function declaresOnlyConstants(run: StatementRun): boolean {
+  const constant = (node: Node) => /literal$|^(true|false|null)$/.test(node.type);
   return run.statements.every(
     (statement) =>
       statement.type === 'local_variable_declaration' &&
@@ -315,12 +316,12 @@ export function declaresOnlyConstants(run: StatementRun): boolean {
         .filter((k) => k.type === 'variable_declarator')
         .every((declarator) => {
           const value = field(declarator, 'value');
-          if (!value || /literal$|^(true|false)$/.test(value.type)) return true;
+          if (!value || constant(value)) return true;
           const args =
             value.type === 'object_creation_expression' ? field(value, 'arguments') : null;
           return (
             args !== null &&
-            kids(args).length === 0 &&
+            kids(args).every(constant) &&
             !kids(value).some((k) => k.type === 'class_body')
           );
         }),
