@@ -44,6 +44,21 @@ describe('build plans', () => {
     expect(total(smoke)).toBe(13);
   });
 
+  it('applies the operators the depth-10 sequence reaches last on their own in the coverage plan', async () => {
+    const cells = await cellsOf('coverage');
+    const alone = new Set(
+      cells.filter((cell) => cell.key.sequence).map((cell) => cell.sequence.join(' ')),
+    );
+    expect([...alone].sort()).toEqual([
+      't_cached_value_access_v1',
+      't_extract_apply_split_v1',
+      't_nested_data_access_v1',
+      't_parameter_bundle_v1',
+      't_pipeline_stage_split_v1',
+    ]);
+    expect(new Set(cells.map((cell) => cell.typeId)).size).toBe(10);
+  });
+
   const transformsAndTypes = async () =>
     [await loadBugTypeSpecs(), await loadTransformSpecs()] as const;
 

@@ -92,7 +92,7 @@ export async function loadPlan(nameOrFile: string): Promise<Plan> {
     text = await readFile(file, 'utf8');
   } catch {
     throw new UserError(
-      `plan ${nameOrFile} not found: pass a plan file (.yaml) or a shipped plan name (paper, smoke)`,
+      `plan ${nameOrFile} not found: pass a plan file (.yaml) or a shipped plan name (paper, smoke, coverage)`,
     );
   }
   return parsePlan(text, path.basename(file));
