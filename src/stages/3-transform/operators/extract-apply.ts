@@ -5,9 +5,9 @@ import { lineAt } from './added-members.js';
 import {
   callsInPlace,
   delegatedFoci,
-  declaresOnlyConstants,
   focusRuns,
   headerBugBody,
+  isNoStep,
   nextLineStart,
   planExtraction,
   writeExtraction,
@@ -86,7 +86,7 @@ function splitFor(
   split: Split,
   taken: Set<string>,
 ): TransformCandidate | undefined {
-  if (declaresOnlyConstants(split.extract)) return undefined;
+  if (isNoStep(split.extract)) return undefined;
   const extraction = planExtraction(context, split.extract);
   if (extraction?.result.kind !== 'local') return undefined;
   const value = extraction.result.declaration;

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { blockStatements } from '../../../lang/java/extraction.js';
 import { descendants, field, loadJavaGrammar, withJavaTree } from '../../../lang/java/syntax.js';
-import { declaresOnlyConstants } from './extract-method.js';
+import { declaresOnlyConstants, isNoStep } from './extract-method.js';
 
 beforeAll(async () => {
   await loadJavaGrammar();
@@ -24,5 +24,28 @@ describe('declaresOnlyConstants', () => {
     expect(onlyConstants('StringBuilder b = new StringBuilder(text);')).toBe(false);
     expect(onlyConstants('Runnable r = new Runnable() { public void run() {} };')).toBe(false);
     expect(onlyConstants('int n = 1; n++;')).toBe(false);
+  });
+});
+
+describe('isNoStep', () => {
+  const noStep = (body: string) =>
+    withJavaTree(`class C { void run(Object obj, int[] array) { ${body} } }`, (root) => {
+      const member = descendants(root, 'method_declaration')[0]!;
+      const block = field(member, 'body')!;
+      return isNoStep({ member, block, statements: blockStatements(block) });
+    });
+
+  it('takes a renaming, a cast or one call of values at hand for no stage', () => {
+    expect(noStep('final Range other = (Range) obj;')).toBe(true);
+    expect(noStep('Object same = this.value;')).toBe(true);
+    expect(noStep('Objects.requireNonNull(array, "array");')).toBe(true);
+    expect(noStep('final int prime = 31;')).toBe(true);
+  });
+
+  it('takes a computed value, a call of computed arguments or two statements for a stage', () => {
+    expect(noStep('String value = values.get(name);')).toBe(false);
+    expect(noStep('out.write(array[0] + 1);')).toBe(false);
+    expect(noStep('Objects.requireNonNull(array, "array"); check(array);')).toBe(false);
+    expect(noStep('if (obj == null) { throw new IllegalStateException(); }')).toBe(false);
   });
 });

@@ -329,6 +329,31 @@ export function declaresOnlyConstants(run: StatementRun): boolean {
 }
 
 /**
+ * Whether a run is too little to be a step of the computation: constants only, or one statement
+ * that only renames a value (`final Range other = (Range) obj;`) or makes one call of values at
+ * hand (`Objects.requireNonNull(array, "array");`). A maintainer's helper does some work.
+ */
+export function isNoStep(run: StatementRun): boolean {
+  if (declaresOnlyConstants(run)) return true;
+  if (run.statements.length !== 1) return false;
+  const [statement] = run.statements as [Node];
+  const atHand = (node: Node) =>
+    /literal$|^(identifier|this|true|false|null)$/.test(node.type) ||
+    (node.type === 'field_access' && field(node, 'object')?.type === 'this');
+  if (statement.type === 'expression_statement') {
+    const call = kids(statement)[0];
+    const args = call?.type === 'method_invocation' ? field(call, 'arguments') : null;
+    return args !== null && kids(args).every(atHand);
+  }
+  if (statement.type !== 'local_variable_declaration') return false;
+  const declarators = kids(statement).filter((k) => k.type === 'variable_declarator');
+  const value = declarators.length === 1 ? field(declarators[0]!, 'value') : null;
+  if (!value) return false;
+  const renamed = value.type === 'cast_expression' ? field(value, 'value') : value;
+  return renamed !== null && atHand(renamed);
+}
+
+/**
  * What a helper holding a run returns, as javac spells it: its method's return type when the run
  * ends the method (a constructor's returns nothing), the type of the local it hands back, or
  * void; undefined when that type has no spelling.

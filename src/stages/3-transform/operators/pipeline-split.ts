@@ -16,7 +16,7 @@ import { lineAt, takenNames } from './added-members.js';
 import {
   callsInPlace,
   delegatedFoci,
-  declaresOnlyConstants,
+  isNoStep,
   nextLineStart,
   planExtraction,
   writeExtraction,
@@ -146,8 +146,7 @@ function pipelinesAt(
     const key = `${from}:${to}`;
     if (!plans.has(key)) {
       const run = { member, block: body, statements: statements.slice(from, to) };
-      // A stage that only declares constants is no step of the computation.
-      plans.set(key, declaresOnlyConstants(run) ? undefined : planExtraction(context, run));
+      plans.set(key, isNoStep(run) ? undefined : planExtraction(context, run));
     }
     return plans.get(key);
   };
