@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { countedCases, triedInSequence, type BuildCaseRecord } from './build.js';
+import {
+  countedCases,
+  firstStepOutOfReach,
+  triedInSequence,
+  type BuildCaseRecord,
+} from './build.js';
 
 function entry(
   bucket: string,
@@ -45,5 +50,23 @@ describe('triedInSequence', () => {
     expect(triedInSequence(withOwn, { typeId: 't', bucket: 'short', depth: 1 }, 'inj1')).toBe(
       false,
     );
+  });
+});
+
+describe('firstStepOutOfReach', () => {
+  const short = (stage: string, injection: string) =>
+    entry('short', { kind: 'Short', stage, reason: 'no site' }, injection);
+  const atGate = (injection: string) => short('step 1 t_rare_profile_gate_v1', injection);
+
+  it('holds when the last three bugs fell short at the first operator and none was kept', () => {
+    expect(firstStepOutOfReach([atGate('a'), atGate('b'), atGate('c')])).toBe(true);
+    expect(firstStepOutOfReach([atGate('a'), atGate('b')])).toBe(false);
+  });
+
+  it('fails when a bug got further, or one of the cell was kept', () => {
+    const further = short('step 2 t_call_stack_deepen_v1', 'c');
+    expect(firstStepOutOfReach([atGate('a'), atGate('b'), further])).toBe(false);
+    const kept = entry('short', { kind: 'Archived', caseId: 'p@1-a' }, 'k');
+    expect(firstStepOutOfReach([kept, atGate('a'), atGate('b'), atGate('c')])).toBe(false);
   });
 });

@@ -190,6 +190,26 @@ export interface BuildResult {
 /** Inject-then-transform rounds per project and bucket, at most. */
 const MAX_ROUNDS = 3;
 
+/** Bugs of a cell that must all fall short at its first operator before more are not sought. */
+const FIRST_STEP_TRIES = 3;
+
+/**
+ * Whether a project's bugs of a cell are out of its first operator's reach: each of the last
+ * few tried fell short at step 1 and none was kept (an equals typo in the header gives the rare
+ * gate no statement to gate). More bugs of the type would fall short the same way, so no more
+ * are injected for the cell in this project; the cell's shortfall says why.
+ */
+export function firstStepOutOfReach(entries: readonly BuildCaseRecord[]): boolean {
+  const last = entries.slice(-FIRST_STEP_TRIES);
+  return (
+    last.length === FIRST_STEP_TRIES &&
+    !entries.some((entry) => entry.outcome.kind === 'Archived') &&
+    last.every(
+      (entry) => entry.outcome.kind === 'Short' && entry.outcome.stage.startsWith('step 1 '),
+    )
+  );
+}
+
 /** One transformation job: a bug in a cell. */
 interface Job {
   cell: PlanCell;
@@ -311,7 +331,13 @@ class Build {
       }
       // Bugs transformation loses are replaced by new ones while inject finds more.
       for (let round = 1; round <= MAX_ROUNDS; round++) {
-        const wanting = cells.filter((cell) => this.wantedMore(cell) > 0);
+        const wanting = cells.filter(
+          (cell) =>
+            this.wantedMore(cell) > 0 &&
+            !firstStepOutOfReach(
+              this.ledger.inCell(cell).filter((entry) => entry.project === project.label),
+            ),
+        );
         if (wanting.length === 0) break;
         const injections = await this.inject(project, bucket, wanting, witnesses);
         const tried = this.ledger.entries.length;
