@@ -21,7 +21,11 @@ describe('declaresOnlyConstants', () => {
     expect(onlyConstants('final int prime = 31; String none = null;')).toBe(true);
     expect(onlyConstants('StringBuilder b = new StringBuilder();')).toBe(true);
     expect(onlyConstants('StringBuilder b = new StringBuilder("    ");')).toBe(true);
+    expect(onlyConstants('final int[] endHolder = new int[1];')).toBe(true);
+    expect(onlyConstants("char[] marks = new char[] { 'a', 'b' };")).toBe(true);
     expect(onlyConstants('StringBuilder b = new StringBuilder(text);')).toBe(false);
+    expect(onlyConstants('int[] counts = new int[size];')).toBe(false);
+    expect(onlyConstants('int[] firsts = new int[] { first };')).toBe(false);
     expect(onlyConstants('Runnable r = new Runnable() { public void run() {} };')).toBe(false);
     expect(onlyConstants('int n = 1; n++;')).toBe(false);
   });

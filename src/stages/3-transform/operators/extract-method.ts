@@ -305,7 +305,7 @@ function onlyReturnsALocal(run: StatementRun): boolean {
 
 /**
  * Whether the run only declares constants or objects made of constants (`final int prime = 31;`,
- * `new StringBuilder()`, `new StringBuilder("    ")`): nothing a helper would compute.
+ * `new StringBuilder("    ")`, `new int[1]`): nothing a helper would compute.
  */
 export function declaresOnlyConstants(run: StatementRun): boolean {
   const constant = (node: Node) => /literal$|^(true|false|null)$/.test(node.type);
@@ -317,6 +317,12 @@ export function declaresOnlyConstants(run: StatementRun): boolean {
         .every((declarator) => {
           const value = field(declarator, 'value');
           if (!value || constant(value)) return true;
+          if (value.type === 'array_creation_expression') {
+            // `new int[1]`, `new char[] { 'a' }`: sized or filled by literals.
+            return descendants(value, ['dimensions_expr', 'array_initializer']).every((part) =>
+              kids(part).every(constant),
+            );
+          }
           const args =
             value.type === 'object_creation_expression' ? field(value, 'arguments') : null;
           return (
