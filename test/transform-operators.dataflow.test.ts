@@ -52,6 +52,29 @@ describe('Nested Data Access', () => {
     expect(locateAnchor(after, anchor)).toBeDefined();
   });
 
+  it('puts two parameters that belong together in one array named for the pair', () => {
+    const [candidate, ...others] = nestedDataAccess.candidates(siteAt('digitCount++;'));
+    expect(candidate!.description).toBe(
+      "digits: 'dataOffset' and 'dataLen' (line 110) are read through dataSpan[0] and dataSpan[1]",
+    );
+    expect(applyEdits(source, candidate!.edits)).toBe(
+      source.replace(
+        `        int digitCount = 0;
+        for (int i = dataOffset; i < dataOffset + dataLen; i++) {`,
+        `        int digitCount = 0;
+        int[] dataSpan = { dataOffset, dataLen };
+        for (int i = dataSpan[0]; i < dataSpan[0] + dataSpan[1]; i++) {`,
+      ),
+    );
+    // One-element holders come after it, nearest the bug first; a value written again is in none.
+    expect(others.map((c) => c.description)).toEqual([
+      "digits: 'data' (line 111) is read through dataHolder[0]",
+      "digits: 'dataLen' (line 110) is read through dataLenHolder[0]",
+    ]);
+    const marks = nestedDataAccess.candidates(siteAt('return i;'));
+    expect(marks.map((c) => c.description).join('\n')).not.toMatch(/'from'/);
+  });
+
   it('puts a parameter in a holder before its first read', () => {
     const candidates = nestedDataAccess.candidates(siteAt('return width - word.length();'));
     const width = candidates.find((c) => c.description.includes("'width'"))!;

@@ -25,14 +25,52 @@ import {
 import type { TransformCandidate, TransformOperator } from './types.js';
 
 /*
- * Nested Data Access: a value the bug's method reads is reached through a one-element array
- * instead of directly: a local's declaration holds the array (`int[] limit = { max };`, reads
- * `limit[0]`), a parameter or a final field of the instance is put in one before its first read.
- * The value is written once (see stable-values.ts) and the array never escapes the call, so every
- * read sees what it saw.
+ * Nested Data Access: a value the bug's method reads is reached through an array instead of
+ * directly. Two parameters or final fields that belong together, by their names (`dataOffset`
+ * and `dataLen`, `start` and `end`), are put in one array named for the pair before their first
+ * read (`int[] dataSpan = { dataOffset, dataLen };`, reads `dataSpan[0]`, `dataSpan[1]`); else a
+ * local's declaration holds a one-element array (`int[] limit = { max };`, reads `limit[0]`), or
+ * a parameter or a final field of the instance is put in one. Each value is written once (see
+ * stable-values.ts) and the array never escapes the call, so every read sees what it saw.
  */
 
 const VALUES_PER_SITE = 3;
+
+/** Words of values kept together, in their usual order, and what the pair is called. */
+const PAIRS: readonly [string, string, string][] = [
+  ['start', 'end', 'range'],
+  ['begin', 'end', 'range'],
+  ['from', 'to', 'range'],
+  ['offset', 'len', 'span'],
+  ['offset', 'length', 'span'],
+  ['off', 'len', 'span'],
+  ['pos', 'len', 'span'],
+  ['low', 'high', 'bounds'],
+  ['lo', 'hi', 'bounds'],
+  ['min', 'max', 'limits'],
+  ['first', 'last', 'ends'],
+  ['width', 'height', 'size'],
+  ['row', 'column', 'cell'],
+  ['row', 'col', 'cell'],
+];
+
+/**
+ * The array a pair of values of one type is kept in, named for the pair (`dataOffset` and
+ * `dataLen` → `dataSpan`, `start` and `end` → `range`), or undefined when they are no pair.
+ */
+export function pairName(first: string, second: string): string | undefined {
+  for (const [one, other, pair] of PAIRS) {
+    for (const capital of [false, true]) {
+      const word = (text: string) => (capital ? text[0]!.toUpperCase() + text.slice(1) : text);
+      if (!first.endsWith(word(one)) || !second.endsWith(word(other))) continue;
+      const prefix = first.slice(0, first.length - one.length);
+      if (prefix !== second.slice(0, second.length - other.length)) continue;
+      if (capital !== prefix.length > 0) continue;
+      return capital ? `${prefix}${word(pair)}` : pair;
+    }
+  }
+  return undefined;
+}
 
 /** The statement of the member's body holding `node`, the point a parameter's holder goes before. */
 function bodyStatementOf(body: Node, node: Node): Node | undefined {
@@ -53,8 +91,9 @@ function nestedLocal(value: StableValue): TextEdit[] | undefined {
   ];
 }
 
+/** The values put in one array `holder` before the first read of any, each read by its index. */
 function nestedInHolder(
-  value: Source,
+  values: readonly Source[],
   member: Node,
   source: string,
   holder: string,
@@ -62,7 +101,10 @@ function nestedInHolder(
   lineBreak: string,
 ): TextEdit[] | undefined {
   const body = field(member, 'body');
-  const firstRead = value.reads[0];
+  const firstRead = values
+    .map((value) => value.reads[0])
+    .filter((read): read is Node => read !== undefined)
+    .sort((a, b) => a.startIndex - b.startIndex)[0];
   if (!body || !firstRead) return undefined;
   let before = bodyStatementOf(body, firstRead);
   // `this(…)`/`super(…)` must stay first: the holder follows it, and reads in it stay direct.
@@ -70,19 +112,31 @@ function nestedInHolder(
     before = blockStatements(body)[blockStatements(body).indexOf(before) + 1];
   }
   if (!before) return undefined;
-  const reads = value.reads.filter((read) => read.startIndex >= before.startIndex);
-  if (reads.length === 0) return undefined;
+  const start = before.startIndex;
+  const reads = values.map((value) => value.reads.filter((read) => read.startIndex >= start));
+  if (reads.some((list) => list.length === 0)) return undefined;
   const indent = indentationOf(source, before);
-  const declaration = `${finalWord ? 'final ' : ''}${value.type}[] ${holder} = { ${value.name} };`;
+  const names = values.map((value) => value.name).join(', ');
+  const declaration = `${finalWord ? 'final ' : ''}${values[0]!.type}[] ${holder} = { ${names} };`;
   // The holder's line after the reads: a read may start the statement it goes before.
   return [
-    ...readsReplaced(reads, `${holder}[0]`),
-    {
-      start: before.startIndex,
-      end: before.startIndex,
-      text: `${declaration}${lineBreak}${indent}`,
-    },
+    ...reads.flatMap((list, index) => readsReplaced(list, `${holder}[${index}]`)),
+    { start, end: start, text: `${declaration}${lineBreak}${indent}` },
   ];
+}
+
+/** Pairs of the sources (parameters, final fields) that belong together, nearest the bug first. */
+function pairsOf(sources: readonly Source[]): { pair: [Source, Source]; holder: string }[] {
+  const pairs: { pair: [Source, Source]; holder: string }[] = [];
+  for (const first of sources) {
+    for (const second of sources) {
+      const holder = pairName(first.name, second.name);
+      if (first !== second && first.type === second.type && holder) {
+        pairs.push({ pair: [first, second], holder });
+      }
+    }
+  }
+  return pairs;
 }
 
 /** A one-element array read only as `name[0]`: already a holder, which another would nest. */
@@ -129,10 +183,28 @@ export const nestedDataAccess: TransformOperator = {
           .filter((final) => !final.isStatic && arrayComponentAllowed(final.type, site.model))
           .map((final) => ({ value: final })),
       ];
+      const unheld = sources.filter((source) => !isHolder(source.value));
+      const finalWord = finalLocals(root);
+      const line = (node: Node) => lineAt(site.source, node.startIndex);
+      for (const { pair, holder } of byClosenessToFocus(
+        pairsOf(unheld.filter((source) => !source.local).map((source) => source.value)).map(
+          (entry) => ({ ...entry, reads: [...entry.pair[0].reads, ...entry.pair[1].reads] }),
+        ),
+        site.focus,
+      )) {
+        if (candidates.length >= VALUES_PER_SITE) break;
+        if (!freeLocalName(member, holder, taken)) continue;
+        const edits = nestedInHolder(pair, member, site.source, holder, finalWord, style.lineBreak);
+        if (!edits) continue;
+        const [first, second] = pair;
+        candidates.push({
+          description: `${nameOf(member)}: '${first.name}' and '${second.name}' (line ${line(first.reads[0]!)}) are read through ${holder}[0] and ${holder}[1]`,
+          edits,
+          added: [],
+        });
+      }
       for (const { value, local } of byClosenessToFocus(
-        sources
-          .filter((source) => !isHolder(source.value))
-          .map((source) => ({ ...source, reads: source.value.reads })),
+        unheld.map((source) => ({ ...source, reads: source.value.reads })),
         site.focus,
       )) {
         if (candidates.length >= VALUES_PER_SITE) break;
@@ -140,11 +212,10 @@ export const nestedDataAccess: TransformOperator = {
         if (!local && !freeLocalName(member, holder, taken)) continue;
         const edits = local
           ? nestedLocal(local)
-          : nestedInHolder(value, member, site.source, holder, finalLocals(root), style.lineBreak);
+          : nestedInHolder([value], member, site.source, holder, finalWord, style.lineBreak);
         if (!edits) continue;
-        const line = lineAt(site.source, (local?.declaration.node ?? value.reads[0]!).startIndex);
         candidates.push({
-          description: `${nameOf(member)}: '${value.name}' (line ${line}) is read through ${holder}[0]`,
+          description: `${nameOf(member)}: '${value.name}' (line ${line(local?.declaration.node ?? value.reads[0]!)}) is read through ${holder}[0]`,
           edits,
           added: [],
         });
