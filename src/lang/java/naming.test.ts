@@ -59,6 +59,11 @@ describe('names for added code', () => {
       'writeArray',
     );
     expect(named('for (String line : lines) { if (line.isEmpty()) blanks++; }')).toBe('countLines');
+    // Checks before the work leave the name to the work.
+    expect(named('if (array == null) { throw new IllegalStateException(); }')).toBe('checkArray');
+    expect(
+      named('if (array == null) { throw new IllegalStateException(); } Arrays.sort(array);'),
+    ).toBe('sortArray');
     // A return after the loop gives what it counted; one inside it ends a search.
     expect(named('for (byte b : bytes) { if (b == 37) count++; } return count;')).toBe(
       'countBytes',

@@ -104,22 +104,32 @@ function resultVerb(statements: readonly Node[]): string {
   return ['find', 'count', 'collect'].includes(verb) ? verb : 'compute';
 }
 
+/** How many of the statements, from the first, are checks that throw (`if (x < 0) throw …`). */
+function leadingChecks(statements: readonly Node[]): number {
+  const throws = (statement: Node) =>
+    statement.type === 'if_statement' &&
+    descendants(field(statement, 'consequence') ?? statement, 'throw_statement').length > 0;
+  const work = statements.findIndex((statement) => !throws(statement));
+  return work < 0 ? statements.length : work;
+}
+
 /** A verb read off the statements, or undefined when they only check or apply generally. */
 function verbOf(statements: readonly Node[]): string {
   const [first] = statements;
   if (!first) return 'apply';
   const all = (types: string | string[]) => statements.flatMap((s) => descendants(s, types));
   const calls = all('method_invocation').map((call) => field(call, 'name')?.text ?? '');
-  if (
-    first.type === 'if_statement' &&
-    descendants(field(first, 'consequence') ?? first, 'throw_statement').length > 0
-  ) {
-    return 'check';
-  }
+  // Checks before the work: the helper is named for the work.
+  const checks = leadingChecks(statements);
+  if (checks === statements.length) return 'check';
+  if (checks > 0) return verbOf(statements.slice(checks));
   const firstCall = calls.find((name) => /^[a-z]+[A-Z]?/.test(name));
-  // `arraycopy` is one word of the JDK's for a copy.
+  // `arraycopy` is one word of the JDK's for a copy, `substring` for a slice.
   const callVerb = firstCall
-    ? /^[a-z]+/.exec(firstCall)?.[0]?.replace(/^arraycopy$/, 'copy')
+    ? /^[a-z]+/
+        .exec(firstCall)?.[0]
+        ?.replace(/^arraycopy$/, 'copy')
+        .replace(/^substring$/, 'slice')
     : undefined;
   const verb =
     callVerb &&
@@ -203,7 +213,8 @@ export function helperNames(
   taken: ReadonlySet<string>,
 ): string[] {
   const result = options.result && telling(options.result) ? options.result : undefined;
-  const subjects = result ? [result] : statements[0] ? subjectsOf(statements[0]) : [];
+  const work = statements[leadingChecks(statements)] ?? statements[0];
+  const subjects = result ? [result] : work ? subjectsOf(work) : [];
   const [subject] = subjects;
   const verb = options.result ? resultVerb(statements) : verbOf(statements);
   const specific = verb !== 'apply' && verb !== 'handle';
