@@ -1,6 +1,5 @@
 import type { Node } from 'web-tree-sitter';
 import { camelName, capitalized } from '../../../lang/java/naming.js';
-import { fileStyle } from '../../../lang/java/style.js';
 import { valueNames } from '../../../lang/java/scopes.js';
 import {
   classMembers,
@@ -13,14 +12,13 @@ import {
   nameOf,
   ownDescendants,
   unparenthesized,
-  withJavaTree,
 } from '../../../lang/java/syntax.js';
 import { lineAt } from './added-members.js';
 import {
   byClosenessToFocus,
   finalFieldSources,
   finalLocals,
-  focusMember,
+  candidatesInFocusMember,
   freeLocalName,
   fromStableValue,
   stableValues,
@@ -419,10 +417,7 @@ export const cachedValueAccess: TransformOperator = {
   kind: 'transform',
   id: 't_cached_value_access_v1',
   candidates: (site: TransformSite) =>
-    withJavaTree(site.source, (root) => {
-      const member = focusMember(root, site.focus);
-      if (!member) return [];
-      const style = fileStyle(site.source, root);
+    candidatesInFocusMember(site, ({ root, member, style }) => {
       const finalWord = finalLocals(root) ? 'final ' : '';
       const caches: { reads: Node[]; candidate: TransformCandidate; count: number }[] = [];
       const sources = [

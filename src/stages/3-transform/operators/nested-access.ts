@@ -1,19 +1,12 @@
 import type { Node } from 'web-tree-sitter';
 import { blockStatements } from '../../../lang/java/extraction.js';
-import { fileStyle } from '../../../lang/java/style.js';
-import {
-  field,
-  indentationOf,
-  nameOf,
-  withJavaTree,
-  type TextEdit,
-} from '../../../lang/java/syntax.js';
+import { field, indentationOf, nameOf, type TextEdit } from '../../../lang/java/syntax.js';
 import { lineAt, takenNames } from './added-members.js';
 import {
   arrayComponentAllowed,
   byClosenessToFocus,
   finalLocals,
-  focusMember,
+  candidatesInFocusMember,
   freeLocalName,
   finalFieldSources,
   fromStableValue,
@@ -159,10 +152,7 @@ export const nestedDataAccess: TransformOperator = {
   kind: 'transform',
   id: 't_nested_data_access_v1',
   candidates: (site) =>
-    withJavaTree(site.source, (root) => {
-      const member = focusMember(root, site.focus);
-      if (!member) return [];
-      const style = fileStyle(site.source, root);
+    candidatesInFocusMember(site, ({ root, member, style }) => {
       const taken = takenNames(root, site.model);
       const candidates: TransformCandidate[] = [];
       const values = stableValues(member, site.model).filter(

@@ -16,11 +16,13 @@ import {
   modifierWords,
   nameOf,
   within,
+  withJavaTree,
   type TextEdit,
 } from '../../../lang/java/syntax.js';
+import { fileStyle, type FileStyle } from '../../../lang/java/style.js';
 import type { SourceModel } from '../../../toolchains/jvm/source-model.js';
 import { typeOf } from './extract-method.js';
-import type { TransformSite } from './types.js';
+import type { TransformCandidate, TransformSite } from './types.js';
 
 /*
  * What the Data Flow operators share: the values of the bug's method that never change once
@@ -46,6 +48,24 @@ const OWNER_CLASSES = ['class_body', 'enum_body', 'interface_body'];
 export function focusMember(root: Node, focus: TransformSite['focus']): Node | null {
   const node = root.descendantForIndex(focus.start, Math.max(focus.start, focus.end - 1));
   return node ? enclosingMember(node) : null;
+}
+
+/** What an operator rewriting the member that holds the bug works with. */
+export interface MemberScope {
+  root: Node;
+  member: Node;
+  style: FileStyle;
+}
+
+/** The candidates `offer` makes in the method or constructor of the site's focus; none outside. */
+export function candidatesInFocusMember(
+  site: TransformSite,
+  offer: (scope: MemberScope) => TransformCandidate[],
+): TransformCandidate[] {
+  return withJavaTree(site.source, (root) => {
+    const member = focusMember(root, site.focus);
+    return member ? offer({ root, member, style: fileStyle(site.source, root) }) : [];
+  });
 }
 
 function isWrite(identifier: Node): boolean {

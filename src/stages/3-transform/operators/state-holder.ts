@@ -5,7 +5,7 @@ import {
   enclosingMember,
 } from '../../../lang/java/extraction.js';
 import { camelName, capitalized } from '../../../lang/java/naming.js';
-import { fileStyle, reindent, type FileStyle } from '../../../lang/java/style.js';
+import { reindent, type FileStyle } from '../../../lang/java/style.js';
 import {
   ancestor,
   classMembers,
@@ -17,7 +17,6 @@ import {
   modifierWords,
   nameOf,
   ownDescendants,
-  withJavaTree,
   within,
 } from '../../../lang/java/syntax.js';
 import type { SourceModel } from '../../../toolchains/jvm/source-model.js';
@@ -26,7 +25,7 @@ import { thrownBy, typeOf } from './extract-method.js';
 import {
   arrayComponentAllowed,
   byClosenessToFocus,
-  focusMember,
+  candidatesInFocusMember,
   freeLocalName,
   readsReplaced,
   stableValues,
@@ -232,10 +231,7 @@ export const intermediateStatePassing: TransformOperator = {
   kind: 'transform',
   id: 't_intermediate_state_holder_v1',
   candidates: (site: TransformSite) =>
-    withJavaTree(site.source, (root) => {
-      const member = focusMember(root, site.focus);
-      if (!member) return [];
-      const style = fileStyle(site.source, root);
+    candidatesInFocusMember(site, ({ root, member, style }) => {
       const taken = takenNames(root, site.model);
       // Values computed before the bug (the bug's own line stays as it is); a bug in the
       // method's header (a misspelt override) comes before all of them.
