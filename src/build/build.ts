@@ -16,6 +16,7 @@ import type { BugTypeSpec } from '../stages/2-inject/spec.js';
 import type { CandidateSource } from '../stages/3-transform/candidates.js';
 import {
   createTransformer,
+  finalCheckOf,
   shortLikeSharedSteps,
   transformId,
   TransformLine,
@@ -504,9 +505,7 @@ class Build {
     };
     if (record.outcome.kind === 'Short') {
       const { step, reason } = record.outcome;
-      const stage = reason.startsWith('final state:')
-        ? 'maven'
-        : `step ${step + 1} ${cell.sequence[step] ?? ''}`.trim();
+      const stage = finalCheckOf(reason) ?? `step ${step + 1} ${cell.sequence[step] ?? ''}`.trim();
       await this.ledger.append({
         ...base,
         outcome: { kind: 'Short', stage, reason },

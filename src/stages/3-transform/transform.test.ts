@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { shortLikeSharedSteps, transformId, type TransformRecord } from './transform.js';
+import {
+  finalCheckOf,
+  finalCheckReason,
+  shortLikeSharedSteps,
+  transformId,
+  type TransformRecord,
+} from './transform.js';
 
 const injection = { id: 'bug', witness: { testClass: 'org.example.WitnessTest' } } as Parameters<
   typeof transformId
@@ -69,7 +75,11 @@ describe('shortLikeSharedSteps', () => {
       shortLikeSharedSteps(
         injection,
         depth5,
-        recorded(depth3, { kind: 'Short', step: 2, reason: 'final state: Passed under Maven' }),
+        recorded(depth3, {
+          kind: 'Short',
+          step: 2,
+          reason: finalCheckReason('maven', 'Passed under Maven'),
+        }),
       ),
     ).toBeUndefined();
     expect(shortLikeSharedSteps(injection, depth5, new Map())).toBeUndefined();
@@ -81,5 +91,13 @@ describe('shortLikeSharedSteps', () => {
     expect(
       shortLikeSharedSteps(injection, [...agent, deterministic('bundle')], earlier),
     ).toBeUndefined();
+  });
+});
+
+describe('finalCheckOf', () => {
+  it('tells the final checks apart from each other and from the steps', () => {
+    expect(finalCheckOf(finalCheckReason('maven', 'Passed under Maven'))).toBe('maven');
+    expect(finalCheckOf(finalCheckReason('whole classes', 'CTest#a passed'))).toBe('whole classes');
+    expect(finalCheckOf('t_rare_profile_gate_v1 has no site around the bug')).toBeUndefined();
   });
 });

@@ -125,6 +125,26 @@ export function transformId(
   ).slice(0, 16);
 }
 
+/** The checks that close a case after its steps, on its final state. */
+export type FinalCheck = 'whole classes' | 'maven';
+
+const FINAL_CHECK_PREFIXES: Record<FinalCheck, string> = {
+  'whole classes': 'final state, whole classes: ',
+  maven: 'final state: ',
+};
+
+/** A Short outcome's reason for a final check that refuted the case. */
+export function finalCheckReason(check: FinalCheck, reason: string): string {
+  return `${FINAL_CHECK_PREFIXES[check]}${reason}`;
+}
+
+/** Which final check a Short outcome's reason is of, if any: the step reasons are not. */
+export function finalCheckOf(reason: string): FinalCheck | undefined {
+  return (Object.keys(FINAL_CHECK_PREFIXES) as FinalCheck[]).find((check) =>
+    reason.startsWith(FINAL_CHECK_PREFIXES[check]),
+  );
+}
+
 /**
  * The record of a sequence that another one, transformed before for the same injection, already
  * fell short in: one that begins with the same operators and fell short at one of those steps.
@@ -141,7 +161,7 @@ export function shortLikeSharedSteps(
     ids.map((id) => ({ id, engine: 'deterministic' }));
   for (const record of earlier.values()) {
     if (record.injection !== injection.id || record.outcome.kind !== 'Short') continue;
-    if (record.outcome.reason.startsWith('final state')) continue;
+    if (finalCheckOf(record.outcome.reason)) continue;
     const { step } = record.outcome;
     const shared = sources.slice(0, step + 1);
     // The same witness and engine: the record's id is the deterministic one of its sequence.
@@ -373,7 +393,7 @@ class TransformRun {
     if (this.perTest && classes && steps.length > 0) {
       const whole = await this.stepRejection(state, buggyFailures, wholeClassesOf(classes));
       if (typeof whole === 'string') {
-        return short(sources.length - 1, `final state, whole classes: ${whole}`);
+        return short(sources.length - 1, finalCheckReason('whole classes', whole));
       }
     }
     const confirmStarted = Date.now();
@@ -595,7 +615,7 @@ class TransformRun {
       outcome.kind === 'Failed' && outcome.verdict
         ? `${outcome.reason} (${outcome.verdict})`
         : outcome.reason;
-    return { kind: 'Refuted', reason: `final state: ${reason}` };
+    return { kind: 'Refuted', reason: finalCheckReason('maven', reason) };
   }
 
   /** The project's class path as the analysis needs it: the same for every step, read once. */
