@@ -1,4 +1,3 @@
-import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AttemptJudgement } from '../../agents/engine.js';
 import { specText, type AgentAdapter, type AgentSpec } from '../../agents/types.js';
@@ -8,7 +7,8 @@ import { note } from '../../events/types.js';
 import { shellJoin } from '../../core/process.js';
 import type { FileChange } from '../../core/file-change.js';
 import type { ProjectRef } from '../../project/project.js';
-import { BUILD_OUTPUT, testSourceFile } from '../../toolchains/layout.js';
+import { testSourceFile } from '../../toolchains/layout.js';
+import { workspaceChanges } from '../../agents/workspace-changes.js';
 import { PROMPT_VERSION } from './agent-task/prompts.js';
 import { runAgentInjection, type AgentInjectionResult } from './agent-task/task.js';
 import {
@@ -34,38 +34,6 @@ export interface AgentEngineOptions {
   attempts: number;
   /** Limit for one agent run. */
   agentTimeoutMs: number;
-}
-
-/** Build output and version control are not the agent's sources. */
-const NOT_SOURCES = new Set([BUILD_OUTPUT, '.git']);
-
-async function listFiles(root: string): Promise<Set<string>> {
-  const files = new Set<string>();
-  const walk = async (dir: string) => {
-    for (const entry of await readdir(dir, { withFileTypes: true })) {
-      if (NOT_SOURCES.has(entry.name) && dir === root) continue;
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) await walk(full);
-      else files.add(path.relative(root, full).split(path.sep).join('/'));
-    }
-  };
-  await walk(root);
-  return files;
-}
-
-/**
- * What the agent changed, found by comparing its workspace with the pristine tree (not by
- * asking the agent or its git): added, edited and deleted files alike.
- */
-export async function workspaceChanges(pristine: string, workspace: string): Promise<FileChange[]> {
-  const [clean, edited] = await Promise.all([listFiles(pristine), listFiles(workspace)]);
-  const changes: FileChange[] = [];
-  for (const file of [...new Set([...clean, ...edited])].sort()) {
-    const before = clean.has(file) ? await readFile(path.join(pristine, file), 'utf8') : '';
-    const after = edited.has(file) ? await readFile(path.join(workspace, file), 'utf8') : '';
-    if (before !== after) changes.push({ file, before, after });
-  }
-  return changes;
 }
 
 /** The command an agent runs to see whether its witness fails: the fast runner on its copy. */

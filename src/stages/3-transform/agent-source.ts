@@ -7,7 +7,8 @@ import type { ProjectRef } from '../../project/project.js';
 import type { MethodLocation } from '../1-trace/locations.js';
 import { materialise } from '../../project/state.js';
 import { testSourceFile } from '../../toolchains/layout.js';
-import { replayCommandFor, workspaceChanges } from '../2-inject/inject-agent.js';
+import { replayCommandFor } from '../2-inject/inject-agent.js';
+import { workspaceChanges } from '../../agents/workspace-changes.js';
 import { TRANSFORM_PROMPT_VERSION } from './agent-task/prompts.js';
 import { runAgentTransform, type AgentTransformResult } from './agent-task/task.js';
 import {
