@@ -96,6 +96,21 @@ describe('chooseGate', () => {
     expect(gate.kind === 'Gate' && gate.signals.map((s) => s.text)).toEqual(['width == 9']);
   });
 
+  it('never gates on the null of a value the bug reads: that would restate the bug', () => {
+    const bugRead = [{ name: 'rows', kind: 'size', readByBug: true }] as const;
+    const observations = [call(true, ['~']), call(false, ['2']), call(false, ['0'])];
+    expect(chooseGate(bugRead, observations).kind).toBe('NoGate');
+    // Another value that separates the calls still makes a gate.
+    const gate = chooseGate(
+      [...bugRead, { name: 'width', kind: 'integral' }],
+      [call(true, ['~', '9']), call(false, ['2', '4']), call(false, ['0', '5'])],
+    );
+    expect(gate.kind === 'Gate' && gate.signals.map((s) => s.text)).toEqual(['width == 9']);
+    // The same null on a value the bug does not read is an ordinary special case.
+    const other = chooseGate([{ name: 'rows', kind: 'size' }], observations);
+    expect(other.kind === 'Gate' && other.signals.map((s) => s.text)).toEqual(['rows == null']);
+  });
+
   it('keeps only the failing methods asked for: the calls of the others are excluded too', () => {
     const observations = [
       call('testShort', ['2', '2:ab']),

@@ -157,6 +157,9 @@ function predicatesOf(
   const add = (predicate: Omit<Predicate, 'value' | 'nullCheck'>) =>
     found.push({ ...predicate, value: index, nullCheck: reference && !predicate.dereferences });
   if (reference && failing.every((d) => d.isNull)) {
+    // Gating the bug's own dereference on the null that breaks it (`if (rows == null) {
+    // rows.size() …`) restates the bug in a line no maintainer writes.
+    if (value.readByBug) return found;
     add({
       dereferences: false,
       signal: comparison(value.name, '==', 'null'),
