@@ -108,6 +108,9 @@ describe('names for added code', () => {
     expect(names('parse', ['reader'], ['reader'], 'load')[0]).toBe('parseFrom');
     // A callee whose name already ends with the argument gains nothing from it.
     expect(names('printRecord', ['record'], ['record'], 'print')).toEqual([]);
+    // An abbreviation says nothing: `matches(input, ipl)` is no `matchesInputIpl`.
+    expect(names('matches', ['ipl'], ['ipl'], 'find')[0]).toBe('computeMatches');
+    expect(names('getEntry', ['key'], ['key'], 'lookup')[0]).toBe('getEntryKey');
   });
 });
 describe('plainName', () => {

@@ -46,9 +46,35 @@ const VAGUE_NAMES = new Set([
   'size',
 ]);
 
+/** Names of three letters that are words, not abbreviations (`ipl`, `sep`, `cnt` are not). */
+const SHORT_WORDS = new Set([
+  'key',
+  'map',
+  'row',
+  'end',
+  'sum',
+  'max',
+  'min',
+  'out',
+  'url',
+  'uri',
+  'tag',
+  'set',
+  'bit',
+  'day',
+  'pos',
+  'off',
+  'top',
+  'dir',
+]);
+
 /** Whether a value's name can stand in a method name. */
 function telling(name: string): boolean {
-  return name.length > 2 && !VAGUE_NAMES.has(name) && !/^[A-Z0-9_]+$/.test(name);
+  return (
+    (name.length > 3 || SHORT_WORDS.has(name)) &&
+    !VAGUE_NAMES.has(name) &&
+    !/^[A-Z0-9_]+$/.test(name)
+  );
 }
 
 /** The words of a camelCase name: parseHeaderLine → [parse, Header, Line]. */
