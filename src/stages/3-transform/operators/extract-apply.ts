@@ -86,7 +86,7 @@ function splitFor(
   split: Split,
   taken: Set<string>,
 ): TransformCandidate | undefined {
-  if (isNoStep(split.extract)) return undefined;
+  if (isNoStep(split.extract) || isNoStep(split.apply)) return undefined;
   const extraction = planExtraction(context, split.extract);
   if (extraction?.result.kind !== 'local') return undefined;
   const value = extraction.result.declaration;

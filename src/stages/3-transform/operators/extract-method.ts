@@ -336,27 +336,36 @@ export function declaresOnlyConstants(run: StatementRun): boolean {
 
 /**
  * Whether a run is too little to be a step of the computation: constants only, or one statement
- * that only renames a value (`final Range other = (Range) obj;`) or makes one call of values at
- * hand (`Objects.requireNonNull(array, "array");`). A maintainer's helper does some work.
+ * that only renames a value (`final Range other = (Range) obj;`, `final int len = slice.len;`),
+ * makes one call of values at hand (`Objects.requireNonNull(array, "array");`), or hands them to
+ * a method of the class (`final Object object = readObject(request);`, a helper an earlier step
+ * made). A maintainer's helper does some work.
  */
 export function isNoStep(run: StatementRun): boolean {
   if (declaresOnlyConstants(run)) return true;
   if (run.statements.length !== 1) return false;
   const [statement] = run.statements as [Node];
-  const atHand = (node: Node) =>
+  const atHand = (node: Node): boolean =>
     /literal$|^(identifier|this|true|false|null)$/.test(node.type) ||
-    (node.type === 'field_access' && field(node, 'object')?.type === 'this');
+    (node.type === 'field_access' && atHand(field(node, 'object')!));
+  const callOfValuesAtHand = (node: Node | null | undefined, ownOnly: boolean) => {
+    const args = node?.type === 'method_invocation' ? field(node, 'arguments') : null;
+    const receiver = node ? field(node, 'object') : null;
+    return (
+      args !== null &&
+      kids(args).every(atHand) &&
+      (!ownOnly || receiver === null || receiver.type === 'this')
+    );
+  };
   if (statement.type === 'expression_statement') {
-    const call = kids(statement)[0];
-    const args = call?.type === 'method_invocation' ? field(call, 'arguments') : null;
-    return args !== null && kids(args).every(atHand);
+    return callOfValuesAtHand(kids(statement)[0], false);
   }
   if (statement.type !== 'local_variable_declaration') return false;
   const declarators = kids(statement).filter((k) => k.type === 'variable_declarator');
   const value = declarators.length === 1 ? field(declarators[0]!, 'value') : null;
   if (!value) return false;
   const renamed = value.type === 'cast_expression' ? field(value, 'value') : value;
-  return renamed !== null && atHand(renamed);
+  return renamed !== null && (atHand(renamed) || callOfValuesAtHand(renamed, true));
 }
 
 /**
