@@ -409,7 +409,9 @@ class Build {
       }
     }
     const { records } = await readRecords(path.join(out, 'injections.jsonl'), InjectionLine);
-    return records.filter((record) => bucketOf(record) === bucket);
+    // A bug an inject output records twice (outputs of earlier versions do) is one bug, tried once.
+    const bugs = new Map(records.map((record) => [record.id, record]));
+    return [...bugs.values()].filter((record) => bucketOf(record) === bucket);
   }
 
   /** Fills the cells from the bugs, in rounds, transformation jobs spread over the workers. */

@@ -117,6 +117,10 @@ describe('build plans', () => {
     expect(() =>
       planCells(plan('[t_parameter_bundle_v1, t_cached_value_access_v1]'), types, transforms),
     ).toThrow(/depth-1 sequence of group 'own' lists 2 operators/);
+    // The plan's own sequence given again is the plan's cell, declared twice.
+    expect(() => planCells(plan('[t_call_stack_deepen_v1]'), types, transforms)).toThrow(
+      /is in both 'plain' and 'own'/,
+    );
   });
 
   it('names a missing plan in one line', async () => {

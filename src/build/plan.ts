@@ -135,8 +135,11 @@ export function planCells(
     for (const typeId of groupTypes) {
       for (const bucket of group.buckets) {
         for (const depth of group.depths) {
-          const own = group.sequences?.[String(depth) as keyof Sequences];
-          const sequence = own ?? plan.sequences[String(depth) as keyof Sequences];
+          const planned = plan.sequences[String(depth) as keyof Sequences];
+          // A group's sequence that is the plan's own makes no cells apart.
+          const given = group.sequences?.[String(depth) as keyof Sequences];
+          const own = given && given.join(' ') !== planned?.join(' ') ? given : undefined;
+          const sequence = own ?? planned;
           if (!sequence)
             throw problem(`group '${group.purpose}' uses depth ${depth}, which has no sequence`);
           const cell = { typeId, bucket, depth, ...(own ? { sequence: own } : {}) };
