@@ -45,6 +45,7 @@ describe('isNoStep', () => {
     expect(noStep('Objects.requireNonNull(array, "array");')).toBe(true);
     expect(noStep('final int prime = 31;')).toBe(true);
     expect(noStep('final int len = slice.len;')).toBe(true);
+    expect(noStep('final int[] offset = { slice.offset };')).toBe(true);
     expect(noStep('final Object object = readObject(obj);')).toBe(true);
     expect(noStep('findObject(obj, array);')).toBe(true);
   });
@@ -52,6 +53,7 @@ describe('isNoStep', () => {
   it('takes a computed value, a call of computed arguments or two statements for a stage', () => {
     expect(noStep('String value = values.get(name);')).toBe(false);
     expect(noStep('final Object object = readObject(obj.next());')).toBe(false);
+    expect(noStep('final int[] ends = { obj.hashCode() };')).toBe(false);
     expect(noStep('out.write(array[0] + 1);')).toBe(false);
     expect(noStep('Objects.requireNonNull(array, "array"); check(array);')).toBe(false);
     expect(noStep('if (obj == null) { throw new IllegalStateException(); }')).toBe(false);

@@ -336,10 +336,11 @@ export function declaresOnlyConstants(run: StatementRun): boolean {
 
 /**
  * Whether a run is too little to be a step of the computation: constants only, or one statement
- * that only renames a value (`final Range other = (Range) obj;`, `final int len = slice.len;`),
- * makes one call of values at hand (`Objects.requireNonNull(array, "array");`), or hands them to
- * a method of the class (`final Object object = readObject(request);`, a helper an earlier step
- * made). A maintainer's helper does some work.
+ * that only renames a value (`final Range other = (Range) obj;`, `final int len = slice.len;`,
+ * `final int[] offset = { slice.offset };`), makes one call of values at hand
+ * (`Objects.requireNonNull(array, "array");`), or hands them to a method of the class
+ * (`final Object object = readObject(request);`, a helper an earlier step made). A maintainer's
+ * helper does some work.
  */
 export function isNoStep(run: StatementRun): boolean {
   if (declaresOnlyConstants(run)) return true;
@@ -347,7 +348,8 @@ export function isNoStep(run: StatementRun): boolean {
   const [statement] = run.statements as [Node];
   const atHand = (node: Node): boolean =>
     /literal$|^(identifier|this|true|false|null)$/.test(node.type) ||
-    (node.type === 'field_access' && atHand(field(node, 'object')!));
+    (node.type === 'field_access' && atHand(field(node, 'object')!)) ||
+    (node.type === 'array_initializer' && kids(node).every(atHand));
   const callOfValuesAtHand = (node: Node | null | undefined, ownOnly: boolean) => {
     const args = node?.type === 'method_invocation' ? field(node, 'arguments') : null;
     const receiver = node ? field(node, 'object') : null;
