@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { blockStatements } from '../../../lang/java/extraction.js';
+import { blockStatements, type StatementRun } from '../../../lang/java/extraction.js';
 import { descendants, field, loadJavaGrammar, withJavaTree } from '../../../lang/java/syntax.js';
 import { declaresOnlyConstants, isNoStep } from './extract-method.js';
 
@@ -7,14 +7,17 @@ beforeAll(async () => {
   await loadJavaGrammar();
 });
 
-/** Whether the body of `void run() { … }` only declares constants. */
-function onlyConstants(body: string): boolean {
-  return withJavaTree(`class C { void run() { ${body} } }`, (root) => {
+/** What `ask` says of the statements of `body` in `void run(Object obj, int[] array) { … }`. */
+function ofRun(body: string, ask: (run: StatementRun) => boolean): boolean {
+  return withJavaTree(`class C { void run(Object obj, int[] array) { ${body} } }`, (root) => {
     const member = descendants(root, 'method_declaration')[0]!;
     const block = field(member, 'body')!;
-    return declaresOnlyConstants({ member, block, statements: blockStatements(block) });
+    return ask({ member, block, statements: blockStatements(block) });
   });
 }
+
+const onlyConstants = (body: string) => ofRun(body, declaresOnlyConstants);
+const noStep = (body: string) => ofRun(body, isNoStep);
 
 describe('declaresOnlyConstants', () => {
   it('takes literals and objects made of literals for constants, nothing computed', () => {
@@ -32,13 +35,6 @@ describe('declaresOnlyConstants', () => {
 });
 
 describe('isNoStep', () => {
-  const noStep = (body: string) =>
-    withJavaTree(`class C { void run(Object obj, int[] array) { ${body} } }`, (root) => {
-      const member = descendants(root, 'method_declaration')[0]!;
-      const block = field(member, 'body')!;
-      return isNoStep({ member, block, statements: blockStatements(block) });
-    });
-
   it('takes a renaming, a cast or one call of values at hand for no stage', () => {
     expect(noStep('final Range other = (Range) obj;')).toBe(true);
     expect(noStep('Object same = this.value;')).toBe(true);
