@@ -1,6 +1,14 @@
 import type { Node } from 'web-tree-sitter';
 import { valueNames } from './scopes.js';
-import { ancestor, descendants, field, isLoop, kids, simpleTypeName } from './syntax.js';
+import {
+  ancestor,
+  descendants,
+  field,
+  isLoop,
+  kids,
+  LOOP_TYPES,
+  simpleTypeName,
+} from './syntax.js';
 
 /*
  * Names for code a rewrite adds, read off the code it wraps: what it checks, finds, collects,
@@ -100,8 +108,6 @@ function subjectsOf(statement: Node): string[] {
   return [...new Set(candidates)];
 }
 
-const LOOPS = ['for_statement', 'enhanced_for_statement', 'while_statement', 'do_statement'];
-
 /**
  * Whether a loop among the statements is left early, by a return or a break of its own: a
  * search. A return after the loop gives what the loop built; a switch's break leaves the switch.
@@ -111,11 +117,11 @@ function leavesLoopEarly(statements: readonly Node[]): boolean {
     descendants(statement, ['return_statement', 'break_statement']).some((exit) => {
       const within = ancestor(
         exit,
-        exit.type === 'break_statement' ? [...LOOPS, 'switch_block'] : LOOPS,
+        exit.type === 'break_statement' ? [...LOOP_TYPES, 'switch_block'] : LOOP_TYPES,
       );
       return (
         within !== null &&
-        LOOPS.includes(within.type) &&
+        LOOP_TYPES.includes(within.type) &&
         within.startIndex >= statement.startIndex &&
         within.endIndex <= statement.endIndex
       );

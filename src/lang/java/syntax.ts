@@ -351,10 +351,16 @@ export function isApiVisible(member: Node): boolean {
   return owner?.type === 'interface_declaration' && !words.includes('private');
 }
 
+/** The node types of Java's loops. */
+export const LOOP_TYPES: readonly string[] = [
+  'for_statement',
+  'enhanced_for_statement',
+  'while_statement',
+  'do_statement',
+];
+
 export function isLoop(node: Node): boolean {
-  return ['for_statement', 'enhanced_for_statement', 'while_statement', 'do_statement'].includes(
-    node.type,
-  );
+  return LOOP_TYPES.includes(node.type);
 }
 
 /** Strips redundant parentheses. */

@@ -20,11 +20,11 @@ import {
   tokens,
   unparenthesized,
   within,
+  LOOP_TYPES,
 } from '../../../lang/java/syntax.js';
 import type { StructuralCheck } from '../../../lang/java/changed-members.js';
 import { plausibility, type CandidateEdit, type Injector, type Plausibility } from './types.js';
 
-const LOOPS = ['for_statement', 'enhanced_for_statement', 'while_statement', 'do_statement'];
 const LIST_TYPES = new Set(['List', 'ArrayList', 'LinkedList', 'Vector', 'CopyOnWriteArrayList']);
 const BUILDER_TYPES = new Set(['StringBuilder', 'StringBuffer']);
 /** Calls that store an element at a position or key (the position may be implicit: the end). */
@@ -72,9 +72,9 @@ function variableName(node: Node | null): string | null {
 /** The closest loop whose body holds the node (a loop's header is not its body). */
 function enclosingLoopBody(node: Node, member: Node): Node | null {
   for (
-    let loop = ancestor(node, LOOPS);
+    let loop = ancestor(node, LOOP_TYPES);
     loop && within(loop, member);
-    loop = ancestor(loop, LOOPS)
+    loop = ancestor(loop, LOOP_TYPES)
   ) {
     const body = field(loop, 'body');
     if (body && within(node, body)) return loop;

@@ -22,6 +22,7 @@ import {
   tokens,
   unparenthesized,
   within,
+  LOOP_TYPES,
 } from '../../../lang/java/syntax.js';
 import type { StructuralCheck } from '../../../lang/java/changed-members.js';
 import { plausibility, type CandidateEdit, type Injector } from './types.js';
@@ -39,7 +40,6 @@ const ATOMIC_UPDATES = new Set([
   'decrement',
   'add',
 ]);
-const LOOPS = ['for_statement', 'enhanced_for_statement', 'while_statement', 'do_statement'];
 /** Calls whose arguments are positions: a variable passed to them is a cursor, not a count. */
 const INDEXING_CALLS = new Set([
   'charAt',
@@ -338,9 +338,9 @@ function ineligibility(
   if (!branchOf(update.statement))
     return 'the update is not directly inside an if/else branch, switch case or loop body';
   for (
-    let loop = ancestor(update.statement, LOOPS);
+    let loop = ancestor(update.statement, LOOP_TYPES);
     loop && within(loop, member);
-    loop = ancestor(loop, LOOPS)
+    loop = ancestor(loop, LOOP_TYPES)
   ) {
     if (loopHeader(loop).some((part) => mentions(part, update.name)))
       return `${update.name} controls an enclosing loop`;
