@@ -149,12 +149,12 @@ function leadingChecks(statements: readonly Node[]): number {
 function verbOf(statements: readonly Node[]): string {
   const [first] = statements;
   if (!first) return 'apply';
-  const all = (types: string | string[]) => statements.flatMap((s) => descendants(s, types));
-  const calls = all('method_invocation').map((call) => field(call, 'name')?.text ?? '');
   // Checks before the work: the helper is named for the work.
   const checks = leadingChecks(statements);
   if (checks === statements.length) return 'check';
   if (checks > 0) return verbOf(statements.slice(checks));
+  const all = (types: string | string[]) => statements.flatMap((s) => descendants(s, types));
+  const calls = all('method_invocation').map((call) => field(call, 'name')?.text ?? '');
   const firstCall = calls.find((name) => /^[a-z]+[A-Z]?/.test(name));
   // `arraycopy` is one word of the JDK's for a copy, `substring` for a slice.
   const callVerb = firstCall
