@@ -303,12 +303,14 @@ function onlyReturnsALocal(run: StatementRun): boolean {
   return rest.length === 0 && value?.type === 'identifier';
 }
 
+/** A literal, `true`, `false` or `null`. */
+const constant = (node: Node) => /literal$|^(true|false|null)$/.test(node.type);
+
 /**
  * Whether the run only declares constants or objects made of constants (`final int prime = 31;`,
  * `new StringBuilder("    ")`, `new int[1]`): nothing a helper would compute.
  */
 export function declaresOnlyConstants(run: StatementRun): boolean {
-  const constant = (node: Node) => /literal$|^(true|false|null)$/.test(node.type);
   return run.statements.every(
     (statement) =>
       statement.type === 'local_variable_declaration' &&
@@ -347,7 +349,9 @@ export function isNoStep(run: StatementRun): boolean {
   if (run.statements.length !== 1) return false;
   const [statement] = run.statements as [Node];
   const atHand = (node: Node): boolean =>
-    /literal$|^(identifier|this|true|false|null)$/.test(node.type) ||
+    constant(node) ||
+    node.type === 'identifier' ||
+    node.type === 'this' ||
     (node.type === 'field_access' && atHand(field(node, 'object')!)) ||
     (node.type === 'array_initializer' && kids(node).every(atHand));
   const callOfValuesAtHand = (node: Node | null | undefined, ownOnly: boolean) => {
