@@ -124,7 +124,7 @@ export function triedInSequence(
   cell: CellKey,
   injection: string,
 ): boolean {
-  const operators = (key: CellKey) => cellKey({ ...key, typeId: '', bucket: '' });
+  const operators = (key: CellKey) => `${key.depth} ${key.sequence?.join(' ') ?? ''}`;
   return entries.some(
     (entry) => entry.injection === injection && operators(entry.cell) === operators(cell),
   );
