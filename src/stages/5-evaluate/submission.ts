@@ -1,0 +1,64 @@
+import type { FileChange } from '../../core/file-change.js';
+import { sourceScope, type ProjectLayout } from '../../toolchains/layout.js';
+
+/*
+ * What an agent submits, read off its workspace: only Java sources under the project's test
+ * root go on to the verifier, which copies them into pristine buggy and clean trees. Every other
+ * change is a violation, recorded and never copied: a build file or Maven's own configuration
+ * could change how the tests run, a JUnit listener or platform setting could rewrite their
+ * outcome, production code could remove the bug, and a link could reach past the workspace.
+ */
+
+export type ViolationKind =
+  | 'build file'
+  | 'build configuration'
+  | 'test runtime configuration'
+  | 'production code'
+  | 'link'
+  | 'other file';
+
+export type SubmissionEntry =
+  /** A test source, added or edited: what the verifier copies. */
+  | { kind: 'Test'; file: string; content: string }
+  | { kind: 'Violation'; file: string; edit: 'added' | 'edited' | 'deleted'; what: ViolationKind }
+  /** A test source deleted: the verifier's pristine trees keep it, so it changes nothing. */
+  | { kind: 'Ignored'; file: string; why: string };
+
+function violationKind(layout: ProjectLayout, file: string): ViolationKind {
+  const segments = file.split('/');
+  const name = segments[segments.length - 1]!;
+  if (segments.includes('.mvn')) return 'build configuration';
+  if (
+    /^(pom\.xml|settings\.xml|build\.gradle(\.kts)?|settings\.gradle(\.kts)?|mvnw(\.cmd)?)$/.test(
+      name,
+    )
+  )
+    return 'build file';
+  if (
+    name === 'junit-platform.properties' ||
+    file.includes('META-INF/services/') ||
+    file.startsWith(`${layout.module ? `${layout.module}/` : ''}src/test/resources/`)
+  ) {
+    return 'test runtime configuration';
+  }
+  if (file.startsWith(`${layout.mainSourceRoots}/`)) return 'production code';
+  return 'other file';
+}
+
+/** How each change of the workspace is taken; the order of the changes is kept. */
+export function readSubmission(
+  changes: readonly (FileChange & { link?: true })[],
+  layout: ProjectLayout,
+): SubmissionEntry[] {
+  return changes.map((change) => {
+    const { file } = change;
+    const edit = change.before === '' ? 'added' : change.after === '' ? 'deleted' : 'edited';
+    if (change.link) return { kind: 'Violation', file, edit, what: 'link' };
+    if (sourceScope(layout, file) === 'test') {
+      return edit === 'deleted'
+        ? { kind: 'Ignored', file, why: 'a deleted test source stays in the verified trees' }
+        : { kind: 'Test', file, content: change.after };
+    }
+    return { kind: 'Violation', file, edit, what: violationKind(layout, file) };
+  });
+}
