@@ -1,0 +1,206 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { UserError } from '../../core/errors.js';
+import { sha256Text } from '../../core/fs.js';
+import { AttemptRowSchema, type AttemptRow, type Setting } from './records.js';
+
+/*
+ * An evaluation run's results: one SQLite database (WAL) per run directory. An attempt is written
+ * as 'running' before the agent starts and replaced by its row when it ends, in one transaction
+ * with its files; a process killed in between leaves a 'running' attempt, which the next open
+ * records as an interruption and drops, so the attempt is redone and never counted twice.
+ */
+
+export const STORE_FILE = 'results.sqlite';
+const SCHEMA_VERSION = 1;
+
+export interface ItemKey {
+  caseId: string;
+  agent: string;
+  setting: Setting;
+}
+
+export interface AttemptKey extends ItemKey {
+  attempt: number;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS attempts (
+  case_id TEXT NOT NULL,
+  agent TEXT NOT NULL,
+  setting TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('running', 'done')),
+  started_at TEXT NOT NULL,
+  finished_at TEXT,
+  diagnosis TEXT,
+  row TEXT,
+  PRIMARY KEY (case_id, agent, setting, attempt)
+);
+CREATE TABLE IF NOT EXISTS interruptions (
+  case_id TEXT NOT NULL,
+  agent TEXT NOT NULL,
+  setting TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  started_at TEXT NOT NULL,
+  noticed_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS harness_faults (
+  case_id TEXT NOT NULL,
+  agent TEXT NOT NULL,
+  setting TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  reason TEXT NOT NULL,
+  at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS files (sha256 TEXT PRIMARY KEY, content TEXT NOT NULL);
+`;
+
+export class EvaluationStore {
+  /** Attempts a killed run left in flight, found when this store was opened. */
+  readonly interrupted: number;
+
+  private constructor(private readonly db: Database.Database) {
+    const now = new Date().toISOString();
+    this.interrupted = db.transaction(() => {
+      const running = db
+        .prepare(
+          `SELECT case_id, agent, setting, attempt, started_at FROM attempts WHERE state = 'running'`,
+        )
+        .all() as { case_id: string; agent: string; setting: string; attempt: number; started_at: string }[];
+      const insert = db.prepare(
+        `INSERT INTO interruptions VALUES (@case_id, @agent, @setting, @attempt, @started_at, @now)`,
+      );
+      for (const attempt of running) insert.run({ ...attempt, now });
+      db.prepare(`DELETE FROM attempts WHERE state = 'running'`).run();
+      return running.length;
+    })();
+  }
+
+  /** Opens (or creates) the run's database; one of another schema version is a user error. */
+  static open(runDir: string): EvaluationStore {
+    mkdirSync(runDir, { recursive: true });
+    const db = new Database(path.join(runDir, STORE_FILE));
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 10000');
+    db.exec(SCHEMA);
+    const version = db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get() as
+      | { value: string }
+      | undefined;
+    if (version === undefined) {
+      db.prepare(`INSERT INTO meta VALUES ('schema', ?)`).run(String(SCHEMA_VERSION));
+    } else if (version.value !== String(SCHEMA_VERSION)) {
+      db.close();
+      throw new UserError(
+        `${path.join(runDir, STORE_FILE)} has results of schema ${version.value}; this witnessgym writes schema ${SCHEMA_VERSION}: use another --run directory`,
+      );
+    }
+    return new EvaluationStore(db);
+  }
+
+  /** The run's settings (bench, agent spec, attempts), checked on resume by the caller. */
+  meta(key: string): string | undefined {
+    return (
+      this.db.prepare(`SELECT value FROM meta WHERE key = ?`).get(key) as
+        | { value: string }
+        | undefined
+    )?.value;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.db.prepare(`INSERT OR REPLACE INTO meta VALUES (?, ?)`).run(key, value);
+  }
+
+  /** The finished attempts of an item, in order. */
+  attempts(key: ItemKey): AttemptRow[] {
+    const rows = this.db
+      .prepare(
+        `SELECT row FROM attempts WHERE case_id = ? AND agent = ? AND setting = ? AND state = 'done' ORDER BY attempt`,
+      )
+      .all(key.caseId, key.agent, key.setting) as { row: string }[];
+    return rows.map((row) => AttemptRowSchema.parse(JSON.parse(row.row)));
+  }
+
+  /** Marks an attempt in flight, before its agent starts. */
+  begin(key: AttemptKey): void {
+    this.db
+      .prepare(
+        `INSERT OR REPLACE INTO attempts (case_id, agent, setting, attempt, state, started_at) VALUES (?, ?, ?, ?, 'running', ?)`,
+      )
+      .run(key.caseId, key.agent, key.setting, key.attempt, new Date().toISOString());
+  }
+
+  /** Stores a finished attempt and the texts it refers to by hash, at once. */
+  finish(row: AttemptRow, texts: readonly string[]): void {
+    const checked = AttemptRowSchema.parse(row);
+    this.db.transaction(() => {
+      const insert = this.db.prepare(`INSERT OR IGNORE INTO files VALUES (?, ?)`);
+      for (const text of texts) insert.run(sha256Text(text), text);
+      this.db
+        .prepare(
+          `UPDATE attempts SET state = 'done', finished_at = ?, diagnosis = ?, row = ? WHERE case_id = ? AND agent = ? AND setting = ? AND attempt = ?`,
+        )
+        .run(
+          checked.finishedAt,
+          checked.diagnosis.kind,
+          JSON.stringify(checked),
+          checked.case.caseId,
+          checked.agent,
+          checked.setting,
+          checked.attempt,
+        );
+    })();
+  }
+
+  /** A fault of the harness while judging an attempt; the attempt is retried. */
+  recordFault(key: AttemptKey, reason: string): void {
+    this.db
+      .prepare(`INSERT INTO harness_faults VALUES (?, ?, ?, ?, ?, ?)`)
+      .run(key.caseId, key.agent, key.setting, key.attempt, reason, new Date().toISOString());
+  }
+
+  faultCount(key: AttemptKey): number {
+    return (
+      this.db
+        .prepare(
+          `SELECT COUNT(*) AS n FROM harness_faults WHERE case_id = ? AND agent = ? AND setting = ? AND attempt = ?`,
+        )
+        .get(key.caseId, key.agent, key.setting, key.attempt) as { n: number }
+    ).n;
+  }
+
+  /** Every finished attempt of the run. */
+  allAttempts(): AttemptRow[] {
+    const rows = this.db
+      .prepare(
+        `SELECT row FROM attempts WHERE state = 'done' ORDER BY case_id, agent, setting, attempt`,
+      )
+      .all() as { row: string }[];
+    return rows.map((row) => AttemptRowSchema.parse(JSON.parse(row.row)));
+  }
+
+  counts(): { attempts: number; interruptions: number; faults: number } {
+    const count = (sql: string) => (this.db.prepare(sql).get() as { n: number }).n;
+    return {
+      attempts: count(`SELECT COUNT(*) AS n FROM attempts WHERE state = 'done'`),
+      interruptions: count(`SELECT COUNT(*) AS n FROM interruptions`),
+      faults: count(`SELECT COUNT(*) AS n FROM harness_faults`),
+    };
+  }
+
+  /** A stored text by its hash. */
+  file(sha256: string): string | undefined {
+    return (
+      this.db.prepare(`SELECT content FROM files WHERE sha256 = ?`).get(sha256) as
+        | { content: string }
+        | undefined
+    )?.content;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
