@@ -10,7 +10,7 @@ export function changedBuggyLines(bugPatch: string): Map<string, number[]> {
   for (const hunk of diffHunks(bugPatch)) {
     const lines = byFile.get(hunk.file) ?? new Set<number>();
     byFile.set(hunk.file, lines);
-    let line = hunk.newStart;
+    let line = hunk.newStart ?? 1;
     let removedSinceLast = false;
     for (const entry of hunk.lines) {
       if (entry.kind === 'removed') {
