@@ -1,0 +1,225 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { resolveCacheDir } from '../core/cache.js';
+import { UserError } from '../core/errors.js';
+import { makeTempDir, removeTree } from '../core/fs.js';
+import { runProcess, type RunResult } from '../core/process.js';
+import {
+  createSandbox,
+  MAVEN_REPO_IN_SANDBOX,
+  sandboxAvailability,
+  WORKSPACE_IN_SANDBOX,
+  type Sandbox,
+  type SandboxPolicy,
+} from './bwrap.js';
+
+interface Fixture {
+  root: string;
+  workspace: string;
+  /** Stand-ins for the witnessgym cache and a benchmark directory, each with a marker file. */
+  cache: string;
+  bench: string;
+  repo: string;
+  marker: string;
+}
+
+let fixture: Fixture;
+const sandboxes: Sandbox[] = [];
+
+beforeEach(async () => {
+  const root = await makeTempDir('sandbox-test');
+  const marker = `marker-${randomBytes(6).toString('hex')}`;
+  fixture = {
+    root,
+    workspace: path.join(root, 'workspace'),
+    cache: path.join(root, 'cache'),
+    bench: path.join(root, 'bench'),
+    repo: path.join(root, 'repo'),
+    marker,
+  };
+  for (const dir of [fixture.workspace, fixture.cache, fixture.bench]) {
+    await mkdir(dir);
+    await writeFile(path.join(dir, marker), `secret in ${dir}\n`);
+  }
+  await mkdir(path.join(fixture.repo, 'g/a/1.0'), { recursive: true });
+  await mkdir(path.join(fixture.repo, 'g/a/2.0'), { recursive: true });
+  await writeFile(path.join(fixture.repo, 'g/a/1.0/a-1.0.jar'), 'clean code\n');
+  await writeFile(path.join(fixture.repo, 'g/a/2.0/a-2.0.jar'), 'a dependency\n');
+});
+
+afterEach(async () => {
+  for (const sandbox of sandboxes.splice(0)) await sandbox.dispose();
+  await removeTree(fixture.root);
+});
+
+async function sandboxWith(policy: Partial<SandboxPolicy> = {}): Promise<Sandbox> {
+  const sandbox = await createSandbox({
+    workspace: fixture.workspace,
+    mavenRepo: { dir: fixture.repo, masked: ['g/a/1.0'] },
+    network: false,
+    ...policy,
+  });
+  sandboxes.push(sandbox);
+  return sandbox;
+}
+
+async function inside(
+  sandbox: Sandbox,
+  script: string,
+  extraEnv?: Record<string, string>,
+): Promise<RunResult> {
+  const wrapped = sandbox.wrap('/bin/sh', ['-c', script], sandbox.policy.workspace);
+  return runProcess(wrapped.file, wrapped.args, {
+    cwd: wrapped.cwd,
+    env: sandbox.env(extraEnv),
+    timeoutMs: 30_000,
+  });
+}
+
+describe('sandbox', () => {
+  it('is available here (bwrap installed, namespaces allowed)', async () => {
+    expect(await sandboxAvailability()).toMatchObject({ kind: 'Available' });
+  });
+
+  it('shows nothing outside its binds: no cache, benchmark, /work or /root contents', async () => {
+    const sandbox = await sandboxWith();
+    const found = await inside(sandbox, `find / -name ${fixture.marker} 2>/dev/null; true`);
+    // The workspace's copy is found, so the search did look: the others are not there.
+    expect(found.stdout.trim().split('\n')).toEqual([`${WORKSPACE_IN_SANDBOX}/${fixture.marker}`]);
+    for (const dir of [fixture.cache, fixture.bench]) {
+      const read = await inside(sandbox, `cat ${path.join(dir, fixture.marker)}`);
+      expect(read.exitCode).not.toBe(0);
+      expect(read.stdout).toBe('');
+    }
+    const elsewhere = await inside(
+      sandbox,
+      `test -e /work || test -e ${resolveCacheDir()} || echo hidden; ls -A "$HOME"`,
+    );
+    expect(elsewhere.stdout.trim().split('\n')).toEqual(['hidden', '.m2']);
+  });
+
+  it('lets the workspace be written, and the host sees the writes', async () => {
+    const sandbox = await sandboxWith();
+    await mkdir(path.join(fixture.workspace, 'sub'));
+    const wrapped = sandbox.wrap(
+      '/bin/sh',
+      ['-c', 'pwd; echo written > here.txt'],
+      path.join(fixture.workspace, 'sub'),
+    );
+    const run = await runProcess(wrapped.file, wrapped.args, {
+      cwd: wrapped.cwd,
+      env: sandbox.env(),
+    });
+    expect(run.stdout.trim()).toBe(`${WORKSPACE_IN_SANDBOX}/sub`);
+    expect(await readFile(path.join(fixture.workspace, 'sub', 'here.txt'), 'utf8')).toBe(
+      'written\n',
+    );
+  });
+
+  it('shows a masked repository directory empty, its sibling readable, and the repository read-only', async () => {
+    const sandbox = await sandboxWith();
+    const repo = MAVEN_REPO_IN_SANDBOX;
+    const run = await inside(
+      sandbox,
+      [
+        `echo "masked: $(ls -A ${repo}/g/a/1.0)"`,
+        `cat ${repo}/g/a/2.0/a-2.0.jar`,
+        `touch ${repo}/g/a/2.0/new 2>/dev/null && echo wrote-repo`,
+        `touch ${repo}/g/a/1.0/new 2>/dev/null && echo wrote-mask`,
+        // Capabilities are dropped: the mask cannot be lifted.
+        `umount ${repo}/g/a/1.0 2>/dev/null && echo unmounted`,
+        `cat ${repo}/g/a/1.0/a-1.0.jar 2>/dev/null`,
+        'true',
+      ].join('; '),
+    );
+    expect(run.stdout).toBe('masked: \na dependency\n');
+  });
+
+  it('has no network unless asked: a TCP connect to a host server fails, then succeeds', async () => {
+    let connections = 0;
+    const server: Server = createServer((socket) => {
+      connections++;
+      socket.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    const connect = `exec bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected'`;
+    try {
+      const offline = await inside(await sandboxWith({ network: false }), connect);
+      expect(offline.stdout).toBe('');
+      expect(connections).toBe(0);
+      const online = await inside(await sandboxWith({ network: true }), connect);
+      expect(online.stdout).toBe('connected\n');
+      expect(connections).toBe(1);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('hides host processes (own pid namespace)', async () => {
+    const marker = `300.${randomBytes(4).readUInt32BE()}`;
+    const host = spawn('sleep', [marker], { stdio: 'ignore' });
+    try {
+      const seenOnHost = await runProcess('pgrep', ['-f', `sleep ${marker}`]);
+      expect(seenOnHost.stdout.trim()).toBe(String(host.pid));
+      const run = await inside(await sandboxWith(), `cat /proc/[0-9]*/cmdline | tr '\\0' ' '`);
+      expect(run.stdout).toContain('/proc/1/cmdline'); // its own processes are listed
+      // Booleans, not the listing: on failure the host's command lines would flood the message.
+      expect(run.stdout.includes(marker), 'host sleep visible').toBe(false);
+      expect(run.stdout.includes('vitest'), 'host vitest visible').toBe(false);
+    } finally {
+      host.kill('SIGKILL');
+    }
+  });
+
+  it('passes no host secrets: only the variables it sets and the ones given', async () => {
+    process.env.FOO_API_KEY = 'fake-host-secret';
+    try {
+      const sandbox = await sandboxWith();
+      const plain = await inside(sandbox, 'env');
+      expect(plain.stdout).not.toContain('FOO_API_KEY');
+      expect(plain.stdout).not.toContain('fake-host-secret');
+      expect(plain.stdout).not.toContain('WITNESSGYM_');
+      expect(plain.stdout).toContain(`HOME=${sandbox.home}\n`);
+      const given = await inside(sandbox, 'echo "$FOO_API_KEY"', { FOO_API_KEY: 'passed' });
+      expect(given.stdout).toBe('passed\n');
+    } finally {
+      delete process.env.FOO_API_KEY;
+    }
+  });
+
+  it('leaves no process behind when runProcess times out', async () => {
+    const marker = `1000.${randomBytes(4).readUInt32BE()}`;
+    const sandbox = await sandboxWith();
+    const wrapped = sandbox.wrap(
+      '/bin/sh',
+      ['-c', `sleep ${marker} & sleep ${marker}`],
+      fixture.workspace,
+    );
+    const run = await runProcess(wrapped.file, wrapped.args, {
+      cwd: wrapped.cwd,
+      env: sandbox.env(),
+      timeoutMs: 1000,
+      graceMs: 500,
+    });
+    expect(run.timedOut).toBe(true);
+    // --new-session puts the sleeps in their own group; the pid namespace's end takes them along.
+    const left = await runProcess('pgrep', ['-f', marker]);
+    expect(left.stdout).toBe('');
+  });
+
+  it('refuses paths it cannot show', async () => {
+    await expect(sandboxWith({ workspace: path.join(fixture.root, 'missing') })).rejects.toThrow(
+      UserError,
+    );
+    await expect(
+      sandboxWith({ mavenRepo: { dir: fixture.repo, masked: ['../cache'] } }),
+    ).rejects.toThrow(/repository-relative/);
+    const sandbox = await sandboxWith();
+    expect(() => sandbox.wrap('/bin/true', [], fixture.cache)).toThrow(/not visible/);
+  });
+});
