@@ -1,3 +1,5 @@
+import type { Sandbox } from '../sandbox/bwrap.js';
+
 /** How an agent run ended. */
 export type AgentOutcome =
   /** A CLI agent's process ended by itself (code null when a signal ended it). */
@@ -19,6 +21,11 @@ export interface AgentRunInput {
   replayCommand: string;
   timeoutMs: number;
   log: (line: string) => void;
+  /**
+   * When given, the agent's processes run inside it: a process agent as a whole, the built-in
+   * loop's replay command (its file tools stay on the host, confined to the workspace).
+   */
+  sandbox?: Sandbox;
 }
 
 export interface AgentRunResult {

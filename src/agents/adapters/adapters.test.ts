@@ -1,10 +1,11 @@
-import { chmod, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../../core/errors.js';
 import { makeTempDir, removeTree } from '../../core/fs.js';
+import { createSandbox } from '../../sandbox/bwrap.js';
 import { REPLAY_BUDGET, type AgentAdapter, type AgentRunInput } from '../types.js';
-import { createClaudeCodeAdapter } from './cli.js';
+import { createClaudeCodeAdapter, createCommandAdapter } from './cli.js';
 import { createAgentAdapter } from './index.js';
 import { DEFAULT_MAX_TURNS } from './openai.js';
 
@@ -169,5 +170,41 @@ describe('createAgentAdapter', () => {
     expect(result.outcome).toEqual({ kind: 'exited', code: 3, signal: null });
     expect(result.finalText).toBe('SYSTEM\n\nPAYLOAD\n');
     expect(result.transcript).toContain('[stderr]\nexit soon');
+  });
+
+  it('runs a command agent inside a given sandbox: workspace writable, host files out of reach', async () => {
+    const host = await makeTempDir('adapter-sandbox');
+    const workspace = path.join(host, 'workspace');
+    const secret = path.join(host, 'secret.txt');
+    try {
+      await mkdir(workspace);
+      await writeFile(secret, 'host secret\n');
+      const sandbox = await createSandbox({ workspace, network: false });
+      const input: AgentRunInput = {
+        workspace,
+        systemPrompt: 'SYSTEM',
+        userPrompt: 'PAYLOAD',
+        replayCommand: 'true',
+        timeoutMs: 10_000,
+        log: () => {},
+        sandbox,
+      };
+      const run = (command: string) => createCommandAdapter({ command }).run(input);
+      try {
+        // The prompt file sits in the adapter's scratch dir, which the sandbox must show.
+        const byFile = await run(
+          `cat {prompt_file}; cat ${secret} || echo unreadable; pwd; echo mine > Written.java`,
+        );
+        expect(byFile.outcome).toEqual({ kind: 'exited', code: 0, signal: null });
+        expect(byFile.finalText).toBe('SYSTEM\n\nPAYLOAD\nunreadable\n/workspace\n');
+        expect(await readFile(path.join(workspace, 'Written.java'), 'utf8')).toBe('mine\n');
+        const byStdin = await run('cat');
+        expect(byStdin.finalText).toBe('SYSTEM\n\nPAYLOAD\n');
+      } finally {
+        await sandbox.dispose();
+      }
+    } finally {
+      await removeTree(host);
+    }
   });
 });

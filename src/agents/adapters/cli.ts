@@ -83,14 +83,20 @@ async function runInvocation(
     args = ['-c', STDIN_FROM_FILE, 'sh', stdinFile, invocation.file, ...invocation.args];
     shown += ` < ${shellJoin([stdinFile])}`;
   }
-  input.log(`${name}: ${shown} (in ${input.workspace})`);
+  // The scratch dir (prompt, stdin and final-text files) is bound at its own path, so the paths
+  // in the command line hold inside the sandbox too.
+  const sandbox = await input.sandbox?.withWritable(scratch);
+  const command = sandbox
+    ? sandbox.wrap(file, args, input.workspace)
+    : { file, args, cwd: input.workspace };
+  input.log(`${name}: ${shown} (in ${input.workspace}${sandbox ? ', sandboxed' : ''})`);
   let outcome: AgentOutcome;
   let stdout = '';
   let stderr = '';
   try {
-    const result = await runProcess(file, args, {
-      cwd: input.workspace,
-      env: { ...process.env, ...options.env },
+    const result = await runProcess(command.file, command.args, {
+      cwd: command.cwd,
+      env: sandbox ? sandbox.env(options.env) : { ...process.env, ...options.env },
       timeoutMs: input.timeoutMs,
       graceMs: options.graceMs ?? 5000,
       maxOutputBytes: MAX_CAPTURE,

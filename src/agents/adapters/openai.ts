@@ -196,6 +196,7 @@ export function createOpenAIAdapter(
             replayBudget,
             deadline: Date.now() + input.timeoutMs,
             maxOutputChars: maxToolOutputChars,
+            sandbox: input.sandbox,
           });
         } catch (error) {
           throw new StartError(describeError(error));

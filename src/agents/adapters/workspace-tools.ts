@@ -4,6 +4,7 @@ import { lstat, mkdir, readdir, readFile, realpath, stat, writeFile } from 'node
 import path from 'node:path';
 import { globToRegExp } from '../../core/glob.js';
 import { runProcess } from '../../core/process.js';
+import type { Sandbox } from '../../sandbox/bwrap.js';
 import { capMiddle, capTail } from '../types.js';
 
 /** A tool call the workspace refuses or cannot carry out; its message goes back to the model. */
@@ -23,6 +24,8 @@ export interface WorkspaceToolsOptions {
   deadline: number;
   /** Characters of any one tool result handed back to the model. */
   maxOutputChars: number;
+  /** When given, the replay command runs inside it (the file tools work on the host). */
+  sandbox?: Sandbox;
 }
 
 type Json = Record<string, unknown>;
@@ -250,8 +253,14 @@ export class WorkspaceTools {
     const remaining = this.options.deadline - Date.now();
     if (remaining <= 0) throw new ToolError('no time left to run the replay command');
     this.replaysUsed++;
-    const result = await runProcess('/bin/sh', ['-c', this.options.replayCommand], {
-      cwd: this.root,
+    const { sandbox } = this.options;
+    const args = ['-c', this.options.replayCommand];
+    const command = sandbox
+      ? sandbox.wrap('/bin/sh', args, this.root)
+      : { file: '/bin/sh', args, cwd: this.root };
+    const result = await runProcess(command.file, command.args, {
+      cwd: command.cwd,
+      ...(sandbox && { env: sandbox.env() }),
       timeoutMs: remaining,
       graceMs: 2000,
       maxOutputBytes: 1024 * 1024,
