@@ -63,6 +63,9 @@ export function jvmTestRunner(cache: CacheLayout, shared?: JvmRunner): TestRunne
           };
     },
     async run(request: TestRequest) {
+      // Its JVMs are started once and shared, so per-run JVM flags have nowhere to go.
+      if (request.jvmArgs?.length)
+        throw new Error('the jvm runner cannot take JVM arguments per run');
       if (request.timeoutMs === undefined) {
         throw new Error('the jvm runner needs a time limit: wrap it with withTimeLimit');
       }

@@ -118,6 +118,7 @@ export function mavenTestRunner(
           ? toolchain.selectMethods(request.testClass, request.methods)
           : toolchain.selectClass(request.testClass),
         timeoutMs: request.timeoutMs,
+        jvmArgs: request.jvmArgs,
       });
       return {
         verdict: run.verdict,

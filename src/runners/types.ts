@@ -42,6 +42,8 @@ export interface TestRequest {
   compileTimeoutMs?: number;
   /** Record the production methods entered, in first-hit order (per test when asked). */
   trace?: { perTest: boolean };
+  /** Flags for the test JVM on top of the recipe's (a coverage agent); Maven only. */
+  jvmArgs?: readonly string[];
 }
 
 export interface TestRunResult {

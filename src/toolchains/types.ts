@@ -25,6 +25,8 @@ export interface TestRun {
 export interface TestRunRequest {
   /** Test-selection expression in the toolchain's syntax (a class name or patterns). */
   selection?: string;
+  /** Flags for the test JVM on top of the recipe's (a Java agent, say); none holds whitespace. */
+  jvmArgs?: readonly string[];
   timeoutMs: number;
 }
 

@@ -59,6 +59,14 @@ function surefireGoal(build: BuildSettings): string {
   return `org.apache.maven.plugins:maven-surefire-plugin:${build.surefireVersion}:test`;
 }
 
+/**
+ * Surefire's flags for one run. The JVM flags go in as the user property argLine, which (tried
+ * on Surefire 3.5.2) replaces an `argLine` the pom sets as a property (commons-lang3's java9+
+ * profile), is kept when the pom's own `<argLine>` configuration starts with `${argLine}`
+ * (commons-io appends -Xmx25M, so its heap wins over ours), and is dropped when that
+ * configuration is a literal: then neither the recipe's flags nor `extraJvmArgs` reach the test
+ * JVM, and a Java agent among them writes nothing. No corpus pom does that.
+ */
 function testArgs(
   build: BuildSettings,
   selection: string | undefined,
@@ -208,7 +216,10 @@ export const mavenToolchain: Toolchain = {
     await mkdir(testTemp, { recursive: true });
     const args = [
       ...mavenArgs(build.mavenArgs, context),
-      ...testArgs(build, request.selection, [`-Djava.io.tmpdir=${testTemp}`]),
+      ...testArgs(build, request.selection, [
+        `-Djava.io.tmpdir=${testTemp}`,
+        ...(request.jvmArgs ?? []),
+      ]),
     ];
     const run = await runProcess('mvn', args, {
       cwd: projectDir,
