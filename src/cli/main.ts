@@ -23,6 +23,11 @@ import { replayTestClass, type ReplayResult } from './replay.js';
 import { runTransformCommand, type TransformCommandOptions } from './transform-command.js';
 import { formatBuildSummary, runBuildCommand, type BuildCommandOptions } from './build-command.js';
 import {
+  formatEvaluateSummary,
+  runEvaluateCommand,
+  type EvaluateCommandOptions,
+} from './evaluate-command.js';
+import {
   formatExport,
   formatMaterialise,
   allVerified,
@@ -437,6 +442,20 @@ async function build(
   process.exitCode = summary.archived >= summary.wanted ? 0 : EXIT_VERDICT;
 }
 
+async function evaluate(
+  bench: string,
+  options: EvaluateCommandOptions,
+  command: Command,
+): Promise<void> {
+  const summary = await withProgress(options.json ?? false, (events) =>
+    runEvaluateCommand(bench, options, cacheFrom(command), events),
+  );
+  if (options.json) printJson(summary);
+  else process.stdout.write(`${formatEvaluateSummary(summary)}\n`);
+  // Items that could not be evaluated are a result to notice, not a crash.
+  process.exitCode = summary.notEvaluated.length === 0 ? 0 : EXIT_VERDICT;
+}
+
 function wholeNumber(name: string) {
   return (value: string): number => {
     const parsed = Number(value);
@@ -750,6 +769,46 @@ function buildProgram(): Command {
     )
     .option('--json', 'machine-readable output')
     .action(build);
+  withAgentOptions(
+    program
+      .command('evaluate')
+      .description(
+        "evaluate an agent on a benchmark: with the witness hidden, can it write a test that exposes each case's bug? Each attempt runs in a fresh workspace (process agents in a bubblewrap sandbox) and is judged by Maven in fresh buggy and clean trees; results go to a SQLite database in --run, and a rerun resumes. Offline agents: witness (positive control), none (negative control), existing-tests (the suite's give-away), scripted (--script)",
+      )
+      .usage('<bench> --agent <name> [options]')
+      .argument('<bench>', "a benchmark directory from 'witnessgym build'"),
+  )
+    .option('--setting <setting>', 'NoEC, WithEC or both', 'both')
+    .option('--attempts <n>', 'attempts per case and setting', positiveInteger('--attempts'), 3)
+    .option(
+      '--cases <filter...>',
+      'case id globs (commons-csv@*) and key=value terms (type, bucket, depth, project, category)',
+    )
+    .option('--concurrency <n>', 'items evaluated at once', positiveInteger('--concurrency'), 1)
+    .option('--run <dir>', 'where the results database lives (default <bench>/evaluation)')
+    .option('--script <file>', 'scripted agent: a JSON file of files to write per attempt')
+    .option(
+      '--verify-timeout <seconds>',
+      'limit for verifying one attempt',
+      positiveInteger('--verify-timeout'),
+      1200,
+    )
+    .option(
+      '--case-timeout <seconds>',
+      'limit for all attempts of one case and setting',
+      positiveInteger('--case-timeout'),
+      4200,
+    )
+    .option(
+      '--runs <n>',
+      'fresh runs per side a witness must agree in',
+      positiveInteger('--runs'),
+      3,
+    )
+    .option('--network', 'let the sandboxed agent reach the network (default for vendor CLIs)')
+    .option('--no-network', 'keep the sandboxed agent off the network')
+    .option('--json', 'machine-readable output')
+    .action(evaluate);
   return program;
 }
 

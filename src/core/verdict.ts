@@ -12,6 +12,11 @@ export interface TestFailureDetail {
   message: string;
   /** Top frames of the stack trace, outermost first as printed. */
   frames: string[];
+  /**
+   * Every frame of the trace as printed, `Caused by:` sections included (capped): which methods
+   * the failure passed through, when a report has the whole trace.
+   */
+  stack?: string[];
 }
 
 export interface TestCounts {

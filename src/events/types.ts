@@ -4,7 +4,15 @@
  * the same events, as stryker-js's reporters are of its.
  */
 export type StageName =
-  'fetch' | 'baseline' | 'trace' | 'inject' | 'transform' | 'agent' | 'build' | 'verify';
+  | 'fetch'
+  | 'baseline'
+  | 'trace'
+  | 'inject'
+  | 'transform'
+  | 'agent'
+  | 'build'
+  | 'verify'
+  | 'evaluate';
 
 export type ProgressEvent =
   /** A stage starts on a subject (a project, say); `total` units of work when known. */

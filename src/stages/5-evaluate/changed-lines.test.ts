@@ -22,8 +22,6 @@ const patch = `--- a/src/main/java/A.java
 
 describe('changedBuggyLines', () => {
   it('takes added lines, and the line in place of lines only removed', () => {
-    expect(changedBuggyLines(patch)).toEqual(
-      new Map([['src/main/java/A.java', [12, 13, 14, 31]]]),
-    );
+    expect(changedBuggyLines(patch)).toEqual(new Map([['src/main/java/A.java', [12, 13, 14, 31]]]));
   });
 });

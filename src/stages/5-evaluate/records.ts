@@ -73,7 +73,10 @@ export const ChangeCoverageSchema = z.strictObject({
   /** Changed lines JaCoCo can instrument (declarations and braces have no code). */
   lines: z.number().int(),
   covered: z.number().int(),
-  /** Per member the bug changed: whether any of its lines ran. */
+  /**
+   * Per member the bug changed: whether any of its lines ran, or a failure's stack trace passes
+   * through it (an exception leaving a method early marks none of its lines).
+   */
   members: z.array(z.strictObject({ key: z.string(), reached: z.boolean() })),
 });
 export type ChangeCoverage = z.infer<typeof ChangeCoverageSchema>;

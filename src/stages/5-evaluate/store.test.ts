@@ -34,7 +34,11 @@ function row(attempt: number, diagnosis: AttemptRow['diagnosis']): AttemptRow {
   };
 }
 
-const key = { caseId: 'commons-csv@1.9.0-0123456789abcdef', agent: 'witness', setting: 'NoEC' as const };
+const key = {
+  caseId: 'commons-csv@1.9.0-0123456789abcdef',
+  agent: 'witness',
+  setting: 'NoEC' as const,
+};
 
 describe('EvaluationStore', () => {
   it('keeps finished attempts across opens, with their texts by hash', async () => {

@@ -69,7 +69,13 @@ export class EvaluationStore {
         .prepare(
           `SELECT case_id, agent, setting, attempt, started_at FROM attempts WHERE state = 'running'`,
         )
-        .all() as { case_id: string; agent: string; setting: string; attempt: number; started_at: string }[];
+        .all() as {
+        case_id: string;
+        agent: string;
+        setting: string;
+        attempt: number;
+        started_at: string;
+      }[];
       const insert = db.prepare(
         `INSERT INTO interruptions VALUES (@case_id, @agent, @setting, @attempt, @started_at, @now)`,
       );
@@ -88,8 +94,7 @@ export class EvaluationStore {
     db.pragma('busy_timeout = 10000');
     db.exec(SCHEMA);
     const version = db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get() as
-      | { value: string }
-      | undefined;
+      { value: string } | undefined;
     if (version === undefined) {
       db.prepare(`INSERT INTO meta VALUES ('schema', ?)`).run(String(SCHEMA_VERSION));
     } else if (version.value !== String(SCHEMA_VERSION)) {
@@ -105,8 +110,7 @@ export class EvaluationStore {
   meta(key: string): string | undefined {
     return (
       this.db.prepare(`SELECT value FROM meta WHERE key = ?`).get(key) as
-        | { value: string }
-        | undefined
+        { value: string } | undefined
     )?.value;
   }
 
@@ -195,8 +199,7 @@ export class EvaluationStore {
   file(sha256: string): string | undefined {
     return (
       this.db.prepare(`SELECT content FROM files WHERE sha256 = ?`).get(sha256) as
-        | { content: string }
-        | undefined
+        { content: string } | undefined
     )?.content;
   }
 

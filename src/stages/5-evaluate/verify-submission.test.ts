@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { SingleVerdict } from '../../core/verdict.js';
 import { projectLayout } from '../../toolchains/layout.js';
-import { compileDiagnosis, diagnoseRuns, primaryTest, testClassOf } from './verify-submission.js';
+import type { CaseRecord } from '../4-archive/case.js';
+import {
+  compileDiagnosis,
+  diagnoseRuns,
+  membersOnStack,
+  primaryTest,
+  testClassOf,
+} from './verify-submission.js';
 
 const counts = (tests: number, skipped = 0) => ({ tests, failures: 0, errors: 0, skipped });
 const passed: SingleVerdict = { kind: 'Passed', counts: counts(2), testTimeMs: 5 };
@@ -101,5 +108,38 @@ describe('the class the verifier runs', () => {
       official,
     );
     expect(testClassOf(layout, test.file)).toBe('a.CTest');
+  });
+});
+
+describe('membersOnStack', () => {
+  const record = {
+    bugMembers: [
+      {
+        file: 'src/main/java/a/Format.java',
+        key: 'Format.headers()',
+        binaryClass: 'a.Format',
+        name: 'headers',
+        cleanLine: 40,
+        buggyLines: { first: 40, last: 44 },
+      },
+    ],
+  } as unknown as CaseRecord;
+  const failingAt = (stack: string[]): SingleVerdict => ({
+    ...errored,
+    failures: [{ ...errored.failures[0]!, stack }],
+  });
+
+  it('finds a member a failure passed through, Caused-by frames included', () => {
+    const verdict = failingAt([
+      'a.FormatTest.test(FormatTest.java:9)',
+      'a.Format.headers(Format.java:42)',
+    ]);
+    expect([...membersOnStack(record, verdict)]).toEqual(['Format.headers()']);
+  });
+
+  it('needs the frame to be inside the member, and a failure at all', () => {
+    expect(membersOnStack(record, failingAt(['a.Format.headers(Format.java:60)'])).size).toBe(0);
+    expect(membersOnStack(record, failingAt(['a.Format.headersOf(Format.java:42)'])).size).toBe(0);
+    expect(membersOnStack(record, passed).size).toBe(0);
   });
 });

@@ -22,7 +22,10 @@ import type { ChangeCoverage, Diagnosis, Side } from './records.js';
 
 /** Lines a test run executed, read from a coverage tool after the run. */
 export type LineCoverageRead =
-  | { kind: 'Read'; covered: (file: string, lines: readonly number[]) => { lines: number; covered: number } }
+  | {
+      kind: 'Read';
+      covered: (file: string, lines: readonly number[]) => { lines: number; covered: number };
+    }
   | { kind: 'Unavailable'; reason: string };
 
 /** How the verifier records which production lines a run executed (JaCoCo). */
@@ -83,7 +86,9 @@ export function primaryTest(tests: readonly SubmittedTest[], officialPath: strin
   if (!first) throw new Error('a submission without tests has no primary test');
   return (
     tests.find((test) => test.file === officialPath) ??
-    tests.find((test) => /@(Test|ParameterizedTest|RepeatedTest|TestFactory)\b/.test(test.content)) ??
+    tests.find((test) =>
+      /@(Test|ParameterizedTest|RepeatedTest|TestFactory)\b/.test(test.content),
+    ) ??
     first
   );
 }
@@ -129,7 +134,10 @@ export function compileDiagnosis(side: Side, verdict: SingleVerdict): Diagnosis 
       ? { kind: 'DoesNotCompile', messages }
       : { kind: 'FailsOnClean', verdict: describeVerdict(verdict) };
   }
-  return { kind: 'HarnessFault', reason: `compiling the ${side} tree: ${describeVerdict(verdict)}` };
+  return {
+    kind: 'HarnessFault',
+    reason: `compiling the ${side} tree: ${describeVerdict(verdict)}`,
+  };
 }
 
 /**
@@ -161,10 +169,35 @@ export function diagnoseRuns(
   return reached ? { kind: 'Success' } : { kind: 'BugNotExecuted' };
 }
 
+/**
+ * The bug members a failure's stack trace (from the harness's XML report) passes through, with a
+ * line inside the member. JaCoCo marks no line of a method that an exception left before its
+ * first probe — a null dereference on a method's first line — so coverage alone would call the
+ * plainest witness one that never ran the bug.
+ */
+export function membersOnStack(record: CaseRecord, verdict: SingleVerdict): Set<string> {
+  const reached = new Set<string>();
+  if (!exposes(verdict)) return reached;
+  const frames = verdict.failures.flatMap((failure) => failure.stack ?? failure.frames);
+  for (const member of record.bugMembers) {
+    const range = member.buggyLines;
+    if (!range) continue;
+    const prefix = `${member.binaryClass}.${member.name}(`;
+    const hit = frames.some((frame) => {
+      if (!frame.startsWith(prefix)) return false;
+      const line = Number(/:(\d+)\)$/.exec(frame)?.[1]);
+      return line >= range.first && line <= range.last;
+    });
+    if (hit) reached.add(member.key);
+  }
+  return reached;
+}
+
 /** How much of the bug the first buggy run executed. */
 async function changeCoverage(
   input: VerifySubmissionInput,
   read: Extract<LineCoverageRead, { kind: 'Read' }>,
+  onStack: ReadonlySet<string>,
 ): Promise<ChangeCoverage> {
   const { record, project } = input;
   const bugPatch = await readFile(path.join(input.caseDir, BUG_PATCH), 'utf8');
@@ -185,7 +218,9 @@ async function changeCoverage(
     return {
       key: member.key,
       reached:
-        memberLines.length > 0 && read.covered(sourceRelative(member.file), memberLines).covered > 0,
+        onStack.has(member.key) ||
+        (memberLines.length > 0 &&
+          read.covered(sourceRelative(member.file), memberLines).covered > 0),
     };
   });
   return { lines, covered, members };
@@ -213,7 +248,10 @@ export async function verifySubmission(input: VerifySubmissionInput): Promise<Su
   const { project, maven, record } = input;
   const deadline = Date.now() + input.timeoutMs;
   const remaining = () => Math.max(1000, deadline - Date.now());
-  const testClass = testClassOf(project.layout, primaryTest(input.tests, record.officialTest.path).file);
+  const testClass = testClassOf(
+    project.layout,
+    primaryTest(input.tests, record.officialTest.path).file,
+  );
   const normalMs = project.baseline?.classes.find((c) => c.testClass === testClass)?.durationMs;
   const runLimit = () => Math.min(timeLimit('maven', 'run', normalMs), remaining());
   const runs: SubmissionVerdict['runs'] = [];
@@ -262,8 +300,11 @@ export async function verifySubmission(input: VerifySubmissionInput): Promise<Su
       dataFile,
       path.join(buggySide.compiled.workDir, project.layout.mainClasses),
     );
-    const coverage = read.kind === 'Read' ? await changeCoverage(input, read) : null;
     const firstBuggy = buggyRuns[0]!;
+    const coverage =
+      read.kind === 'Read'
+        ? await changeCoverage(input, read, membersOnStack(record, firstBuggy))
+        : null;
     if (!coverage && (firstBuggy.kind === 'Passed' || exposes(firstBuggy))) {
       // Whether the test reached the bug decides the verdict: without it there is none.
       return verdict(

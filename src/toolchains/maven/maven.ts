@@ -248,6 +248,8 @@ export const mavenToolchain: Toolchain = {
     return `${testClass}#${methods.join('+')}`;
   },
 
+  // The harness's own Surefire, named as its runs name it: the version a pom leaves to Maven's
+  // defaults may be missing from the repository, and an offline replay would fail on it.
   replayCommand(build, testClass) {
     return shellJoin([
       'mvn',
@@ -257,7 +259,8 @@ export const mavenToolchain: Toolchain = {
       ...build.mavenArgs,
       ...(build.jvmArgs.length > 0 ? [`-DargLine=${build.jvmArgs.join(' ')}`] : []),
       `-Dtest=${this.selectClass(testClass)}`,
-      'test',
+      'test-compile',
+      surefireGoal(build),
     ]);
   },
 

@@ -5,6 +5,7 @@ import type { CaseReport, SuiteReport } from '../../core/test-reports.js';
 import type { TestFailureDetail } from '../../core/verdict.js';
 
 const MAX_FRAMES = 8;
+const MAX_STACK = 512;
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -57,12 +58,13 @@ function failureDetail(
   testMethod: string,
 ): TestFailureDetail {
   const trace = typeof node['#text'] === 'string' ? node['#text'] : '';
-  const frames = trace
+  const stack = trace
     .split(/\r?\n/)
     .map((line) => line.trim())
     .filter((line) => line.startsWith('at '))
-    .slice(0, MAX_FRAMES)
+    .slice(0, MAX_STACK)
     .map((line) => line.slice(3));
+  const frames = stack.slice(0, MAX_FRAMES);
   const exceptionType = attr(node, 'type') ?? firstLineType(trace) ?? 'unknown';
   return {
     testClass,
@@ -71,6 +73,7 @@ function failureDetail(
     exceptionType,
     message: attr(node, 'message') ?? '',
     frames,
+    stack,
   };
 }
 

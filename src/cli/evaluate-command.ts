@@ -1,0 +1,127 @@
+import path from 'node:path';
+import type { CacheLayout } from '../core/cache.js';
+import { UserError } from '../core/errors.js';
+import { exists } from '../core/fs.js';
+import type { EventSink } from '../events/types.js';
+import { sandboxAvailability } from '../sandbox/bwrap.js';
+import { runEvaluation, type EvaluateResult } from '../stages/5-evaluate/evaluate.js';
+import {
+  loadScript,
+  offlineAgent,
+  OFFLINE_AGENTS,
+  type EvaluationAgent,
+  type OfflineAgentName,
+} from '../stages/5-evaluate/offline-agents.js';
+import { SETTINGS, type Setting } from '../stages/5-evaluate/records.js';
+import { renderTables, resultTables, type ResultTables } from '../stages/6-report/tables.js';
+import { agentAdapterFrom, type AgentFlags } from './agent-flags.js';
+
+export interface EvaluateCommandOptions extends AgentFlags {
+  agent: string;
+  setting: string;
+  attempts: number;
+  cases?: string[];
+  concurrency: number;
+  run?: string;
+  script?: string;
+  /** Seconds. */
+  verifyTimeout: number;
+  caseTimeout: number;
+  runs: number;
+  /** Reach the network from the sandbox; default: only the vendor CLIs, which call their model. */
+  network?: boolean;
+  json?: boolean;
+}
+
+export interface EvaluateSummary extends Omit<EvaluateResult, 'rows'> {
+  agent: string;
+  settings: Setting[];
+  tables: ResultTables;
+}
+
+const VENDOR_CLIS = ['claude-code', 'codex', 'opencode'];
+
+function settingsOf(value: string): Setting[] {
+  if (value === 'both') return [...SETTINGS];
+  if ((SETTINGS as readonly string[]).includes(value)) return [value as Setting];
+  throw new UserError(`--setting must be NoEC, WithEC or both, not '${value}'`);
+}
+
+async function evaluationAgent(options: EvaluateCommandOptions): Promise<EvaluationAgent> {
+  if ((OFFLINE_AGENTS as readonly string[]).includes(options.agent)) {
+    const script = options.script ? await loadScript(options.script) : undefined;
+    if (script && options.agent !== 'scripted') {
+      throw new UserError(`--script applies to --agent scripted only`);
+    }
+    return offlineAgent(options.agent as OfflineAgentName, script);
+  }
+  if (options.script) throw new UserError(`--script applies to --agent scripted only`);
+  const adapter = agentAdapterFrom(options);
+  const availability = await sandboxAvailability();
+  if (availability.kind === 'Unavailable') {
+    throw new UserError(
+      `agent ${options.agent} runs in a bubblewrap sandbox, which is unavailable (${availability.reason}): install it with 'apt-get install bubblewrap'`,
+    );
+  }
+  return {
+    name: options.agent,
+    sandboxed: true,
+    network: options.network ?? VENDOR_CLIS.includes(options.agent),
+    forAttempt: async () => adapter,
+  };
+}
+
+export async function runEvaluateCommand(
+  bench: string,
+  options: EvaluateCommandOptions,
+  cache: CacheLayout,
+  events: EventSink,
+): Promise<EvaluateSummary> {
+  if (!(await exists(path.join(bench, 'cases.jsonl')))) {
+    throw new UserError(
+      `${bench} is not a benchmark (no cases.jsonl): build one with 'witnessgym build'`,
+    );
+  }
+  if (!options.agent) {
+    throw new UserError(
+      `--agent is required: ${[...OFFLINE_AGENTS, 'claude-code', 'codex', 'opencode', 'command', 'openai'].join(', ')}`,
+    );
+  }
+  const settings = settingsOf(options.setting);
+  const agent = await evaluationAgent(options);
+  const result = await runEvaluation({
+    bench,
+    runDir: path.resolve(options.run ?? path.join(bench, 'evaluation')),
+    cache,
+    agent,
+    settings,
+    attempts: options.attempts,
+    cases: options.cases ?? [],
+    concurrency: options.concurrency,
+    agentTimeoutMs: options.agentTimeout * 1000,
+    verifyTimeoutMs: options.verifyTimeout * 1000,
+    caseTimeoutMs: options.caseTimeout * 1000,
+    runs: options.runs,
+    events,
+  });
+  const { rows, ...rest } = result;
+  return { ...rest, agent: agent.name, settings, tables: resultTables(rows) };
+}
+
+export function formatEvaluateSummary(summary: EvaluateSummary): string {
+  const lines = [
+    `evaluated ${summary.agent} (${summary.settings.join(', ')}) on ${summary.items} items: ${summary.attemptsRun} attempts run, ${summary.alreadyDone} items done earlier; results in ${summary.runDir}`,
+  ];
+  if (summary.interruptedBefore > 0) {
+    lines.push(`${summary.interruptedBefore} attempts an earlier run left in flight were redone`);
+  }
+  if (summary.harnessFaults > 0) {
+    lines.push(
+      `${summary.harnessFaults} harness faults (retried; counted apart from the agent's failures)`,
+    );
+  }
+  for (const missed of summary.notEvaluated)
+    lines.push(`not evaluated: ${missed.item}: ${missed.reason}`);
+  lines.push('', renderTables(summary.tables));
+  return lines.join('\n');
+}

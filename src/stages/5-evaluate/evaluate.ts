@@ -1,0 +1,540 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { XMLParser } from 'fast-xml-parser';
+import type { AgentAdapter, AgentRunResult } from '../../agents/types.js';
+import { specText } from '../../agents/types.js';
+import { workspaceChanges } from '../../agents/workspace-changes.js';
+import type { CacheLayout } from '../../core/cache.js';
+import {
+  coverageOfLines,
+  ensureJacoco,
+  jacocoAgentArg,
+  readLineCoverage,
+} from '../../coverage/jacoco.js';
+import { errorMessage, UserError } from '../../core/errors.js';
+import { removeTree, sha256Text } from '../../core/fs.js';
+import { globToRegExp } from '../../core/glob.js';
+import type { EventSink } from '../../events/types.js';
+import type { ProjectRef } from '../../project/project.js';
+import { mavenTestRunner } from '../../runners/maven.js';
+import { createSandbox, type Sandbox } from '../../sandbox/bwrap.js';
+import { mavenToolchain } from '../../toolchains/maven/maven.js';
+import { benchLayout, caseIds, readCaseFile } from '../4-archive/archive.js';
+import type { CaseRecord } from '../4-archive/case.js';
+import { caseProject } from '../4-archive/materialize.js';
+import type { CaseContext, EvaluationAgent } from './offline-agents.js';
+import type { AttemptRow, CaseDimensions, Diagnosis, Setting } from './records.js';
+import { readSubmission } from './submission.js';
+import { EvaluationStore, type AttemptKey } from './store.js';
+import {
+  verifySubmission,
+  type CoverageProbe,
+  type SubmissionVerdict,
+} from './verify-submission.js';
+import { freshWorkspace, writeGivenTree } from './workspace.js';
+
+/*
+ * `witnessgym evaluate`: every (case, agent, setting) item gets up to `attempts` attempts; each
+ * attempt is a fresh workspace, one agent run (in the sandbox for process agents), and the
+ * verifier's diagnosis of what the agent left, fed back into the next attempt's prompt. Each
+ * finished attempt is one row of the run's store; a rerun skips what is done.
+ */
+
+export interface EvaluateOptions {
+  bench: string;
+  runDir: string;
+  cache: CacheLayout;
+  agent: EvaluationAgent;
+  /** Hash of the agent's spec, recorded in every row and checked on resume. */
+  settings: readonly Setting[];
+  attempts: number;
+  /** Case filters (see selectCases); all cases when empty. */
+  cases: readonly string[];
+  concurrency: number;
+  agentTimeoutMs: number;
+  verifyTimeoutMs: number;
+  caseTimeoutMs: number;
+  /** Fresh runs per side in verification. */
+  runs: number;
+  events: EventSink;
+  /** Times a harness fault is retried before the attempt is recorded as one. */
+  faultRetries?: number;
+}
+
+/** A run directory holds one spec per agent name: rows of two specs would be mixed in tables. */
+class AgentSpecMismatch extends UserError {}
+
+export interface EvaluateResult {
+  runDir: string;
+  items: number;
+  /** Items skipped because an earlier run finished them. */
+  alreadyDone: number;
+  attemptsRun: number;
+  interruptedBefore: number;
+  harnessFaults: number;
+  /** Items that could not be set up (project not fetched, corrupt case), with why. */
+  notEvaluated: { item: string; reason: string }[];
+  rows: AttemptRow[];
+}
+
+interface Item {
+  caseId: string;
+  setting: Setting;
+}
+
+/**
+ * Which cases a filter list picks: an id glob (`commons-csv@*`) picks by id; `key=value` terms
+ * (type, bucket, depth, project, category) must all hold. Ids are ORed, then the terms ANDed.
+ */
+export function caseMatcher(filters: readonly string[]): (record: CaseRecord) => boolean {
+  const ids: RegExp[] = [];
+  const terms: [string, string][] = [];
+  for (const filter of filters
+    .flatMap((f) => f.split(','))
+    .map((f) => f.trim())
+    .filter(Boolean)) {
+    const equals = filter.indexOf('=');
+    if (equals < 0) {
+      ids.push(globToRegExp(filter));
+      continue;
+    }
+    const key = filter.slice(0, equals);
+    if (!['type', 'bucket', 'depth', 'project', 'category'].includes(key)) {
+      throw new UserError(
+        `--cases: unknown key '${key}' in '${filter}'; use type, bucket, depth, project or category`,
+      );
+    }
+    terms.push([key, filter.slice(equals + 1)]);
+  }
+  const valueOf = (record: CaseRecord, key: string): string => {
+    switch (key) {
+      case 'type':
+        return record.bugType.id;
+      case 'bucket':
+        return record.trace.bucket;
+      case 'depth':
+        return String(record.transforms.depth);
+      case 'project':
+        return record.project.name;
+      default:
+        return record.bugType.category;
+    }
+  };
+  return (record) =>
+    (ids.length === 0 || ids.some((id) => id.test(record.id))) &&
+    terms.every(([key, value]) => valueOf(record, key) === value);
+}
+
+export function dimensionsOf(record: CaseRecord): CaseDimensions {
+  return {
+    caseId: record.id,
+    project: record.project.name,
+    bugType: record.bugType,
+    bucket: record.trace.bucket,
+    depth: record.transforms.depth,
+  };
+}
+
+/** The archived prompts of a case's setting: the system prompt and the task payload. */
+async function casePrompts(
+  caseDir: string,
+  setting: Setting,
+): Promise<{ system: string; payload: string }> {
+  const document = await readFile(path.join(caseDir, 'tasks', `${setting}.md`), 'utf8');
+  const marker = '\n\nTASK PAYLOAD:\n\n';
+  const split = document.indexOf(marker);
+  if (!document.startsWith('SYSTEM:\n\n') || split < 0) {
+    throw new Error(`${caseDir}/tasks/${setting}.md is not a task document`);
+  }
+  return {
+    system: document.slice('SYSTEM:\n\n'.length, split),
+    payload: document.slice(split + marker.length).trimEnd(),
+  };
+}
+
+function userPrompt(payload: string, attempt: number, of: number, previous: AttemptRow[]): string {
+  const feedback = previous.map(
+    (row) => `Attempt ${row.attempt} of ${of} was not accepted.\n${row.feedback}`,
+  );
+  return [
+    payload,
+    ...(feedback.length > 0
+      ? [`\nEXECUTION FEEDBACK FROM EARLIER ATTEMPTS:\n${feedback.join('\n\n')}`]
+      : []),
+    `\nThis is attempt ${attempt} of ${of}.`,
+  ].join('\n');
+}
+
+/** What the next attempt is told about this one: the harness's verdict, never the clean code. */
+export function feedbackFor(diagnosis: Diagnosis, verdict?: SubmissionVerdict): string {
+  const ran = verdict
+    ? ` (ran ${verdict.testClass}: ${verdict.runs.map((r) => r.verdict).join('; ')})`
+    : '';
+  switch (diagnosis.kind) {
+    case 'Success':
+      return `The test exposes the bug${ran}.`;
+    case 'NoTest':
+      return 'No Java test file under the test sources was created or changed.';
+    case 'Violation':
+      return `Files outside the test sources were changed, so nothing was run: ${diagnosis.violations
+        .map((v) => `${v.file} (${v.what}, ${v.edit})`)
+        .join(', ')}. Only create or edit Java test files.`;
+    case 'DoesNotCompile':
+      return `The test does not compile:\n${diagnosis.messages.slice(0, 10).join('\n')}`;
+    case 'NotReached':
+      return `The test passes on the buggy code and never executes the buggy location${ran}.`;
+    case 'NotTriggered':
+      return `The test executes the buggy location but passes: its inputs or assertions do not expose the bug${ran}.`;
+    case 'FailsOnClean':
+      return `The test fails, but it would fail without the bug too: its oracle is wrong${ran}.`;
+    case 'Flaky':
+      return `The test's outcome changes between fresh runs (${diagnosis.kinds.join(', ')})${ran}.`;
+    case 'BugNotExecuted':
+      return `The test fails without executing the buggy location: it must expose the bug by running it${ran}.`;
+    case 'NoTestsRan':
+      return `No test ran: ${diagnosis.reason}${ran}.`;
+    case 'TestTimeout':
+      return `The test run hit its time limit${ran}.`;
+    case 'TestCrashed':
+      return `The test JVM crashed: ${diagnosis.reason}${ran}.`;
+    case 'AgentTimeout':
+      return 'The agent run hit its time limit and was stopped.';
+    case 'AgentFailed':
+      return `The agent run failed: ${diagnosis.reason}`;
+    case 'HarnessFault':
+      return `The harness could not judge the attempt: ${diagnosis.reason}`;
+  }
+}
+
+/** JaCoCo over the bug's packages. */
+async function jacocoProbe(cache: CacheLayout, record: CaseRecord): Promise<CoverageProbe> {
+  const jars = await ensureJacoco(cache);
+  const packages = [
+    ...new Set(
+      record.bugMembers.map((member) => {
+        const dot = member.binaryClass.lastIndexOf('.');
+        return dot < 0 ? '*' : `${member.binaryClass.slice(0, dot)}.*`;
+      }),
+    ),
+  ];
+  return {
+    jvmArgs: (dataFile) => [jacocoAgentArg(jars.agentJar, dataFile, packages)],
+    async read(dataFile, classesDir) {
+      const coverage = await readLineCoverage({
+        cliJar: jars.cliJar,
+        execFile: dataFile,
+        classDirs: [classesDir],
+        timeoutMs: 300_000,
+      });
+      if (coverage.kind !== 'Measured') {
+        return { kind: 'Unavailable', reason: `no execution data (${coverage.cause})` };
+      }
+      return { kind: 'Read', covered: (file, lines) => coverageOfLines(coverage, file, lines) };
+    },
+  };
+}
+
+/**
+ * The project's own artifacts, as repository directories (all versions): their jars hold the
+ * clean code, and a Maven plugin's dependency may have put one into the shared repository.
+ */
+export async function ownArtifactDirs(project: ProjectRef): Promise<string[]> {
+  const parser = new XMLParser({ ignoreAttributes: true });
+  const poms = [...new Set(['pom.xml', path.join(project.layout.module, 'pom.xml')])];
+  const dirs: string[] = [];
+  for (const pom of poms) {
+    const text = await readFile(path.join(project.root, pom), 'utf8').catch(() => undefined);
+    if (!text) continue;
+    const model = (parser.parse(text) as { project?: Record<string, unknown> }).project ?? {};
+    const parent = (model.parent ?? {}) as Record<string, unknown>;
+    const group = String(model.groupId ?? parent.groupId ?? '');
+    const artifact = String(model.artifactId ?? '');
+    if (group && artifact) dirs.push(`${group.split('.').join('/')}/${artifact}`);
+  }
+  return [...new Set(dirs)];
+}
+
+async function runAgent(
+  adapter: AgentAdapter,
+  input: Parameters<AgentAdapter['run']>[0],
+): Promise<AgentRunResult> {
+  try {
+    return await adapter.run(input);
+  } catch (error) {
+    return {
+      outcome: { kind: 'failed', reason: errorMessage(error) },
+      finalText: '',
+      transcript: `the agent adapter threw: ${errorMessage(error)}`,
+      durationMs: 0,
+    };
+  }
+}
+
+/** The diagnosis of an agent run that ended badly, before anything it wrote is looked at. */
+function agentDiagnosis(run: AgentRunResult): Diagnosis | undefined {
+  switch (run.outcome.kind) {
+    case 'timeout':
+      return { kind: 'AgentTimeout' };
+    case 'failedToStart':
+    case 'failed':
+      return { kind: 'AgentFailed', reason: run.outcome.reason };
+    default:
+      return undefined;
+  }
+}
+
+export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateResult> {
+  const bench = benchLayout(options.bench);
+  const matches = caseMatcher(options.cases);
+  const records = new Map<string, CaseRecord>();
+  for (const id of await caseIds(bench.root)) {
+    const record = await readCaseFile(bench.caseDir(id));
+    if (matches(record)) records.set(id, record);
+  }
+  if (records.size === 0) {
+    throw new UserError(
+      `no case of ${bench.root} matches${options.cases.length ? ` --cases ${options.cases.join(',')}` : ''}: build one with 'witnessgym build' or widen the filter`,
+    );
+  }
+  const store = EvaluationStore.open(options.runDir);
+  const toolchain = mavenToolchain;
+  const tools = { ...(await toolchain.versions()) };
+  const faultRetries = options.faultRetries ?? 2;
+  const items: Item[] = [...records.keys()].flatMap((caseId) =>
+    options.settings.map((setting) => ({ caseId, setting })),
+  );
+  const agentName = options.agent.name;
+  let alreadyDone = 0;
+  let attemptsRun = 0;
+  let done = 0;
+  options.events.emit({
+    kind: 'StageStarted',
+    stage: 'evaluate',
+    subject: `${agentName} on ${bench.root}`,
+    total: items.length,
+    unit: 'items',
+  });
+  const started = performance.now();
+
+  const finishedItem = (rows: AttemptRow[]) =>
+    rows.some((row) => row.diagnosis.kind === 'Success') || rows.length >= options.attempts;
+
+  async function runItem(item: Item): Promise<string> {
+    const record = records.get(item.caseId)!;
+    const caseDir = bench.caseDir(item.caseId);
+    const key = { caseId: item.caseId, agent: agentName, setting: item.setting };
+    const rows = store.attempts(key);
+    if (finishedItem(rows)) {
+      alreadyDone++;
+      return `done earlier: ${rows[rows.length - 1]!.diagnosis.kind}`;
+    }
+    const project = await caseProject(record, options.cache);
+    const context: CaseContext = {
+      bench: bench.root,
+      caseDir,
+      record,
+      project,
+      cache: options.cache,
+    };
+    const archived = await casePrompts(caseDir, item.setting);
+    // Cases archived before the replay named the harness's Surefire quote a command that may not
+    // run offline; the agent is given the one that does.
+    const replayCommand = toolchain.replayCommand(project.build, record.officialTest.class);
+    const prompts = {
+      ...archived,
+      payload: archived.payload.replace(record.verifyCommand, replayCommand),
+    };
+    const itemDir = path.join(options.runDir, 'work', item.caseId, item.setting);
+    const given = path.join(itemDir, 'given');
+    const workspace = path.join(itemDir, 'workspace');
+    const caseDeadline = Date.now() + options.caseTimeoutMs;
+    await writeGivenTree(caseDir, record, project, given);
+    let sandbox: Sandbox | undefined;
+    try {
+      if (options.agent.sandboxed) {
+        sandbox = await createSandbox({
+          workspace,
+          mavenRepo: { dir: options.cache.mavenRepo, masked: await ownArtifactDirs(project) },
+          network: options.agent.network,
+        });
+      }
+      const probe = await jacocoProbe(options.cache, record);
+      while (!finishedItem(rows)) {
+        const attempt = rows.length + 1;
+        const attemptKey: AttemptKey = { ...key, attempt };
+        await freshWorkspace(given, workspace);
+        store.begin(attemptKey);
+        const adapter = await options.agent.forAttempt(context, attempt);
+        const agentSpec = sha256Text(specText(adapter.spec)).slice(0, 16);
+        const knownSpec = store.meta(`agent:${agentName}`);
+        if (knownSpec === undefined) store.setMeta(`agent:${agentName}`, agentSpec);
+        else if (knownSpec !== agentSpec) {
+          throw new AgentSpecMismatch(
+            `${options.runDir} holds results of agent ${agentName} with other settings (spec ${knownSpec}, now ${agentSpec}): use another --run directory`,
+          );
+        }
+        const prompt = userPrompt(prompts.payload, attempt, options.attempts, rows);
+        const agentTimeoutMs = Math.max(
+          1000,
+          Math.min(options.agentTimeoutMs, caseDeadline - Date.now()),
+        );
+        const run = await runAgent(adapter, {
+          workspace,
+          systemPrompt: prompts.system,
+          userPrompt: prompt,
+          replayCommand,
+          timeoutMs: agentTimeoutMs,
+          log: () => undefined,
+          ...(sandbox ? { sandbox } : {}),
+        });
+        const verifyStarted = performance.now();
+        const judged = await judgeAttempt(run, given, workspace, context, probe, attemptKey);
+        const row: AttemptRow = {
+          case: dimensionsOf(record),
+          agent: agentName,
+          agentSpec,
+          setting: item.setting,
+          attempt,
+          diagnosis: judged.diagnosis,
+          paperSuccess: judged.verdict?.paperSuccess ?? false,
+          coverage: judged.verdict?.coverage ?? null,
+          agentOutcome: run.outcome,
+          agentMs: run.durationMs,
+          verifyMs: Math.round(performance.now() - verifyStarted),
+          usage: null,
+          transcript: sha256Text(run.transcript),
+          testFiles: judged.tests.map((test) => ({
+            path: test.file,
+            sha256: sha256Text(test.content),
+          })),
+          feedback: feedbackFor(judged.diagnosis, judged.verdict),
+          tools,
+          finishedAt: new Date().toISOString(),
+        };
+        store.finish(row, [run.transcript, prompt, ...judged.tests.map((test) => test.content)]);
+        rows.push(row);
+        attemptsRun++;
+      }
+    } finally {
+      await sandbox?.dispose();
+      await removeTree(itemDir);
+    }
+    const last = rows[rows.length - 1]!;
+    return `${last.diagnosis.kind} after ${rows.length} attempt${rows.length === 1 ? '' : 's'}`;
+  }
+
+  /** The attempt's diagnosis; harness faults are recorded and the verification retried. */
+  async function judgeAttempt(
+    run: AgentRunResult,
+    given: string,
+    workspace: string,
+    context: CaseContext,
+    probe: CoverageProbe,
+    attemptKey: AttemptKey,
+  ): Promise<{
+    diagnosis: Diagnosis;
+    verdict?: SubmissionVerdict;
+    tests: { file: string; content: string }[];
+  }> {
+    const { project, record } = context;
+    const moduleOutput = project.layout.module ? `${project.layout.module}/target/` : 'target/';
+    const changes = (await workspaceChanges(given, workspace)).filter(
+      (change) => !change.file.startsWith(moduleOutput),
+    );
+    const entries = readSubmission(changes, project.layout);
+    const tests = entries.flatMap((entry) => (entry.kind === 'Test' ? [entry] : []));
+    const failedRun = agentDiagnosis(run);
+    if (failedRun) return { diagnosis: failedRun, tests };
+    const violations = entries.flatMap((entry) =>
+      entry.kind === 'Violation' ? [{ file: entry.file, edit: entry.edit, what: entry.what }] : [],
+    );
+    if (violations.length > 0) return { diagnosis: { kind: 'Violation', violations }, tests };
+    if (tests.length === 0) return { diagnosis: { kind: 'NoTest' }, tests };
+    for (;;) {
+      const maven = mavenTestRunner(toolchain, options.cache);
+      let verdict: SubmissionVerdict;
+      try {
+        verdict = await verifySubmission({
+          caseDir: context.caseDir,
+          record,
+          project,
+          tests,
+          maven,
+          coverage: probe,
+          runs: options.runs,
+          timeoutMs: options.verifyTimeoutMs,
+        });
+      } catch (error) {
+        verdict = {
+          diagnosis: { kind: 'HarnessFault', reason: errorMessage(error) },
+          paperSuccess: false,
+          coverage: null,
+          testClass: '',
+          runs: [],
+        };
+      } finally {
+        await maven.close();
+      }
+      if (
+        verdict.diagnosis.kind !== 'HarnessFault' ||
+        store.faultCount(attemptKey) >= faultRetries
+      ) {
+        return { diagnosis: verdict.diagnosis, verdict, tests };
+      }
+      store.recordFault(attemptKey, verdict.diagnosis.reason);
+    }
+  }
+
+  const queue = [...items];
+  let fatal: AgentSpecMismatch | undefined;
+  const notEvaluated: EvaluateResult['notEvaluated'] = [];
+  const worker = async () => {
+    for (let item = queue.shift(); item; item = queue.shift()) {
+      let outcome: string;
+      try {
+        outcome = await runItem(item);
+      } catch (error) {
+        if (error instanceof AgentSpecMismatch) {
+          fatal = error;
+          queue.length = 0;
+          return;
+        }
+        // A case that cannot be set up (not fetched, corrupt) is reported; the run goes on.
+        outcome = `not evaluated: ${errorMessage(error)}`;
+        notEvaluated.push({ item: `${item.caseId} ${item.setting}`, reason: errorMessage(error) });
+      }
+      done++;
+      options.events.emit({
+        kind: 'ItemDone',
+        stage: 'evaluate',
+        done,
+        total: items.length,
+        item: `${item.caseId} ${item.setting}`,
+        outcome,
+      });
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
+    if (fatal) throw fatal;
+    options.events.emit({
+      kind: 'StageFinished',
+      stage: 'evaluate',
+      subject: agentName,
+      durationMs: Math.round(performance.now() - started),
+    });
+    const rows = store.allAttempts().filter((row) => records.has(row.case.caseId));
+    return {
+      runDir: options.runDir,
+      items: items.length,
+      alreadyDone,
+      attemptsRun,
+      interruptedBefore: store.interrupted,
+      harnessFaults: store.counts().faults,
+      notEvaluated,
+      rows,
+    };
+  } finally {
+    store.close();
+  }
+}
