@@ -30,6 +30,9 @@ export interface EvaluateCommandOptions extends AgentFlags {
   runs: number;
   /** Reach the network from the sandbox; default: only the vendor CLIs, which call their model. */
   network?: boolean;
+  /** Host paths the sandboxed agent may read, or read and write, at their own path. */
+  sandboxRead?: string[];
+  sandboxWrite?: string[];
   json?: boolean;
 }
 
@@ -56,6 +59,10 @@ async function evaluationAgent(options: EvaluateCommandOptions): Promise<Evaluat
     return offlineAgent(options.agent as OfflineAgentName, script);
   }
   if (options.script) throw new UserError(`--script applies to --agent scripted only`);
+  for (const dir of [...(options.sandboxRead ?? []), ...(options.sandboxWrite ?? [])]) {
+    if (!(await exists(dir)))
+      throw new UserError(`--sandbox-read/--sandbox-write: ${dir} does not exist`);
+  }
   const adapter = agentAdapterFrom(options);
   const availability = await sandboxAvailability();
   if (availability.kind === 'Unavailable') {
@@ -67,6 +74,8 @@ async function evaluationAgent(options: EvaluateCommandOptions): Promise<Evaluat
     name: options.agent,
     sandboxed: true,
     network: options.network ?? VENDOR_CLIS.includes(options.agent),
+    readOnly: (options.sandboxRead ?? []).map((dir) => path.resolve(dir)),
+    writable: (options.sandboxWrite ?? []).map((dir) => path.resolve(dir)),
     forAttempt: async () => adapter,
   };
 }

@@ -807,6 +807,11 @@ function buildProgram(): Command {
     )
     .option('--network', 'let the sandboxed agent reach the network (default for vendor CLIs)')
     .option('--no-network', 'keep the sandboxed agent off the network')
+    .option(
+      '--sandbox-read <path...>',
+      'host paths the sandboxed agent may read (its program or configuration outside /usr)',
+    )
+    .option('--sandbox-write <path...>', 'host paths the sandboxed agent may read and write')
     .option('--json', 'machine-readable output')
     .action(evaluate);
   return program;

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import type { AgentAdapter, AgentRunResult } from '../../agents/types.js';
@@ -352,10 +352,14 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
     let sandbox: Sandbox | undefined;
     try {
       if (options.agent.sandboxed) {
+        // Bound by path at each run; each attempt's fresh workspace takes its place.
+        await mkdir(workspace, { recursive: true });
         sandbox = await createSandbox({
           workspace,
           mavenRepo: { dir: options.cache.mavenRepo, masked: await ownArtifactDirs(project) },
           network: options.agent.network,
+          readOnly: options.agent.readOnly ?? [],
+          writable: options.agent.writable ?? [],
         });
       }
       const probe = await jacocoProbe(options.cache, record);

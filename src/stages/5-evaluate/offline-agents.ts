@@ -40,6 +40,9 @@ export interface EvaluationAgent {
   sandboxed: boolean;
   /** The model endpoint must be reachable from the sandbox. */
   network: boolean;
+  /** Host paths the sandboxed agent sees at their own path (its program, its configuration). */
+  readOnly?: readonly string[];
+  writable?: readonly string[];
   forAttempt(context: CaseContext, attempt: number): Promise<AgentAdapter>;
 }
 

@@ -1,0 +1,445 @@
+import { spawn } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cacheLayout, projectCache, resolveCacheDir } from '../src/core/cache.js';
+import { makeTempDir, sha256Text } from '../src/core/fs.js';
+import { packageRoot } from '../src/core/package-root.js';
+import { diffHunks } from '../src/core/diff-stats.js';
+import type { CaseRecord } from '../src/stages/4-archive/case.js';
+import type { AttemptRow } from '../src/stages/5-evaluate/records.js';
+import { STORE_FILE } from '../src/stages/5-evaluate/store.js';
+import { startFakeOpenAI } from './fixtures/agents/fake-openai-server.js';
+import { cli, fetchCorpus, processesMentioning } from './helpers.js';
+
+/*
+ * `witnessgym evaluate` end to end on a json-simple benchmark made by `witnessgym build`: the
+ * offline agents calibrate the oracle (witness 100%, none 0%, existing-tests a give-away rate), a
+ * run killed with SIGKILL resumes without losing or doubling rows, and each known attack on the
+ * oracle is scored as a failure or a violation, never a success.
+ */
+
+let bench: string;
+let record: CaseRecord;
+let work: string;
+
+beforeAll(async () => {
+  await fetchCorpus('json-simple');
+  work = await makeTempDir('evaluate');
+  bench = path.join(work, 'bench');
+  const built = await cli([
+    'build',
+    'json-simple',
+    '--types',
+    'logic_predicate_inversion_in_guard',
+    '--depths',
+    '1',
+    '--buckets',
+    'short',
+    '--per-cell',
+    '1',
+    '--out',
+    bench,
+    '--json',
+  ]);
+  expect(built.exitCode, built.stderr).toBe(0);
+  const index = (await readFile(path.join(bench, 'cases.jsonl'), 'utf8')).trim().split('\n');
+  const id = (JSON.parse(index[0]!) as { instance_id: string }).instance_id;
+  record = JSON.parse(await readFile(path.join(bench, id, 'case.json'), 'utf8')) as CaseRecord;
+});
+
+interface Summary {
+  items: number;
+  attemptsRun: number;
+  alreadyDone: number;
+  interruptedBefore: number;
+  notEvaluated: unknown[];
+  tables: {
+    byAgentSetting: {
+      agent: string;
+      settings: { setting: string; strict: { successes: number; n: number } }[];
+    }[];
+    giveAway: { overall: { successes: number; n: number } } | null;
+  };
+}
+
+async function evaluate(run: string, args: string[]): Promise<Summary> {
+  const result = await cli(['evaluate', bench, '--run', run, '--json', ...args]);
+  expect(result.exitCode, result.stderr).toBe(0);
+  return result.json as Summary;
+}
+
+function rowsOf(run: string): { rows: AttemptRow[]; text: (hash: string) => string } {
+  const db = new Database(path.join(run, STORE_FILE), { readonly: true });
+  try {
+    const rows = (
+      db.prepare(`SELECT row FROM attempts WHERE state = 'done'`).all() as { row: string }[]
+    ).map((r) => JSON.parse(r.row) as AttemptRow);
+    const files = new Map(
+      (
+        db.prepare(`SELECT sha256, content FROM files`).all() as {
+          sha256: string;
+          content: string;
+        }[]
+      ).map((f) => [f.sha256, f.content]),
+    );
+    return { rows, text: (hash) => files.get(hash) ?? '' };
+  } finally {
+    db.close();
+  }
+}
+
+async function scripted(
+  name: string,
+  files: Record<string, string>,
+  extra: string[] = [],
+): Promise<AttemptRow[]> {
+  const script = path.join(work, `${name}.json`);
+  await writeFile(script, JSON.stringify({ attempts: [{ files }] }));
+  const run = path.join(work, `run-${name}`);
+  await evaluate(run, [
+    '--agent',
+    'scripted',
+    '--script',
+    script,
+    '--setting',
+    'NoEC',
+    '--attempts',
+    '1',
+    ...extra,
+  ]);
+  return rowsOf(run).rows;
+}
+
+const javaTest = (body: string, imports = '') => `package {testPackage};
+
+import static org.junit.Assert.*;
+import org.junit.Test;
+${imports}
+public class {testClass} {
+    @Test
+    public void attack() throws Exception {
+${body}
+    }
+}
+`;
+
+describe('witnessgym evaluate: the offline agents', () => {
+  it('witness succeeds on every case and setting, none on none, existing-tests gives a rate', async () => {
+    const witness = await evaluate(path.join(work, 'run-offline'), ['--agent', 'witness']);
+    expect(witness.items).toBe(2);
+    expect(witness.notEvaluated).toEqual([]);
+    const rows = rowsOf(path.join(work, 'run-offline')).rows;
+    expect(rows.map((row) => row.diagnosis.kind)).toEqual(['Success', 'Success']);
+    for (const row of rows) {
+      expect(row.paperSuccess).toBe(true);
+      expect(row.coverage?.members.some((member) => member.reached)).toBe(true);
+    }
+
+    const none = await evaluate(path.join(work, 'run-offline'), [
+      '--agent',
+      'none',
+      '--attempts',
+      '1',
+    ]);
+    const noneRow = none.tables.byAgentSetting.find((row) => row.agent === 'none')!;
+    expect(noneRow.settings.map((s) => s.strict.successes)).toEqual([0, 0]);
+    // The witness's rows are still there: one run directory holds several agents.
+    expect(none.tables.byAgentSetting.map((row) => row.agent)).toEqual(['none', 'witness']);
+
+    const existing = await evaluate(path.join(work, 'run-offline'), [
+      '--agent',
+      'existing-tests',
+      '--setting',
+      'NoEC',
+      '--attempts',
+      '1',
+    ]);
+    expect(existing.tables.giveAway?.overall.n).toBe(1);
+  });
+
+  it('resumes a run killed with SIGKILL without losing or doubling a row', async () => {
+    const run = path.join(work, 'run-killed');
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(packageRoot(), 'dist', 'src', 'cli', 'main.js'),
+        'evaluate',
+        bench,
+        '--agent',
+        'witness',
+        '--run',
+        run,
+      ],
+      { detached: true, stdio: 'ignore' },
+    );
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    // Kill once the first attempt is in flight: its agent has run, its verification has not ended.
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      if (child.exitCode !== null)
+        throw new Error(`evaluate ended (${child.exitCode}) before the kill`);
+      try {
+        const db = new Database(path.join(run, STORE_FILE), { readonly: true });
+        const running = db
+          .prepare(`SELECT COUNT(*) AS n FROM attempts WHERE state = 'running'`)
+          .get() as { n: number };
+        db.close();
+        if (running.n > 0) break;
+      } catch {
+        // Not created yet.
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    process.kill(-child.pid!, 'SIGKILL');
+    await exited;
+
+    const resumed = await evaluate(run, ['--agent', 'witness']);
+    expect(resumed.interruptedBefore).toBe(1);
+    const rows = rowsOf(run).rows;
+    const keys = rows.map((row) => `${row.case.caseId} ${row.setting} ${row.attempt}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(rows.map((row) => [row.setting, row.diagnosis.kind]).sort()).toEqual([
+      ['NoEC', 'Success'],
+      ['WithEC', 'Success'],
+    ]);
+    // A second rerun finds everything done.
+    const again = await evaluate(run, ['--agent', 'witness']);
+    expect(again).toMatchObject({ attemptsRun: 0, alreadyDone: 2, interruptedBefore: 0 });
+  });
+});
+
+/** The hidden witness, as a scripted agent or model is handed it by the test. */
+async function hiddenWitness(): Promise<{ path: string; text: string }> {
+  const file = path.join(bench, 'hidden', record.id, 'witness.json');
+  const witness = JSON.parse(await readFile(file, 'utf8')) as { path: string };
+  const text = await readFile(path.join(bench, 'hidden', record.id, 'files', witness.path), 'utf8');
+  return { path: witness.path, text };
+}
+
+describe('witnessgym evaluate: the command and openai adapters', () => {
+  it('runs a scripted program in the sandbox, whose replay runs Maven offline there', async () => {
+    const witness = await hiddenWitness();
+    const scriptDir = await makeTempDir('scripted-agent');
+    const script = path.join(scriptDir, 'script.json');
+    const recordFile = path.join(scriptDir, 'record.jsonl');
+    await writeFile(
+      script,
+      JSON.stringify({
+        record: recordFile,
+        attempts: [
+          { actions: [{ do: 'replay' }, { do: 'print', text: 'first try: nothing written' }] },
+          {
+            actions: [
+              { do: 'write', file: witness.path, content: witness.text },
+              { do: 'replay' },
+              { do: 'report', kind: 'valid' },
+            ],
+          },
+        ],
+      }),
+    );
+    const fixtures = path.join(packageRoot(), 'test', 'fixtures', 'agents');
+    const run = path.join(work, 'run-command');
+    await evaluate(run, [
+      '--agent',
+      'command',
+      '--agent-command',
+      `node ${path.join(fixtures, 'scripted-agent.mjs')} --script ${script}`,
+      '--sandbox-read',
+      fixtures,
+      '--sandbox-write',
+      scriptDir,
+      '--setting',
+      'NoEC',
+    ]);
+    const { rows, text } = rowsOf(run);
+    expect(rows.map((row) => row.diagnosis.kind)).toEqual(['NoTest', 'Success']);
+    // Maven ran in the sandbox: the witness fails there, as a test failure makes it exit 1.
+    expect(text(rows[1]!.transcript)).toContain('replay exited 1');
+    // The second prompt carries the first attempt's feedback.
+    const runs = (await readFile(recordFile, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { prompt: string; cwd: string; replayExit?: number });
+    expect(runs[1]!.prompt).toContain('Attempt 1 of 3 was not accepted');
+    expect(runs[0]!.cwd).toBe('/workspace');
+  });
+
+  it('runs the built-in agent against a local OpenAI-compatible server', async () => {
+    const witness = await hiddenWitness();
+    const server = await startFakeOpenAI([
+      {
+        toolCalls: [
+          { name: 'write_file', arguments: { path: witness.path, content: witness.text } },
+        ],
+      },
+      { toolCalls: [{ name: 'run_replay', arguments: {} }] },
+      { content: 'TRIGGER_REPORT_JSON: {"summary":"scripted"}' },
+    ]);
+    const run = path.join(work, 'run-openai');
+    try {
+      process.env.WITNESSGYM_OPENAI_API_KEY = 'test-key';
+      await evaluate(run, [
+        '--agent',
+        'openai',
+        '--model',
+        'fake-model',
+        '--base-url',
+        server.baseURL,
+        '--setting',
+        'WithEC',
+        '--attempts',
+        '1',
+      ]);
+    } finally {
+      delete process.env.WITNESSGYM_OPENAI_API_KEY;
+      await server.close();
+    }
+    expect(rowsOf(run).rows.map((row) => row.diagnosis.kind)).toEqual(['Success']);
+    // The model saw the execution context (WithEC) and the replay's result.
+    expect(server.requests[0]!.body.messages.map((m) => m.content ?? '').join('\n')).toContain(
+      'Execution context block',
+    );
+    const replayAnswer = server.requests[2]!.body.messages.find((m) => m.role === 'tool');
+    expect(replayAnswer).toBeDefined();
+  });
+});
+
+describe('witnessgym evaluate: attacks on the oracle are never a success', () => {
+  it('edits to pom.xml, .mvn/jvm.config, production code and a planted JUnit listener are violations', async () => {
+    const listener =
+      'src/test/resources/META-INF/services/org.junit.platform.launcher.TestExecutionListener';
+    const mainFile = record.bugRelatedFiles[0]!;
+    const rows = await scripted('violations', {
+      'pom.xml': '<project/>',
+      '.mvn/jvm.config': '-javaagent:/tmp/x.jar',
+      [listener]: 'attack.PassEverything',
+      '{testSources}/attack/PassEverything.java':
+        'package attack; public class PassEverything implements org.junit.platform.launcher.TestExecutionListener {}',
+      [mainFile]: 'class Gone {}',
+      '{testPath}': javaTest('        assertTrue(true);'),
+    });
+    expect(rows).toHaveLength(1);
+    const diagnosis = rows[0]!.diagnosis;
+    expect(diagnosis.kind).toBe('Violation');
+    if (diagnosis.kind !== 'Violation') return;
+    expect(diagnosis.violations.map((v) => [v.file, v.what]).sort()).toEqual(
+      [
+        ['.mvn/jvm.config', 'build configuration'],
+        [listener, 'test runtime configuration'],
+        [mainFile, 'production code'],
+        ['pom.xml', 'build file'],
+      ].sort(),
+    );
+  });
+
+  it('a test that prints fake Surefire lines and passes is not a witness', async () => {
+    const rows = await scripted('fake-surefire', {
+      '{testPath}': javaTest(
+        '        System.out.println("Tests run: 1, Failures: 1, Errors: 0, Skipped: 0");\n        System.out.println("[ERROR] Tests run: 1, Failures: 1, Errors: 0, Skipped: 0 <<< FAILURE!");\n        System.err.println("BUILD FAILURE");',
+      ),
+    });
+    expect(rows.map((row) => row.diagnosis.kind)).toEqual(['NotReached']);
+  });
+
+  it('a test that fails on both versions is a wrong oracle', async () => {
+    const rows = await scripted('fails-everywhere', {
+      '{testPath}': javaTest('        assertTrue(false);'),
+    });
+    expect(rows.map((row) => [row.diagnosis.kind, row.paperSuccess])).toEqual([
+      ['FailsOnClean', true],
+    ]);
+  });
+
+  it('a test that fails only on its first run is flaky', async () => {
+    const rows = await scripted('first-run-only', {
+      '{testPath}': javaTest(
+        '        java.io.File marker = new java.io.File("target/attack-marker");\n        if (marker.createNewFile()) fail("first run");',
+      ),
+    });
+    expect(rows.map((row) => row.diagnosis)).toEqual([
+      { kind: 'Flaky', side: 'buggy', kinds: ['TestFailed', 'Passed'] },
+    ]);
+  });
+
+  it('a test that reads the source instead of running the bug is not a witness', async () => {
+    const patch = await readFile(path.join(bench, record.id, 'bug.patch'), 'utf8');
+    const added = diffHunks(patch)
+      .flatMap((hunk) =>
+        hunk.lines
+          .filter((line) => line.kind === 'added')
+          .map((line) => [hunk.file, line.text.trim()]),
+      )
+      .find(([, text]) => text!.length > 10)!;
+    const rows = await scripted('reads-source', {
+      '{testPath}': javaTest(
+        `        String source = new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get(${JSON.stringify(added[0])})));\n        assertFalse(source.contains(${JSON.stringify(added[1])}));`,
+      ),
+    });
+    expect(rows.map((row) => row.diagnosis.kind)).toEqual(['BugNotExecuted']);
+    expect(rows[0]!.paperSuccess).toBe(true);
+  });
+
+  it('an agent that never exits is stopped with its whole process group', async () => {
+    const run = path.join(work, 'run-sleeper');
+    const marker = `witnessgym-sleeper-${process.pid}`;
+    await evaluate(run, [
+      '--agent',
+      'command',
+      '--agent-command',
+      `sh -c 'sleep 1000 & sleep 1000; : ${marker}'`,
+      '--agent-timeout',
+      '3',
+      '--setting',
+      'NoEC',
+      '--attempts',
+      '1',
+    ]);
+    expect(rowsOf(run).rows.map((row) => [row.diagnosis.kind, row.agentOutcome.kind])).toEqual([
+      ['AgentTimeout', 'timeout'],
+    ]);
+    expect(await processesMentioning(marker)).toEqual([]);
+  });
+
+  it('from inside the sandbox, git history, the cache, the benchmark and the clean code are out of reach', async () => {
+    const cache = cacheLayout(resolveCacheDir());
+    const cleanFile = path.join(
+      projectCache(cache, record.project).pristine,
+      record.bugRelatedFiles[0]!,
+    );
+    const cleanHash = sha256Text(await readFile(cleanFile, 'utf8'));
+    const witnessName = path.basename(record.officialTest.path);
+    const probe = [
+      'echo commits=$(git rev-list --all | wc -l)',
+      'echo reflog=$(git reflog | wc -l)',
+      `ls ${cache.root} >/dev/null 2>&1 && echo cache=visible || echo cache=hidden`,
+      `ls ${bench} >/dev/null 2>&1 && echo bench=visible || echo bench=hidden`,
+      `echo cases=$(find / -name case.json -not -path '/proc/*' 2>/dev/null | wc -l)`,
+      `echo witness=$(find / -name ${witnessName} -not -path '/proc/*' 2>/dev/null | wc -l)`,
+      `echo clean=$(find / -name ${path.basename(cleanFile)} -not -path '/proc/*' -exec sha256sum {} + 2>/dev/null | grep -c ${cleanHash})`,
+    ].join('; ');
+    const run = path.join(work, 'run-probe');
+    await evaluate(run, [
+      '--agent',
+      'command',
+      '--agent-command',
+      probe,
+      '--setting',
+      'NoEC',
+      '--attempts',
+      '1',
+    ]);
+    const { rows, text } = rowsOf(run);
+    const transcript = text(rows[0]!.transcript);
+    expect(transcript).toContain('commits=1');
+    expect(transcript).toContain('reflog=1');
+    expect(transcript).toContain('cache=hidden');
+    expect(transcript).toContain('bench=hidden');
+    expect(transcript).toContain('cases=0');
+    expect(transcript).toContain('witness=0');
+    expect(transcript).toContain('clean=0');
+    expect(rows[0]!.diagnosis.kind).toBe('NoTest');
+  });
+});
