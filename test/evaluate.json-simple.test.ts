@@ -297,7 +297,10 @@ describe('witnessgym evaluate: the command and openai adapters', () => {
       delete process.env.WITNESSGYM_OPENAI_API_KEY;
       await server.close();
     }
-    expect(rowsOf(run).rows.map((row) => row.diagnosis.kind)).toEqual(['Success']);
+    const rows = rowsOf(run).rows;
+    expect(rows.map((row) => row.diagnosis.kind)).toEqual(['Success']);
+    // The fake endpoint reports one prompt and one completion token per response.
+    expect(rows[0]!.usage).toEqual({ inputTokens: 3, outputTokens: 3, costUsd: null });
     // The model saw the execution context (WithEC) and the replay's result.
     expect(server.requests[0]!.body.messages.map((m) => m.content ?? '').join('\n')).toContain(
       'Execution context block',

@@ -35,6 +35,8 @@ export interface AgentRunResult {
   /** Everything the run printed or exchanged (capped, head and tail kept). */
   transcript: string;
   durationMs: number;
+  /** Tokens the model used, when the adapter sees them (the built-in loop reads each response's). */
+  usage?: { inputTokens: number; outputTokens: number };
 }
 
 /** One argument of an adapter, as JSON. */

@@ -107,6 +107,7 @@ export function createOpenAIAdapter(
     tools: WorkspaceTools,
     signal: AbortSignal,
     transcript: string[],
+    usage: { inputTokens: number; outputTokens: number },
   ): Promise<{ outcome: AgentOutcome; finalText: string }> {
     const messages: ChatCompletionMessageParam[] = [
       { role: 'system', content: input.systemPrompt },
@@ -135,6 +136,8 @@ export function createOpenAIAdapter(
           finalText: '',
         };
       }
+      usage.inputTokens += completion.usage?.prompt_tokens ?? 0;
+      usage.outputTokens += completion.usage?.completion_tokens ?? 0;
       const message = completion.choices[0]?.message;
       if (!message) {
         return {
@@ -185,6 +188,7 @@ export function createOpenAIAdapter(
     async run(input: AgentRunInput): Promise<AgentRunResult> {
       const started = performance.now();
       const transcript: string[] = [];
+      const usage = { inputTokens: 0, outputTokens: 0 };
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), input.timeoutMs);
       let result: { outcome: AgentOutcome; finalText: string };
@@ -201,7 +205,7 @@ export function createOpenAIAdapter(
         } catch (error) {
           throw new StartError(describeError(error));
         }
-        result = await converse(input, tools, controller.signal, transcript);
+        result = await converse(input, tools, controller.signal, transcript, usage);
       } catch (error) {
         const reason = describeError(error);
         transcript.push(`[error] ${reason}`);
@@ -220,6 +224,7 @@ export function createOpenAIAdapter(
         finalText: capTail(result.finalText, FINAL_TEXT_LIMIT),
         transcript: capMiddle(transcript.join('\n\n'), TRANSCRIPT_LIMIT),
         durationMs: Math.round(performance.now() - started),
+        usage,
       };
     },
   };

@@ -6,6 +6,7 @@ import { specText } from '../../agents/types.js';
 import { workspaceChanges } from '../../agents/workspace-changes.js';
 import type { CacheLayout } from '../../core/cache.js';
 import {
+  JACOCO_VERSION,
   coverageOfLines,
   ensureJacoco,
   jacocoAgentArg,
@@ -298,7 +299,7 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
   }
   const store = EvaluationStore.open(options.runDir);
   const toolchain = mavenToolchain;
-  const tools = { ...(await toolchain.versions()) };
+  const tools = { ...(await toolchain.versions()), jacoco: JACOCO_VERSION };
   const faultRetries = options.faultRetries ?? 2;
   const items: Item[] = [...records.keys()].flatMap((caseId) =>
     options.settings.map((setting) => ({ caseId, setting })),
@@ -405,7 +406,8 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
           agentOutcome: run.outcome,
           agentMs: run.durationMs,
           verifyMs: Math.round(performance.now() - verifyStarted),
-          usage: null,
+          // Prices differ by provider and date: tokens are recorded, a cost only when an adapter knows it.
+          usage: run.usage ? { ...run.usage, costUsd: null } : null,
           transcript: sha256Text(run.transcript),
           testFiles: judged.tests.map((test) => ({
             path: test.file,
