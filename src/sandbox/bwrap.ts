@@ -54,6 +54,10 @@ export interface SandboxPolicy {
   writable?: readonly string[];
   /** Share the host's network (an agent that calls a model endpoint); none otherwise. */
   network: boolean;
+  /** Host directories visible read-only at their own path, first on PATH (the harness's `mvn`). */
+  binDirs?: readonly string[];
+  /** System directories shown empty (Debian's Maven and its jars, which hold corpus projects). */
+  hiddenSystemDirs?: readonly string[];
 }
 
 export interface WrappedCommand {
@@ -226,6 +230,7 @@ interface Resolved {
   repo?: { dir: string; masked: string[] };
   readOnly: Bound[];
   writable: Bound[];
+  hidden: string[];
 }
 
 async function resolvePolicy(policy: SandboxPolicy): Promise<Resolved> {
@@ -250,8 +255,17 @@ async function resolvePolicy(policy: SandboxPolicy): Promise<Resolved> {
         masked: policy.mavenRepo.masked.map(checkedMask),
       },
     }),
-    readOnly: await extras('read-only path', policy.readOnly),
+    readOnly: await extras('read-only path', [
+      ...(policy.readOnly ?? []),
+      ...(policy.binDirs ?? []),
+    ]),
     writable: await extras('writable path', policy.writable),
+    hidden: (policy.hiddenSystemDirs ?? []).map((dir) => {
+      if (!path.isAbsolute(dir) || !isWithin('/usr', dir) || dir === '/usr') {
+        throw new UserError(`a hidden system directory must be under /usr: ${dir}`);
+      }
+      return path.resolve(dir);
+    }),
   };
 }
 
@@ -278,6 +292,7 @@ function mountArgs(resolved: Resolved, hostHome: string, home: string, network: 
       args.push(...maskArgs(system, system));
     }
   }
+  for (const dir of resolved.hidden) args.push(...maskArgs(dir, dir));
   const jdk = javaHome();
   if (jdk && !isWithin('/usr', jdk) && existsSync(jdk)) args.push('--ro-bind', jdk, jdk);
   if (network) {
@@ -328,9 +343,11 @@ function makeSandbox(policy: SandboxPolicy, resolved: Resolved, shared: Shared):
     env: (extra = {}) => {
       const maven = mavenEnvironment();
       const env: NodeJS.ProcessEnv = {
-        PATH: maven.JAVA_HOME
-          ? `${path.join(maven.JAVA_HOME, 'bin')}:${SANDBOX_PATH}`
-          : SANDBOX_PATH,
+        PATH: [
+          ...(policy.binDirs ?? []).map((dir) => path.resolve(dir)),
+          ...(maven.JAVA_HOME ? [path.join(maven.JAVA_HOME, 'bin')] : []),
+          SANDBOX_PATH,
+        ].join(':'),
         HOME: shared.home,
         TMPDIR: '/tmp',
         USER: path.basename(shared.home),

@@ -1,6 +1,5 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { XMLParser } from 'fast-xml-parser';
 import type { AgentAdapter, AgentRunResult } from '../../agents/types.js';
 import { specText } from '../../agents/types.js';
 import { workspaceChanges } from '../../agents/workspace-changes.js';
@@ -16,7 +15,6 @@ import { errorMessage, UserError } from '../../core/errors.js';
 import { removeTree, sha256Text } from '../../core/fs.js';
 import { globToRegExp } from '../../core/glob.js';
 import type { EventSink } from '../../events/types.js';
-import type { ProjectRef } from '../../project/project.js';
 import { mavenTestRunner } from '../../runners/maven.js';
 import { createSandbox, type Sandbox } from '../../sandbox/bwrap.js';
 import { mavenToolchain } from '../../toolchains/maven/maven.js';
@@ -33,6 +31,8 @@ import {
   type SubmissionVerdict,
 } from './verify-submission.js';
 import { freshWorkspace, writeGivenTree } from './workspace.js';
+import { agentReplay } from './agent-replay.js';
+import { startReplayService, type ReplayService } from './replay-service.js';
 
 /*
  * `witnessgym evaluate`: every (case, agent, setting) item gets up to `attempts` attempts; each
@@ -236,24 +236,10 @@ async function jacocoProbe(cache: CacheLayout, record: CaseRecord): Promise<Cove
 }
 
 /**
- * The project's own artifacts, as repository directories (all versions): their jars hold the
- * clean code, and a Maven plugin's dependency may have put one into the shared repository.
+ * Debian's Maven, its jars and its repository: they hold corpus projects (commons-lang3 3.12.0,
+ * commons-io 2.11.0), so the sandbox shows them empty and its `mvn` is the harness's replay.
  */
-export async function ownArtifactDirs(project: ProjectRef): Promise<string[]> {
-  const parser = new XMLParser({ ignoreAttributes: true });
-  const poms = [...new Set(['pom.xml', path.join(project.layout.module, 'pom.xml')])];
-  const dirs: string[] = [];
-  for (const pom of poms) {
-    const text = await readFile(path.join(project.root, pom), 'utf8').catch(() => undefined);
-    if (!text) continue;
-    const model = (parser.parse(text) as { project?: Record<string, unknown> }).project ?? {};
-    const parent = (model.parent ?? {}) as Record<string, unknown>;
-    const group = String(model.groupId ?? parent.groupId ?? '');
-    const artifact = String(model.artifactId ?? '');
-    if (group && artifact) dirs.push(`${group.split('.').join('/')}/${artifact}`);
-  }
-  return [...new Set(dirs)];
-}
+const MAVEN_SYSTEM_DIRS = ['/usr/share/maven', '/usr/share/java', '/usr/share/maven-repo'];
 
 async function runAgent(
   adapter: AgentAdapter,
@@ -351,16 +337,21 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
     const caseDeadline = Date.now() + options.caseTimeoutMs;
     await writeGivenTree(caseDir, record, project, given);
     let sandbox: Sandbox | undefined;
+    let replays: ReplayService | undefined;
     try {
       if (options.agent.sandboxed) {
+        replays = await startReplayService((args) =>
+          agentReplay(args, { caseDir, record, project, cache: options.cache, given, workspace }),
+        );
         // Bound by path at each run; each attempt's fresh workspace takes its place.
         await mkdir(workspace, { recursive: true });
         sandbox = await createSandbox({
           workspace,
-          mavenRepo: { dir: options.cache.mavenRepo, masked: await ownArtifactDirs(project) },
           network: options.agent.network,
+          binDirs: [replays.binDir],
+          hiddenSystemDirs: MAVEN_SYSTEM_DIRS,
           readOnly: options.agent.readOnly ?? [],
-          writable: options.agent.writable ?? [],
+          writable: [replays.channel, ...(options.agent.writable ?? [])],
         });
       }
       const probe = await jacocoProbe(options.cache, record);
@@ -423,6 +414,7 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
       }
     } finally {
       await sandbox?.dispose();
+      await replays?.stop();
       await removeTree(itemDir);
     }
     const last = rows[rows.length - 1]!;

@@ -75,7 +75,9 @@ export const ChangeCoverageSchema = z.strictObject({
   covered: z.number().int(),
   /**
    * Per member the bug changed: whether any of its lines ran, or a failure's stack trace passes
-   * through it (an exception leaving a method early marks none of its lines).
+   * through it (an exception leaving a method early marks none of its lines). A member the bug
+   * removed (an overridden `equals` turned into an overload) has no buggy lines: it counts as
+   * reached when the clean run executed it.
    */
   members: z.array(z.strictObject({ key: z.string(), reached: z.boolean() })),
 });

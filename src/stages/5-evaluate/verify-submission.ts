@@ -9,6 +9,8 @@ import type { ProjectLayout } from '../../toolchains/layout.js';
 import { BUG_PATCH } from '../4-archive/archive.js';
 import type { CaseRecord } from '../4-archive/case.js';
 import { materialiseCase } from '../4-archive/materialize.js';
+import { touchedMembers } from '../../lang/java/change.js';
+import { loadJavaGrammar } from '../../lang/java/syntax.js';
 import { changedBuggyLines } from './changed-lines.js';
 import type { ChangeCoverage, Diagnosis, Side } from './records.js';
 
@@ -226,8 +228,42 @@ async function changeCoverage(
   return { lines, covered, members };
 }
 
-async function writeSide(
+/**
+ * The members the bug removed (an `equals(Object)` turned into an overload, a deleted
+ * `hashCode`) that the clean run executed: such a bug has no buggy line to run, its witness runs
+ * the clean member the buggy code no longer has. Their clean lines come from the clean files.
+ */
+async function removedMembersRun(
   input: VerifySubmissionInput,
+  buggyTree: string,
+  removed: readonly CaseRecord['bugMembers'][number][],
+  read: Extract<LineCoverageRead, { kind: 'Read' }>,
+): Promise<Set<string>> {
+  const { project } = input;
+  const ran = new Set<string>();
+  for (const file of new Set(removed.map((member) => member.file))) {
+    const clean = await readFile(path.join(project.root, file), 'utf8');
+    const buggy = await readFile(path.join(buggyTree, file), 'utf8');
+    // Seen from buggy to clean, a removed member is one the "after" side has.
+    await loadJavaGrammar();
+    const inClean = touchedMembers({ file, before: buggy, after: clean });
+    for (const member of removed.filter((m) => m.file === file)) {
+      const range = inClean.find((m) => m.key === member.key)?.buggyLines;
+      if (!range) continue;
+      const lines = Array.from({ length: range.last - range.first + 1 }, (_, i) => range.first + i);
+      const relative = file.slice(project.layout.mainSources.length + 1);
+      if (read.covered(relative, lines).covered > 0) ran.add(member.key);
+    }
+  }
+  return ran;
+}
+
+/**
+ * A fresh tree of one side of a case, the witness left out, with the submitted tests written in:
+ * what the verifier, and the harness's replay for a sandboxed agent, run.
+ */
+export async function writeTestTree(
+  input: Pick<VerifySubmissionInput, 'caseDir' | 'record' | 'project' | 'tests'>,
   side: Side,
   destination: string,
 ): Promise<void> {
@@ -271,7 +307,7 @@ export async function verifySubmission(input: VerifySubmissionInput): Promise<Su
   try {
     const trees = { buggy: path.join(scratch, 'buggy'), clean: path.join(scratch, 'clean') };
     const compileSide = async (side: Side) => {
-      await writeSide(input, side, trees[side]);
+      await writeTestTree(input, side, trees[side]);
       const target = { projectDir: trees[side], build: project.build, changed: [] };
       return { target, compiled: await maven.compile(target, remaining()) };
     };
@@ -327,14 +363,40 @@ export async function verifySubmission(input: VerifySubmissionInput): Promise<Su
     if (cleanSide.compiled.kind === 'CompileFailed') {
       return verdict(compileDiagnosis('clean', cleanSide.compiled.verdict), coverage, buggyRuns);
     }
+    const removed = record.bugMembers.filter((member) => member.buggyLines === null);
+    const cleanDataFile = path.join(scratch, 'coverage-clean.exec');
     const cleanRuns: SingleVerdict[] = [];
     while (cleanRuns.length < input.runs) {
-      cleanRuns.push(await runSide('clean', cleanSide.target));
+      const recording = cleanRuns.length === 0 && removed.length > 0;
+      cleanRuns.push(
+        await runSide(
+          'clean',
+          cleanSide.target,
+          recording ? input.coverage.jvmArgs(cleanDataFile) : undefined,
+        ),
+      );
       const last = cleanRuns[cleanRuns.length - 1]!;
       // A failure or a problem on the clean tree settles it; only passes need all runs.
       if (last.kind !== 'Passed' || allSkipped(last)) break;
     }
-    return verdict(diagnoseRuns(buggyRuns, cleanRuns, reached), coverage, buggyRuns);
+    let withRemoved = coverage;
+    if (coverage && removed.length > 0) {
+      const cleanRead = await input.coverage.read(
+        cleanDataFile,
+        path.join(cleanSide.compiled.workDir, project.layout.mainClasses),
+      );
+      if (cleanRead.kind === 'Read') {
+        const ran = await removedMembersRun(input, trees.buggy, removed, cleanRead);
+        withRemoved = {
+          ...coverage,
+          members: coverage.members.map((member) =>
+            ran.has(member.key) ? { ...member, reached: true } : member,
+          ),
+        };
+      }
+    }
+    const reachedAnywhere = withRemoved?.members.some((member) => member.reached) ?? false;
+    return verdict(diagnoseRuns(buggyRuns, cleanRuns, reachedAnywhere), withRemoved, buggyRuns);
   } finally {
     await removeTree(scratch);
   }
