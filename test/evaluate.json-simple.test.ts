@@ -219,7 +219,7 @@ async function hiddenWitness(): Promise<{ path: string; text: string }> {
 }
 
 describe('witnessgym evaluate: the command and openai adapters', () => {
-  it('runs a scripted program in the sandbox, whose replay runs Maven offline there', async () => {
+  it('runs a scripted program in the sandbox, whose mvn the harness answers', async () => {
     const witness = await hiddenWitness();
     const scriptDir = await makeTempDir('scripted-agent');
     const script = path.join(scriptDir, 'script.json');
@@ -256,7 +256,7 @@ describe('witnessgym evaluate: the command and openai adapters', () => {
     ]);
     const { rows, text } = rowsOf(run);
     expect(rows.map((row) => row.diagnosis.kind)).toEqual(['NoTest', 'Success']);
-    // Maven ran in the sandbox: the witness fails there, as a test failure makes it exit 1.
+    // The sandbox's mvn ran the witness on the buggy code: a test failure, exit 1.
     expect(text(rows[1]!.transcript)).toContain('replay exited 1');
     // The second prompt carries the first attempt's feedback.
     const runs = (await readFile(recordFile, 'utf8'))
@@ -422,6 +422,10 @@ describe('witnessgym evaluate: attacks on the oracle are never a success', () =>
       `echo cases=$(find / -name case.json -not -path '/proc/*' 2>/dev/null | wc -l)`,
       `echo witness=$(find / -name ${witnessName} -not -path '/proc/*' 2>/dev/null | wc -l)`,
       `echo clean=$(find / -name ${path.basename(cleanFile)} -not -path '/proc/*' -exec sha256sum {} + 2>/dev/null | grep -c ${cleanHash})`,
+      // Debian's Maven ships commons-lang3 and commons-io jars; the cache's repository holds the
+      // project's own artifact when a plugin depends on it. Neither is in the sandbox.
+      `echo jars=$(find / -name '*.jar' -not -path '/proc/*' -not -path '/usr/lib/jvm/*' 2>/dev/null | wc -l)`,
+      'mvn -q -Dtest=NoSuchTest test >/dev/null; echo mvn=$?',
     ].join('; ');
     const run = path.join(work, 'run-probe');
     await evaluate(run, [
@@ -443,6 +447,9 @@ describe('witnessgym evaluate: attacks on the oracle are never a success', () =>
     expect(transcript).toContain('cases=0');
     expect(transcript).toContain('witness=0');
     expect(transcript).toContain('clean=0');
+    expect(transcript).toContain('jars=0');
+    // The sandbox's mvn is the harness's replay: it answers, and the missing class fails.
+    expect(transcript).toContain('mvn=1');
     expect(rows[0]!.diagnosis.kind).toBe('NoTest');
   });
 });
