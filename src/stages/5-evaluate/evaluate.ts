@@ -359,7 +359,6 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
         const attempt = rows.length + 1;
         const attemptKey: AttemptKey = { ...key, attempt };
         await freshWorkspace(given, workspace);
-        store.begin(attemptKey);
         const adapter = await options.agent.forAttempt(context, attempt);
         const agentSpec = sha256Text(specText(adapter.spec)).slice(0, 16);
         const knownSpec = store.meta(`agent:${agentName}`);
@@ -369,6 +368,7 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
             `${options.runDir} holds results of agent ${agentName} with other settings (spec ${knownSpec}, now ${agentSpec}): use another --run directory`,
           );
         }
+        store.begin(attemptKey);
         const prompt = userPrompt(prompts.payload, attempt, options.attempts, rows);
         const agentTimeoutMs = Math.max(
           1000,
@@ -399,6 +399,7 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
           verifyMs: Math.round(performance.now() - verifyStarted),
           // Prices differ by provider and date: tokens are recorded, a cost only when an adapter knows it.
           usage: run.usage ? { ...run.usage, costUsd: null } : null,
+          prompt: sha256Text(prompt),
           transcript: sha256Text(run.transcript),
           testFiles: judged.tests.map((test) => ({
             path: test.file,

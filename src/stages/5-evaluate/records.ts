@@ -120,7 +120,8 @@ export const AttemptRowSchema = z.strictObject({
   agentMs: z.number().int(),
   verifyMs: z.number().int(),
   usage: UsageSchema.nullable(),
-  /** sha256 of the transcript, stored in the files table. */
+  /** sha256 of the attempt's user prompt and of the transcript, stored in the files table. */
+  prompt: z.string(),
   transcript: z.string(),
   testFiles: z.array(SubmittedFileSchema),
   /** What the next attempt's prompt is told. */

@@ -26,6 +26,7 @@ function row(attempt: number, diagnosis: AttemptRow['diagnosis']): AttemptRow {
     agentMs: 1,
     verifyMs: 2,
     usage: null,
+    prompt: 'def',
     transcript: 'abc',
     testFiles: [],
     feedback: '',

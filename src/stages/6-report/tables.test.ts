@@ -61,6 +61,7 @@ function row(options: RowOptions = {}): AttemptRow {
     agentMs: 1,
     verifyMs: 1,
     usage: null,
+    prompt: 'p',
     transcript: 't',
     testFiles: [],
     feedback: '',
