@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync } from 'node:fs';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -10,7 +11,6 @@ import { makeTempDir, removeTree } from '../core/fs.js';
 import { runProcess, type RunResult } from '../core/process.js';
 import {
   createSandbox,
-  MAVEN_REPO_IN_SANDBOX,
   sandboxAvailability,
   WORKSPACE_IN_SANDBOX,
   type Sandbox,
@@ -23,9 +23,11 @@ interface Fixture {
   /** Stand-ins for the witnessgym cache and a benchmark directory, each with a marker file. */
   cache: string;
   bench: string;
-  repo: string;
   marker: string;
 }
+
+/** A real, non-empty system directory to hide: Debian's jars if installed, else the docs. */
+const HIDDEN = existsSync('/usr/share/java') ? '/usr/share/java' : '/usr/share/doc';
 
 let fixture: Fixture;
 const sandboxes: Sandbox[] = [];
@@ -38,17 +40,12 @@ beforeEach(async () => {
     workspace: path.join(root, 'workspace'),
     cache: path.join(root, 'cache'),
     bench: path.join(root, 'bench'),
-    repo: path.join(root, 'repo'),
     marker,
   };
   for (const dir of [fixture.workspace, fixture.cache, fixture.bench]) {
     await mkdir(dir);
     await writeFile(path.join(dir, marker), `secret in ${dir}\n`);
   }
-  await mkdir(path.join(fixture.repo, 'g/a/1.0'), { recursive: true });
-  await mkdir(path.join(fixture.repo, 'g/a/2.0'), { recursive: true });
-  await writeFile(path.join(fixture.repo, 'g/a/1.0/a-1.0.jar'), 'clean code\n');
-  await writeFile(path.join(fixture.repo, 'g/a/2.0/a-2.0.jar'), 'a dependency\n');
 });
 
 afterEach(async () => {
@@ -59,7 +56,6 @@ afterEach(async () => {
 async function sandboxWith(policy: Partial<SandboxPolicy> = {}): Promise<Sandbox> {
   const sandbox = await createSandbox({
     workspace: fixture.workspace,
-    mavenRepo: { dir: fixture.repo, masked: ['g/a/1.0'] },
     network: false,
     ...policy,
   });
@@ -99,7 +95,7 @@ describe('sandbox', () => {
       sandbox,
       `test -e /work || test -e ${resolveCacheDir()} || echo hidden; ls -A "$HOME"`,
     );
-    expect(elsewhere.stdout.trim().split('\n')).toEqual(['hidden', '.m2']);
+    expect(elsewhere.stdout).toBe('hidden\n'); // and the private home is empty
   });
 
   it('lets the workspace be written, and the host sees the writes', async () => {
@@ -120,23 +116,41 @@ describe('sandbox', () => {
     );
   });
 
-  it('shows a masked repository directory empty, its sibling readable, and the repository read-only', async () => {
-    const sandbox = await sandboxWith();
-    const repo = MAVEN_REPO_IN_SANDBOX;
+  it('shows a hidden system directory empty and read-only, its parent readable, the mask fixed', async () => {
+    const entries = readdirSync(HIDDEN);
+    expect(entries.length, `${HIDDEN} on the host`).toBeGreaterThan(0);
+    const sibling = readdirSync(path.dirname(HIDDEN)).find(
+      (name) => name !== path.basename(HIDDEN),
+    );
+    const visible = await inside(await sandboxWith(), `ls -A ${HIDDEN} | wc -l`);
+    expect(Number(visible.stdout), 'without the policy its entries are listed').toBe(
+      entries.length,
+    );
+    const sandbox = await sandboxWith({ hiddenSystemDirs: [HIDDEN] });
     const run = await inside(
       sandbox,
       [
-        `echo "masked: $(ls -A ${repo}/g/a/1.0)"`,
-        `cat ${repo}/g/a/2.0/a-2.0.jar`,
-        `touch ${repo}/g/a/2.0/new 2>/dev/null && echo wrote-repo`,
-        `touch ${repo}/g/a/1.0/new 2>/dev/null && echo wrote-mask`,
+        `echo "hidden: $(ls -A ${HIDDEN})"`,
+        `ls -A ${path.dirname(HIDDEN)} | grep -qx '${sibling}' && echo parent-readable`,
+        `touch ${HIDDEN}/new 2>/dev/null && echo wrote-mask`,
         // Capabilities are dropped: the mask cannot be lifted.
-        `umount ${repo}/g/a/1.0 2>/dev/null && echo unmounted`,
-        `cat ${repo}/g/a/1.0/a-1.0.jar 2>/dev/null`,
+        `umount ${HIDDEN} 2>/dev/null && echo unmounted`,
+        `ls -A ${HIDDEN} | head -1`,
         'true',
       ].join('; '),
     );
-    expect(run.stdout).toBe('masked: \na dependency\n');
+    expect(run.stdout).toBe('hidden: \nparent-readable\n');
+  });
+
+  it('puts binDirs first on PATH: their mvn runs, not the system one', async () => {
+    const bin = path.join(fixture.root, 'bin');
+    await mkdir(bin);
+    await writeFile(path.join(bin, 'mvn'), '#!/bin/sh\necho "harness mvn $*"\n');
+    await chmod(path.join(bin, 'mvn'), 0o755);
+    const plain = await inside(await sandboxWith(), 'command -v mvn; true');
+    expect(plain.stdout).not.toContain(bin);
+    const run = await inside(await sandboxWith({ binDirs: [bin] }), 'command -v mvn; mvn -q test');
+    expect(run.stdout).toBe(`${path.join(bin, 'mvn')}\nharness mvn -q test\n`);
   });
 
   it('has no network unless asked: a TCP connect to a host server fails, then succeeds', async () => {
@@ -216,9 +230,11 @@ describe('sandbox', () => {
     await expect(sandboxWith({ workspace: path.join(fixture.root, 'missing') })).rejects.toThrow(
       UserError,
     );
-    await expect(
-      sandboxWith({ mavenRepo: { dir: fixture.repo, masked: ['../cache'] } }),
-    ).rejects.toThrow(/repository-relative/);
+    for (const dir of ['/etc/ssl', '/usr/../etc', '/usr', 'usr/share/java', '/home']) {
+      const refused = sandboxWith({ hiddenSystemDirs: [dir] });
+      await expect(refused, dir).rejects.toThrow(UserError);
+      await expect(refused, dir).rejects.toThrow(/must be under \/usr/);
+    }
     const sandbox = await sandboxWith();
     expect(() => sandbox.wrap('/bin/true', [], fixture.cache)).toThrow(/not visible/);
   });

@@ -1,39 +1,37 @@
 import { existsSync, lstatSync, readlinkSync, statSync } from 'node:fs';
-import { mkdir, realpath, stat, writeFile } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { errorMessage, UserError } from '../core/errors.js';
 import { makeTempDir, removeTree } from '../core/fs.js';
 import { runProcess } from '../core/process.js';
-import { javaHome, mavenEnvironment } from '../toolchains/maven/maven.js';
+import { javaHome } from '../toolchains/maven/maven.js';
 
 /*
- * The agent sandbox: bubblewrap with a mount namespace that holds only the system, the agent's
- * workspace, a private home and /tmp, and a read-only Maven repository.
+ * The agent sandbox: bubblewrap with a mount namespace that holds only the system (less the
+ * system directories a policy hides), the agent's workspace, a private home, /tmp and the extra
+ * paths the policy names.
+ *
+ * Maven must not run inside: Debian's Maven ships the exact jars of two corpus projects
+ * (commons-lang3 3.12.0, commons-io 2.11.0), and the plugins' dependencies in a Maven repository
+ * hold others, so an earlier design that bound the cache's repository read-only inside was
+ * dropped. The evaluation hides Debian's Maven directories (`hiddenSystemDirs`) and puts the
+ * harness's `mvn` first on PATH (`binDirs`).
  *
  * Measured with bubblewrap 0.8.0 on this machine (2 cores):
- * - Start-up: about 6 ms per `bwrap ... /bin/true` (20 runs in 0.13 s, against 0.03 s unwrapped).
- * - Maven with the repository bound read-only works: `mvn -o -q test-compile
- *   maven-surefire-plugin:3.5.2:test -Dtest=CSVFormatTest` on commons-csv passes in 13-18 s,
- *   as outside. Offline, with every artifact present, Maven only reads the repository; a missing
- *   artifact fails as it would outside (offline resolution error), not on the read-only mount.
- *   bwrap 0.8 has no overlay options (they came later), and none is needed.
- * - Java takes `user.home` from the password database, not $HOME: with the private home at
- *   /home/agent and HOME set to it, Maven never read its settings.xml and went online. So the
- *   private home is bound at the user's own home path (and -Duser.home is set as well).
+ * - Start-up: 6-12 ms per `bwrap ... /bin/true` (20 runs in 0.13-0.29 s, 0.03-0.05 s unwrapped).
+ * - Java takes `user.home` from the password database, not $HOME (JDK 17 run as root with HOME
+ *   elsewhere still says /root). So the private home is bound at the user's own home path, where
+ *   a Java program inside looks for it.
  * - Run as root, bwrap keeps every capability inside: the agent could `umount` a masked directory
  *   and read what it hides (it did). `--cap-drop ALL` stops that (umount: must be superuser).
+ * - Own pid namespace: the host's processes are not listed. A timeout kills bwrap's process
+ *   group; `--new-session` takes the command out of it, but the sandbox's init dies with bwrap
+ *   (`--die-with-parent`) and the end of the namespace kills whatever is left inside.
  */
 
 /** Where the workspace is inside the sandbox. */
 export const WORKSPACE_IN_SANDBOX = '/workspace';
-/** Where the Maven repository is inside the sandbox. */
-export const MAVEN_REPO_IN_SANDBOX = '/maven-repo';
-/**
- * Debian's Maven repository of packaged jars (symlinks into /usr/share/java), visible with /usr.
- * Plain `mvn` never reads it, so masked directories are hidden there too.
- */
-const SYSTEM_MAVEN_REPO = '/usr/share/maven-repo';
 /** Top-level directories that merged-/usr systems make symlinks into /usr. */
 const ROOT_LINKS = ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'];
 const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin';
@@ -43,11 +41,6 @@ const PASSED_THROUGH = ['LANG', 'LC_ALL', 'TZ'];
 export interface SandboxPolicy {
   /** Host directory bound read-write at WORKSPACE_IN_SANDBOX. */
   workspace: string;
-  /**
-   * The Maven repository, bound read-only at MAVEN_REPO_IN_SANDBOX. `masked` are repo-relative
-   * directories shown empty (e.g. the project's own artifact, whose jar is the clean code).
-   */
-  mavenRepo?: { dir: string; masked: readonly string[] };
   /** Extra host paths visible at their own path, read-only. */
   readOnly?: readonly string[];
   /** Extra host paths visible at their own path, read-write (e.g. an adapter's scratch dir). */
@@ -56,7 +49,10 @@ export interface SandboxPolicy {
   network: boolean;
   /** Host directories visible read-only at their own path, first on PATH (the harness's `mvn`). */
   binDirs?: readonly string[];
-  /** System directories shown empty (Debian's Maven and its jars, which hold corpus projects). */
+  /**
+   * Directories under /usr shown empty and read-only (Debian's Maven and its jars, which hold
+   * corpus projects).
+   */
   hiddenSystemDirs?: readonly string[];
 }
 
@@ -78,8 +74,8 @@ export interface Sandbox {
    */
   wrap(file: string, args: readonly string[], cwd: string): WrappedCommand;
   /**
-   * The whole environment of the sandboxed process: HOME, PATH, JAVA_HOME, MAVEN_OPTS and a few
-   * locale variables, then `extra` (API keys and the like). Nothing else of the host's.
+   * The whole environment of the sandboxed process: PATH, HOME, TMPDIR, USER, JAVA_HOME and a
+   * few locale variables, then `extra` (API keys and the like). Nothing else of the host's.
    */
   env(extra?: Record<string, string>): NodeJS.ProcessEnv;
   /** This sandbox, same private home, with one more host directory writable at its own path. */
@@ -168,16 +164,6 @@ async function existingRealPath(what: string, given: string): Promise<string> {
   }
 }
 
-function checkedMask(relative: string): string {
-  const normal = path.posix.normalize(relative).replace(/\/+$/, '');
-  if (path.isAbsolute(normal) || normal === '.' || normal === '' || normal.startsWith('..')) {
-    throw new UserError(
-      `a masked Maven repository directory must be repository-relative: ${relative}`,
-    );
-  }
-  return normal;
-}
-
 function isWithin(root: string, candidate: string): boolean {
   const relative = path.relative(root, candidate);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
@@ -194,29 +180,9 @@ function homeInSandbox(): string {
   } catch {
     return '/home/sandbox';
   }
-  const reserved = [
-    '/usr',
-    '/etc',
-    '/proc',
-    '/dev',
-    '/tmp',
-    WORKSPACE_IN_SANDBOX,
-    MAVEN_REPO_IN_SANDBOX,
-  ];
+  const reserved = ['/usr', '/etc', '/proc', '/dev', '/tmp', WORKSPACE_IN_SANDBOX];
   const clashes = reserved.some((dir) => isWithin(dir, home) || isWithin(home, dir));
   return path.isAbsolute(home) && home !== '/' && !clashes ? home : '/home/sandbox';
-}
-
-function mavenSettings(repository: string | undefined): string {
-  // Offline always: a build inside must not depend on, or download from, the network.
-  return [
-    '<settings xmlns="http://maven.apache.org/SETTINGS/1.0.0">',
-    ...(repository ? [`  <localRepository>${repository}</localRepository>`] : []),
-    '  <offline>true</offline>',
-    '  <interactiveMode>false</interactiveMode>',
-    '</settings>',
-    '',
-  ].join('\n');
 }
 
 /** A host path as bound: its real location, shown at the path it was given as. */
@@ -227,7 +193,6 @@ interface Bound {
 
 interface Resolved {
   workspace: string;
-  repo?: { dir: string; masked: string[] };
   readOnly: Bound[];
   writable: Bound[];
   hidden: string[];
@@ -249,12 +214,6 @@ async function resolvePolicy(policy: SandboxPolicy): Promise<Resolved> {
     );
   return {
     workspace,
-    ...(policy.mavenRepo && {
-      repo: {
-        dir: await existingRealPath('Maven repository', policy.mavenRepo.dir),
-        masked: policy.mavenRepo.masked.map(checkedMask),
-      },
-    }),
     readOnly: await extras('read-only path', [
       ...(policy.readOnly ?? []),
       ...(policy.binDirs ?? []),
@@ -273,26 +232,17 @@ async function resolvePolicy(policy: SandboxPolicy): Promise<Resolved> {
  * An empty, read-only tmpfs over a directory (/dev/null over a file). One that does not exist on
  * the host has nothing to hide, and bwrap could not create its mount point in a read-only bind.
  */
-function maskArgs(host: string, inside: string): string[] {
-  if (!existsSync(host)) return [];
-  return statSync(host).isDirectory()
-    ? ['--tmpfs', inside, '--remount-ro', inside]
-    : ['--ro-bind', '/dev/null', inside];
+function maskArgs(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return statSync(dir).isDirectory()
+    ? ['--tmpfs', dir, '--remount-ro', dir]
+    : ['--ro-bind', '/dev/null', dir];
 }
 
 function mountArgs(resolved: Resolved, hostHome: string, home: string, network: boolean): string[] {
   const args = [...isolationArgs(network), ...systemArgs(), '--tmpfs', '/tmp'];
   args.push('--bind', hostHome, home);
-  if (resolved.repo) {
-    args.push('--ro-bind', resolved.repo.dir, MAVEN_REPO_IN_SANDBOX);
-    for (const relative of resolved.repo.masked) {
-      const inside = path.join(MAVEN_REPO_IN_SANDBOX, relative);
-      args.push(...maskArgs(path.join(resolved.repo.dir, relative), inside));
-      const system = path.join(SYSTEM_MAVEN_REPO, relative);
-      args.push(...maskArgs(system, system));
-    }
-  }
-  for (const dir of resolved.hidden) args.push(...maskArgs(dir, dir));
+  for (const dir of resolved.hidden) args.push(...maskArgs(dir));
   const jdk = javaHome();
   if (jdk && !isWithin('/usr', jdk) && existsSync(jdk)) args.push('--ro-bind', jdk, jdk);
   if (network) {
@@ -341,18 +291,17 @@ function makeSandbox(policy: SandboxPolicy, resolved: Resolved, shared: Shared):
       cwd: path.resolve(cwd),
     }),
     env: (extra = {}) => {
-      const maven = mavenEnvironment();
+      const jdk = javaHome();
       const env: NodeJS.ProcessEnv = {
         PATH: [
           ...(policy.binDirs ?? []).map((dir) => path.resolve(dir)),
-          ...(maven.JAVA_HOME ? [path.join(maven.JAVA_HOME, 'bin')] : []),
+          ...(jdk ? [path.join(jdk, 'bin')] : []),
           SANDBOX_PATH,
         ].join(':'),
         HOME: shared.home,
         TMPDIR: '/tmp',
         USER: path.basename(shared.home),
-        ...(maven.JAVA_HOME && { JAVA_HOME: maven.JAVA_HOME }),
-        MAVEN_OPTS: `${maven.MAVEN_OPTS ?? ''} -Duser.home=${shared.home}`.trim(),
+        ...(jdk && { JAVA_HOME: jdk }),
       };
       for (const name of PASSED_THROUGH) {
         const value = process.env[name];
@@ -370,8 +319,7 @@ function makeSandbox(policy: SandboxPolicy, resolved: Resolved, shared: Shared):
 }
 
 /**
- * A sandbox for one agent run: checks the paths, and makes the private home with a Maven
- * settings.xml (the in-sandbox repository, offline) so `mvn` inside needs no flags. Dispose it
+ * A sandbox for one agent run: checks the paths, and makes the private home (empty). Dispose it
  * after the run; one home per run keeps runs from leaving notes for each other.
  */
 export async function createSandbox(policy: SandboxPolicy): Promise<Sandbox> {
@@ -379,15 +327,5 @@ export async function createSandbox(policy: SandboxPolicy): Promise<Sandbox> {
   if (!bwrap) throw new UserError('the agent sandbox needs bwrap (bubblewrap) on PATH');
   const resolved = await resolvePolicy(policy);
   const hostHome = await makeTempDir('sandbox-home');
-  try {
-    await mkdir(path.join(hostHome, '.m2'));
-    await writeFile(
-      path.join(hostHome, '.m2', 'settings.xml'),
-      mavenSettings(resolved.repo ? MAVEN_REPO_IN_SANDBOX : undefined),
-    );
-  } catch (error) {
-    await removeTree(hostHome);
-    throw error;
-  }
   return makeSandbox(policy, resolved, { bwrap, hostHome, home: homeInSandbox() });
 }
