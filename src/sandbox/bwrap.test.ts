@@ -12,6 +12,7 @@ import { runProcess, type RunResult } from '../core/process.js';
 import {
   createSandbox,
   sandboxAvailability,
+  systemJavaArchiveDirs,
   WORKSPACE_IN_SANDBOX,
   type Sandbox,
   type SandboxPolicy,
@@ -237,5 +238,17 @@ describe('sandbox', () => {
     }
     const sandbox = await sandboxWith();
     expect(() => sandbox.wrap('/bin/true', [], fixture.cache)).toThrow(/not visible/);
+  });
+});
+
+describe('systemJavaArchiveDirs', () => {
+  it('lists directories under /usr holding Java archives, none of the JDKs', async () => {
+    const dirs = await systemJavaArchiveDirs();
+    for (const dir of dirs) {
+      expect(dir.startsWith('/usr/')).toBe(true);
+      expect(dir.startsWith('/usr/lib/jvm')).toBe(false);
+      expect(readdirSync(dir).some((name) => /\.(jar|war|ear|class)$/.test(name))).toBe(true);
+    }
+    if (existsSync('/usr/share/java')) expect(dirs).toContain('/usr/share/java');
   });
 });

@@ -1,5 +1,5 @@
 import { existsSync, lstatSync, readlinkSync, statSync } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { errorMessage, UserError } from '../core/errors.js';
@@ -164,6 +164,12 @@ async function existingRealPath(what: string, given: string): Promise<string> {
   }
 }
 
+/** The directories none of the others contain: a mask inside a mask has no mount point. */
+function outermost(dirs: readonly string[]): string[] {
+  const sorted = [...new Set(dirs)].sort();
+  return sorted.filter((dir) => !sorted.some((other) => other !== dir && isWithin(other, dir)));
+}
+
 function isWithin(root: string, candidate: string): boolean {
   const relative = path.relative(root, candidate);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
@@ -219,12 +225,14 @@ async function resolvePolicy(policy: SandboxPolicy): Promise<Resolved> {
       ...(policy.binDirs ?? []),
     ]),
     writable: await extras('writable path', policy.writable),
-    hidden: (policy.hiddenSystemDirs ?? []).map((dir) => {
-      if (!path.isAbsolute(dir) || !isWithin('/usr', dir) || dir === '/usr') {
-        throw new UserError(`a hidden system directory must be under /usr: ${dir}`);
-      }
-      return path.resolve(dir);
-    }),
+    hidden: outermost(
+      (policy.hiddenSystemDirs ?? []).map((dir) => {
+        if (!path.isAbsolute(dir) || !isWithin('/usr', dir) || dir === '/usr') {
+          throw new UserError(`a hidden system directory must be under /usr: ${dir}`);
+        }
+        return path.resolve(dir);
+      }),
+    ),
   };
 }
 
@@ -322,6 +330,41 @@ function makeSandbox(policy: SandboxPolicy, resolved: Resolved, shared: Shared):
  * A sandbox for one agent run: checks the paths, and makes the private home (empty). Dispose it
  * after the run; one home per run keeps runs from leaving notes for each other.
  */
+/** Files that hold compiled Java: what could carry a library's code into the sandbox. */
+const JAVA_ARCHIVE = /\.(jar|war|ear|class)$/;
+
+let javaArchiveDirs: Promise<string[]> | undefined;
+
+/**
+ * The directories under /usr, outside the JDKs, that directly hold Java archives or classes
+ * (symbolic links included), found once per process. Any system may carry libraries there: this
+ * machine's Google Cloud SDK ships fat jars with commons-lang3, commons-io, commons-codec,
+ * jackson-core, joda-time and jsoup inside, and Debian's Maven the exact commons-lang3 and
+ * commons-io of the corpus. Hiding them all keeps every version of a corpus project out.
+ */
+export function systemJavaArchiveDirs(): Promise<string[]> {
+  javaArchiveDirs ??= (async () => {
+    const dirs = new Set<string>();
+    const walk = async (dir: string): Promise<void> => {
+      if (dir === '/usr/lib/jvm') return;
+      let entries;
+      try {
+        entries = await readdir(dir, { withFileTypes: true });
+      } catch {
+        return; // unreadable: the sandbox could not show it either
+      }
+      for (const entry of entries) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) await walk(full);
+        else if (JAVA_ARCHIVE.test(entry.name)) dirs.add(dir);
+      }
+    };
+    await walk('/usr');
+    return [...dirs].sort();
+  })();
+  return javaArchiveDirs;
+}
+
 export async function createSandbox(policy: SandboxPolicy): Promise<Sandbox> {
   const bwrap = findOnPath('bwrap');
   if (!bwrap) throw new UserError('the agent sandbox needs bwrap (bubblewrap) on PATH');

@@ -16,7 +16,7 @@ import { removeTree, sha256Text } from '../../core/fs.js';
 import { globToRegExp } from '../../core/glob.js';
 import type { EventSink } from '../../events/types.js';
 import { mavenTestRunner } from '../../runners/maven.js';
-import { createSandbox, type Sandbox } from '../../sandbox/bwrap.js';
+import { createSandbox, systemJavaArchiveDirs, type Sandbox } from '../../sandbox/bwrap.js';
 import { mavenToolchain } from '../../toolchains/maven/maven.js';
 import { benchLayout, caseIds, readCaseFile } from '../4-archive/archive.js';
 import type { CaseRecord } from '../4-archive/case.js';
@@ -237,7 +237,8 @@ async function jacocoProbe(cache: CacheLayout, record: CaseRecord): Promise<Cove
 
 /**
  * Debian's Maven, its jars and its repository: they hold corpus projects (commons-lang3 3.12.0,
- * commons-io 2.11.0), so the sandbox shows them empty and its `mvn` is the harness's replay.
+ * commons-io 2.11.0), so the sandbox shows them empty and its `mvn` is the harness's replay; every
+ * other directory of Java archives under /usr is hidden too (systemJavaArchiveDirs).
  */
 const MAVEN_SYSTEM_DIRS = ['/usr/share/maven', '/usr/share/java', '/usr/share/maven-repo'];
 
@@ -349,7 +350,7 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
           workspace,
           network: options.agent.network,
           binDirs: [replays.binDir],
-          hiddenSystemDirs: MAVEN_SYSTEM_DIRS,
+          hiddenSystemDirs: [...MAVEN_SYSTEM_DIRS, ...(await systemJavaArchiveDirs())],
           readOnly: options.agent.readOnly ?? [],
           writable: [replays.channel, ...(options.agent.writable ?? [])],
         });
