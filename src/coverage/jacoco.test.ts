@@ -75,24 +75,29 @@ function coverageOf(coverage: LineCoverage, lines: number[]) {
 }
 
 describe('JaCoCo line coverage', () => {
-  it('finds the jars it downloaded already in the cache', async () => {
-    expect(await ensureJacoco(cacheLayout(resolveCacheDir()))).toEqual(jars);
-  });
-
-  it('covers the lines of the method called and misses the other method', async () => {
-    const execFile = path.join(work, 'run.exec');
+  /** Runs demo.Main under the agent with these includes and reads what it recorded. */
+  async function measuredRun(execName: string, includes: string[]) {
+    const execFile = path.join(work, execName);
     await run(jdkTool('java'), [
-      jacocoAgentArg(jars.agentJar, execFile, ['demo.*']),
+      jacocoAgentArg(jars.agentJar, execFile, includes),
       '-cp',
       classes,
       'demo.Main',
     ]);
-    const coverage = await readLineCoverage({
+    return readLineCoverage({
       cliJar: jars.cliJar,
       execFile,
       classDirs: [classes],
       timeoutMs: 60_000,
     });
+  }
+
+  it('finds the jars it downloaded already in the cache', async () => {
+    expect(await ensureJacoco(cacheLayout(resolveCacheDir()))).toEqual(jars);
+  });
+
+  it('covers the lines of the method called and misses the other method', async () => {
+    const coverage = await measuredRun('run.exec', ['demo.*']);
     const calledLines = [lineOf('int doubled'), lineOf('return doubled')];
     const otherLines = [lineOf('int tripled'), lineOf('return tripled')];
     expect(coverageOf(coverage, calledLines)).toEqual({ lines: 2, covered: 2 });
@@ -105,19 +110,7 @@ describe('JaCoCo line coverage', () => {
   }, 30_000);
 
   it('measures nothing covered when no class the agent includes ran', async () => {
-    const execFile = path.join(work, 'nothing.exec');
-    await run(jdkTool('java'), [
-      jacocoAgentArg(jars.agentJar, execFile, ['elsewhere.*']),
-      '-cp',
-      classes,
-      'demo.Main',
-    ]);
-    const coverage = await readLineCoverage({
-      cliJar: jars.cliJar,
-      execFile,
-      classDirs: [classes],
-      timeoutMs: 60_000,
-    });
+    const coverage = await measuredRun('nothing.exec', ['elsewhere.*']);
     expect(coverageOf(coverage, [lineOf('int doubled'), lineOf('int tripled')])).toEqual({
       lines: 2,
       covered: 0,

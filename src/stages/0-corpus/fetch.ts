@@ -7,6 +7,7 @@ import { UserError } from '../../core/errors.js';
 import { copyProjectTree, exists, makeTempDir, removeTree } from '../../core/fs.js';
 import { globToRegExp } from '../../core/glob.js';
 import { withLock } from '../../records/lock.js';
+import { git } from '../../core/git.js';
 import { runProcess } from '../../core/process.js';
 import { describeVerdict, type SingleVerdict } from '../../core/verdict.js';
 import { defineManifest, manifestBeside, readIfBuiltFrom } from '../../records/manifest.js';
@@ -66,28 +67,6 @@ export interface FetchedProject {
   remedies: AppliedRemedy[];
   /** `recipe` as a YAML file in the corpus format, for `--recipe`. */
   recipeFile: string;
-}
-
-/** Fixed identity and date, so the same recipe always yields the same commit id. */
-const GIT_ENV = {
-  GIT_AUTHOR_NAME: 'witnessgym',
-  GIT_AUTHOR_EMAIL: 'witnessgym@localhost',
-  GIT_COMMITTER_NAME: 'witnessgym',
-  GIT_COMMITTER_EMAIL: 'witnessgym@localhost',
-  GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z',
-  GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-};
-
-async function git(cwd: string, args: string[]): Promise<string> {
-  const run = await runProcess('git', args, {
-    cwd,
-    env: { ...process.env, ...GIT_ENV },
-    timeoutMs: 300_000,
-  });
-  if (run.exitCode !== 0) throw new Error(`git ${args[0]} failed: ${run.stderr.trim()}`);
-  return run.stdout.trim();
 }
 
 async function removeMatching(root: string, globs: string[]): Promise<void> {

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { copyProjectTree, removeTree } from '../../core/fs.js';
-import { runProcess } from '../../core/process.js';
+import { git } from '../../core/git.js';
 import type { ProjectRef } from '../../project/project.js';
 import type { CaseRecord } from '../4-archive/case.js';
 import { materialiseCase } from '../4-archive/materialize.js';
@@ -11,28 +11,6 @@ import { materialiseCase } from '../4-archive/materialize.js';
  * repository of its own whose one commit is that tree. No upstream, construction or clean history
  * exists in it (SWE-bench's agents read the fix from `git log --all`).
  */
-
-/** Fixed, so two workspaces of one case are the same commit and nothing dates the case. */
-const COMMIT_ENV = {
-  GIT_AUTHOR_NAME: 'witnessgym',
-  GIT_AUTHOR_EMAIL: 'witnessgym@localhost',
-  GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z',
-  GIT_COMMITTER_NAME: 'witnessgym',
-  GIT_COMMITTER_EMAIL: 'witnessgym@localhost',
-  GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z',
-  // The host's git configuration (hooks, templates, signing) must not reach the workspace.
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_CONFIG_NOSYSTEM: '1',
-};
-
-async function git(cwd: string, args: string[]): Promise<void> {
-  const result = await runProcess('git', args, {
-    cwd,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, ...COMMIT_ENV },
-    timeoutMs: 300_000,
-  });
-  if (result.exitCode !== 0) throw new Error(`git ${args[0]} failed: ${result.stderr.trim()}`);
-}
 
 /**
  * Writes the tree an agent is given (`given`, kept untouched as what its changes are measured
