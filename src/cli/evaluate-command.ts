@@ -14,6 +14,7 @@ import {
 } from '../stages/5-evaluate/offline-agents.js';
 import { SETTINGS, type Setting } from '../stages/5-evaluate/records.js';
 import { renderTables, resultTables, type ResultTables } from '../stages/6-report/tables.js';
+import { AGENT_NAMES } from '../agents/adapters/index.js';
 import { agentAdapterFrom, type AgentFlags } from './agent-flags.js';
 
 export interface EvaluateCommandOptions extends AgentFlags {
@@ -91,9 +92,10 @@ export async function runEvaluateCommand(
       `${bench} is not a benchmark (no cases.jsonl): build one with 'witnessgym build'`,
     );
   }
-  if (!options.agent) {
+  const known = [...OFFLINE_AGENTS, ...AGENT_NAMES];
+  if (!options.agent || !(known as readonly string[]).includes(options.agent)) {
     throw new UserError(
-      `--agent is required: ${[...OFFLINE_AGENTS, 'claude-code', 'codex', 'opencode', 'command', 'openai'].join(', ')}`,
+      `${options.agent ? `unknown agent '${options.agent}'` : '--agent is required'}: use one of ${known.join(', ')}`,
     );
   }
   const settings = settingsOf(options.setting);
