@@ -1,0 +1,42 @@
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cacheLayout } from '../core/cache.js';
+import { UserError } from '../core/errors.js';
+import { makeTempDir } from '../core/fs.js';
+import { silent } from '../events/types.js';
+import { runEvaluateCommand, type EvaluateCommandOptions } from './evaluate-command.js';
+
+const options = (overrides: Partial<EvaluateCommandOptions>): EvaluateCommandOptions => ({
+  agent: 'witness',
+  setting: 'both',
+  attempts: 3,
+  concurrency: 1,
+  verifyTimeout: 1200,
+  caseTimeout: 4200,
+  runs: 3,
+  agentTimeout: 1800,
+  ...overrides,
+});
+
+describe('witnessgym evaluate: user mistakes are one clear error, and nothing is written', () => {
+  it('refuses what is not a benchmark, an unknown agent, a bad setting, a stray script', async () => {
+    const dir = await makeTempDir('evaluate-command');
+    const bench = path.join(dir, 'bench');
+    await mkdir(bench);
+    const cache = cacheLayout(path.join(dir, 'cache'));
+    const run = (o: Partial<EvaluateCommandOptions>, where = bench) =>
+      runEvaluateCommand(where, options({ run: path.join(dir, 'run'), ...o }), cache, silent);
+    await expect(run({})).rejects.toThrow(/is not a benchmark/);
+    await writeFile(path.join(bench, 'cases.jsonl'), '');
+    await expect(run({ agent: 'gpt' })).rejects.toThrow(/unknown agent 'gpt': use one of witness/);
+    await expect(run({ setting: 'Both' })).rejects.toThrow(
+      /--setting must be NoEC, WithEC or both/,
+    );
+    await expect(run({ script: 'x.json' })).rejects.toBeInstanceOf(UserError);
+    await expect(run({ cases: ['nothing*'] })).rejects.toThrow(/no case of .* matches/);
+    await expect(
+      import('node:fs/promises').then((fs) => fs.stat(path.join(dir, 'run'))),
+    ).rejects.toThrow();
+  });
+});
