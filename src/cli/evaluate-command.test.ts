@@ -35,8 +35,6 @@ describe('witnessgym evaluate: user mistakes are one clear error, and nothing is
     );
     await expect(run({ script: 'x.json' })).rejects.toBeInstanceOf(UserError);
     await expect(run({ cases: ['nothing*'] })).rejects.toThrow(/no case of .* matches/);
-    await expect(
-      import('node:fs/promises').then((fs) => fs.stat(path.join(dir, 'run'))),
-    ).rejects.toThrow();
+    await expect(stat(path.join(dir, 'run'))).rejects.toThrow();
   });
 });
