@@ -13,6 +13,7 @@ import {
   type OfflineAgentName,
 } from '../stages/5-evaluate/offline-agents.js';
 import { SETTINGS, type Setting } from '../stages/5-evaluate/records.js';
+import { EvaluationStore, STORE_FILE } from '../stages/5-evaluate/store.js';
 import { renderTables, resultTables, type ResultTables } from '../stages/6-report/tables.js';
 import { AGENT_NAMES } from '../agents/adapters/index.js';
 import { agentAdapterFrom, type AgentFlags } from './agent-flags.js';
@@ -117,6 +118,21 @@ export async function runEvaluateCommand(
   });
   const { rows, ...rest } = result;
   return { ...rest, agent: agent.name, settings, tables: resultTables(rows) };
+}
+
+/** `witnessgym report <run>`: the tables of a run directory's finished attempts, every agent's. */
+export async function runReportCommand(runDir: string): Promise<ResultTables> {
+  if (!(await exists(path.join(runDir, STORE_FILE)))) {
+    throw new UserError(
+      `${runDir} holds no evaluation results (no ${STORE_FILE}): run 'witnessgym evaluate' with --run ${runDir}`,
+    );
+  }
+  const store = EvaluationStore.open(runDir);
+  try {
+    return resultTables(store.allAttempts());
+  } finally {
+    store.close();
+  }
 }
 
 export function formatEvaluateSummary(summary: EvaluateSummary): string {

@@ -25,8 +25,10 @@ import { formatBuildSummary, runBuildCommand, type BuildCommandOptions } from '.
 import {
   formatEvaluateSummary,
   runEvaluateCommand,
+  runReportCommand,
   type EvaluateCommandOptions,
 } from './evaluate-command.js';
+import { renderTables } from '../stages/6-report/tables.js';
 import {
   formatExport,
   formatMaterialise,
@@ -456,6 +458,12 @@ async function evaluate(
   process.exitCode = summary.notEvaluated.length === 0 ? 0 : EXIT_VERDICT;
 }
 
+async function report(runDir: string, options: { json?: boolean }): Promise<void> {
+  const tables = await runReportCommand(path.resolve(runDir));
+  if (options.json) printJson(tables);
+  else process.stdout.write(renderTables(tables));
+}
+
 function wholeNumber(name: string) {
   return (value: string): number => {
     const parsed = Number(value);
@@ -814,6 +822,14 @@ function buildProgram(): Command {
     .option('--sandbox-write <path...>', 'host paths the sandboxed agent may read and write')
     .option('--json', 'machine-readable output')
     .action(evaluate);
+  program
+    .command('report')
+    .description(
+      "print the paper's tables (success by agent and setting, by bug type and bucket, by bucket, by depth, the diagnoses, the give-away rate) from an evaluation's run directory, every agent evaluated into it",
+    )
+    .argument('<run>', "a run directory of 'witnessgym evaluate' (default <bench>/evaluation)")
+    .option('--json', 'machine-readable output')
+    .action(report);
   return program;
 }
 

@@ -51,7 +51,7 @@ describe('EvaluationStore', () => {
     const again = EvaluationStore.open(dir);
     expect(again.interrupted).toBe(0);
     expect(again.attempts(key).map((r) => r.diagnosis.kind)).toEqual(['NoTest']);
-    expect(again.file(sha256Text('transcript text'))).toBe('transcript text');
+    expect(again.text(sha256Text('transcript text'))).toBe('transcript text');
     again.close();
   });
 

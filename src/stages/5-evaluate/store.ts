@@ -62,7 +62,10 @@ export class EvaluationStore {
   /** Attempts a killed run left in flight, found when this store was opened. */
   readonly interrupted: number;
 
-  private constructor(private readonly db: Database.Database) {
+  private constructor(
+    private readonly db: Database.Database,
+    private readonly file: string,
+  ) {
     const now = new Date().toISOString();
     this.interrupted = db.transaction(() => {
       const running = db
@@ -103,7 +106,7 @@ export class EvaluationStore {
         `${path.join(runDir, STORE_FILE)} has results of schema ${version.value}; this witnessgym writes schema ${SCHEMA_VERSION}: use another --run directory`,
       );
     }
-    return new EvaluationStore(db);
+    return new EvaluationStore(db, path.join(runDir, STORE_FILE));
   }
 
   /** The run's settings (bench, agent spec, attempts), checked on resume by the caller. */
@@ -125,7 +128,17 @@ export class EvaluationStore {
         `SELECT row FROM attempts WHERE case_id = ? AND agent = ? AND setting = ? AND state = 'done' ORDER BY attempt`,
       )
       .all(key.caseId, key.agent, key.setting) as { row: string }[];
-    return rows.map((row) => AttemptRowSchema.parse(JSON.parse(row.row)));
+    return rows.map((row) => this.parsed(row.row));
+  }
+
+  /** A stored row, read strictly: one that does not fit is a clear error, not a crash. */
+  private parsed(text: string): AttemptRow {
+    const result = AttemptRowSchema.safeParse(JSON.parse(text));
+    if (result.success) return result.data;
+    const issue = result.error.issues[0];
+    throw new UserError(
+      `${this.file}: an attempt row does not fit this witnessgym's shape (${issue?.path.join('.') || 'row'}: ${issue?.message ?? 'invalid'}); use another --run directory`,
+    );
   }
 
   /** Marks an attempt in flight, before its agent starts. */
@@ -183,7 +196,7 @@ export class EvaluationStore {
         `SELECT row FROM attempts WHERE state = 'done' ORDER BY case_id, agent, setting, attempt`,
       )
       .all() as { row: string }[];
-    return rows.map((row) => AttemptRowSchema.parse(JSON.parse(row.row)));
+    return rows.map((row) => this.parsed(row.row));
   }
 
   counts(): { attempts: number; interruptions: number; faults: number } {
@@ -196,7 +209,7 @@ export class EvaluationStore {
   }
 
   /** A stored text by its hash. */
-  file(sha256: string): string | undefined {
+  text(sha256: string): string | undefined {
     return (
       this.db.prepare(`SELECT content FROM files WHERE sha256 = ?`).get(sha256) as
         { content: string } | undefined
