@@ -4,7 +4,7 @@ import { UserError } from '../core/errors.js';
 import { exists } from '../core/fs.js';
 import { combineRuns, type SingleVerdict, type Verdict } from '../core/verdict.js';
 import type { ProjectRef } from '../project/project.js';
-import type { BaselineClass } from '../stages/0-corpus/baseline.js';
+import { baselineClass, type BaselineClass } from '../stages/0-corpus/baseline.js';
 import type { JvmRunner } from '../toolchains/jvm/runner.js';
 import { testSourceFile } from '../toolchains/layout.js';
 import type { Toolchain } from '../toolchains/types.js';
@@ -73,7 +73,7 @@ export async function replayTestClass(
   if (!(await exists(path.join(project.root, testSource)))) {
     throw new UserError(`test class ${testClass} not found in ${project.label}: no ${testSource}`);
   }
-  const baselineEntry = project.baseline?.classes.find((entry) => entry.testClass === testClass);
+  const baselineEntry = baselineClass(project.baseline, testClass);
   const timeoutMs =
     options.timeoutMs ?? timeLimit(options.runner, 'run', baselineEntry?.durationMs);
   const started = performance.now();

@@ -67,6 +67,14 @@ function groupByTopLevelClass(reports: SuiteReport[]): Map<string, SuiteReport[]
   return groups;
 }
 
+/** A test class's entry in a baseline, if the baseline ran it. */
+export function baselineClass(
+  baseline: Baseline | undefined,
+  testClass: string,
+): BaselineClass | undefined {
+  return baseline?.classes.find((entry) => entry.testClass === testClass);
+}
+
 export function isUsable(entry: BaselineClass): boolean {
   return entry.usability.kind === 'Usable';
 }

@@ -24,7 +24,7 @@ import { withTimeLimit, withTracing } from '../../runners/wrappers.js';
 import type { BuildSettings } from '../../toolchains/build.js';
 import { projectLayout } from '../../toolchains/layout.js';
 import type { JvmRunner, RawTrace, TestOutcome } from '../../toolchains/jvm/runner.js';
-import type { BaselineClass } from '../0-corpus/baseline.js';
+import { baselineClass, type BaselineClass } from '../0-corpus/baseline.js';
 import { locate, MethodLocationSchema, SourceIndex, type MethodLocation } from './locations.js';
 
 /** Execution-context length buckets of the paper, plus the two it leaves out. */
@@ -235,7 +235,7 @@ export function traceFetchedProject(
     cache: options.cache,
     build: project.build,
     classes: options.classes.map((testClass) => {
-      const entry = baseline?.classes.find((candidate) => candidate.testClass === testClass);
+      const entry = baselineClass(baseline, testClass);
       return entry ? { testClass, baseline: entry } : { testClass };
     }),
     out: options.map.contextMap,

@@ -2,7 +2,7 @@ import type { CacheLayout } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
 import { note, type EventSink } from '../../events/types.js';
 import type { ProjectRef } from '../../project/project.js';
-import { isUsable } from '../0-corpus/baseline.js';
+import { baselineClass, isUsable } from '../0-corpus/baseline.js';
 import {
   traceFetchedProject,
   type ContextMapLocation,
@@ -35,7 +35,7 @@ export async function witnessContexts(
   };
   const wanted: string[] = [];
   for (const testClass of tests ?? baseline!.classes.filter(isUsable).map((e) => e.testClass)) {
-    const entry = baseline?.classes.find((candidate) => candidate.testClass === testClass);
+    const entry = baselineClass(baseline, testClass);
     if (baseline && !entry) {
       throw new UserError(`--test ${testClass}: not a test class of ${project.label}'s baseline`);
     }

@@ -1,3 +1,4 @@
+import { baselineClass } from '../0-corpus/baseline.js';
 import { z } from 'zod';
 import {
   checkCollateral,
@@ -175,7 +176,7 @@ export class InjectionValidator {
   }
 
   private baselineOf(testClass: string) {
-    return this.options.project.baseline?.classes.find((entry) => entry.testClass === testClass);
+    return baselineClass(this.options.project.baseline, testClass);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { baselineClass } from '../0-corpus/baseline.js';
 import path from 'node:path';
 import type { CacheLayout } from '../../core/cache.js';
 import { readTextIfExists } from '../../core/fs.js';
@@ -114,9 +115,7 @@ export async function verifyCase(caseDir: string, options: VerifyOptions): Promi
 
   const { maven } = options;
   const testClass = record.officialTest.class;
-  const normalMs = project.baseline?.classes.find(
-    (entry) => entry.testClass === testClass,
-  )?.durationMs;
+  const normalMs = baselineClass(project.baseline, testClass)?.durationMs;
   const copy = await WorkingCopy.create(
     project.root,
     pristineState(project),

@@ -1,3 +1,4 @@
+import { baselineClass } from '../0-corpus/baseline.js';
 import path from 'node:path';
 import { workspaceChanges } from '../../agents/workspace-changes.js';
 import type { CacheLayout } from '../../core/cache.js';
@@ -94,7 +95,7 @@ export async function agentReplay(
     const tree = path.join(scratch, 'buggy');
     await writeTestTree({ ...context, tests }, 'buggy', tree);
     const target = { projectDir: tree, build: project.build, changed: [] };
-    const normalMs = project.baseline?.classes.find((c) => c.testClass === testClass)?.durationMs;
+    const normalMs = baselineClass(project.baseline, testClass)?.durationMs;
     const run = await maven.run({
       target,
       testClass,

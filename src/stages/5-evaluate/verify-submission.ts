@@ -1,3 +1,4 @@
+import { baselineClass } from '../0-corpus/baseline.js';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describeVerdict, type SingleVerdict } from '../../core/verdict.js';
@@ -288,7 +289,7 @@ export async function verifySubmission(input: VerifySubmissionInput): Promise<Su
     project.layout,
     primaryTest(input.tests, record.officialTest.path).file,
   );
-  const normalMs = project.baseline?.classes.find((c) => c.testClass === testClass)?.durationMs;
+  const normalMs = baselineClass(project.baseline, testClass)?.durationMs;
   const runLimit = () => Math.min(timeLimit('maven', 'run', normalMs), remaining());
   const runs: SubmissionVerdict['runs'] = [];
   const verdict = (
