@@ -196,6 +196,22 @@ export function membersOnStack(record: CaseRecord, verdict: SingleVerdict): Set<
   return reached;
 }
 
+/** A production file's path as coverage names it: relative to the source root. */
+function sourceRelative(layout: ProjectLayout, file: string): string {
+  return file.slice(layout.mainSources.length + 1);
+}
+
+/** Whether a run executed any line of a member, given its line range in the run's file. */
+function rangeRan(
+  read: Extract<LineCoverageRead, { kind: 'Read' }>,
+  layout: ProjectLayout,
+  file: string,
+  range: { first: number; last: number },
+): boolean {
+  const lines = Array.from({ length: range.last - range.first + 1 }, (_, i) => range.first + i);
+  return read.covered(sourceRelative(layout, file), lines).covered > 0;
+}
+
 /** How much of the bug the first buggy run executed. */
 async function changeCoverage(
   input: VerifySubmissionInput,
@@ -204,28 +220,21 @@ async function changeCoverage(
 ): Promise<ChangeCoverage> {
   const { record, project } = input;
   const bugPatch = await readFile(path.join(input.caseDir, BUG_PATCH), 'utf8');
-  const sourceRelative = (file: string) => file.slice(project.layout.mainSources.length + 1);
   let lines = 0;
   let covered = 0;
   for (const [file, changed] of changedBuggyLines(bugPatch)) {
     if (!file.startsWith(`${project.layout.mainSources}/`)) continue;
-    const counted = read.covered(sourceRelative(file), changed);
+    const counted = read.covered(sourceRelative(project.layout, file), changed);
     lines += counted.lines;
     covered += counted.covered;
   }
-  const members = record.bugMembers.map((member) => {
-    const range = member.buggyLines;
-    const memberLines = range
-      ? Array.from({ length: range.last - range.first + 1 }, (_, i) => range.first + i)
-      : [];
-    return {
-      key: member.key,
-      reached:
-        onStack.has(member.key) ||
-        (memberLines.length > 0 &&
-          read.covered(sourceRelative(member.file), memberLines).covered > 0),
-    };
-  });
+  const members = record.bugMembers.map((member) => ({
+    key: member.key,
+    reached:
+      onStack.has(member.key) ||
+      (member.buggyLines !== null &&
+        rangeRan(read, project.layout, member.file, member.buggyLines)),
+  }));
   return { lines, covered, members };
 }
 
@@ -242,18 +251,15 @@ async function removedMembersRun(
 ): Promise<Set<string>> {
   const { project } = input;
   const ran = new Set<string>();
+  await loadJavaGrammar();
   for (const file of new Set(removed.map((member) => member.file))) {
     const clean = await readFile(path.join(project.root, file), 'utf8');
     const buggy = await readFile(path.join(buggyTree, file), 'utf8');
     // Seen from buggy to clean, a removed member is one the "after" side has.
-    await loadJavaGrammar();
     const inClean = touchedMembers({ file, before: buggy, after: clean });
     for (const member of removed.filter((m) => m.file === file)) {
       const range = inClean.find((m) => m.key === member.key)?.buggyLines;
-      if (!range) continue;
-      const lines = Array.from({ length: range.last - range.first + 1 }, (_, i) => range.first + i);
-      const relative = file.slice(project.layout.mainSources.length + 1);
-      if (read.covered(relative, lines).covered > 0) ran.add(member.key);
+      if (range && rangeRan(read, project.layout, file, range)) ran.add(member.key);
     }
   }
   return ran;
