@@ -43,7 +43,12 @@ import {
   type HiddenWitness,
   type ToolVersions,
 } from './case.js';
-import { CONTEXT_SETTINGS, payloadDocument, VALIDATION_PROMPT_VERSION } from './payloads.js';
+import {
+  CONTEXT_SETTINGS,
+  payloadDocument,
+  payloadFile,
+  VALIDATION_PROMPT_VERSION,
+} from './payloads.js';
 
 /*
  * The archive stage: a kept transformed case becomes one directory of a benchmark, named by its
@@ -320,7 +325,7 @@ export async function archiveCase(input: CaseInput, benchDir: string): Promise<A
       ),
     ],
     ...CONTEXT_SETTINGS.map(
-      (setting) => [`tasks/${setting}.md`, payloadDocument(payloadInput, setting)] as const,
+      (setting) => [payloadFile(setting), payloadDocument(payloadInput, setting)] as const,
     ),
   ]);
   await mkdir(bench.root, { recursive: true });

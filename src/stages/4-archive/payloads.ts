@@ -137,7 +137,27 @@ The JSON object must have this schema:
 ${reportTemplate(record)}`;
 }
 
+const SYSTEM_HEADING = 'SYSTEM:\n\n';
+const PAYLOAD_HEADING = '\n\nTASK PAYLOAD:\n\n';
+
+/** Where a case keeps its payload file of a setting, relative to the case directory. */
+export function payloadFile(setting: ContextSetting): string {
+  return `tasks/${setting}.md`;
+}
+
 /** A payload file as the archive writes it: the system prompt, then the task payload. */
 export function payloadDocument(input: PayloadInput, setting: ContextSetting): string {
-  return `SYSTEM:\n\n${validationSystemPrompt(input.testSources)}\n\nTASK PAYLOAD:\n\n${validationTaskPayload(input, setting)}\n`;
+  return `${SYSTEM_HEADING}${validationSystemPrompt(input.testSources)}${PAYLOAD_HEADING}${validationTaskPayload(input, setting)}\n`;
+}
+
+/** The two prompts of a payload file, or undefined when the text is not one. */
+export function readPayloadDocument(
+  document: string,
+): { system: string; payload: string } | undefined {
+  const split = document.indexOf(PAYLOAD_HEADING);
+  if (!document.startsWith(SYSTEM_HEADING) || split < 0) return undefined;
+  return {
+    system: document.slice(SYSTEM_HEADING.length, split),
+    payload: document.slice(split + PAYLOAD_HEADING.length).trimEnd(),
+  };
 }

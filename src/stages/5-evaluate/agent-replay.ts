@@ -1,6 +1,5 @@
 import { baselineClass } from '../0-corpus/baseline.js';
 import path from 'node:path';
-import { workspaceChanges } from '../../agents/workspace-changes.js';
 import type { CacheLayout } from '../../core/cache.js';
 import { makeTempDir, removeTree } from '../../core/fs.js';
 import type { SingleVerdict } from '../../core/verdict.js';
@@ -10,7 +9,7 @@ import { mavenToolchain } from '../../toolchains/maven/maven.js';
 import type { ProjectRef } from '../../project/project.js';
 import type { CaseRecord } from '../4-archive/case.js';
 import type { ReplayAnswer } from './replay-service.js';
-import { readSubmission } from './submission.js';
+import { workspaceSubmission } from './submission.js';
 import { writeTestTree } from './verify-submission.js';
 
 /*
@@ -77,8 +76,7 @@ export async function agentReplay(
 ): Promise<ReplayAnswer> {
   const { project, record } = context;
   const testClass = requestedTestClass(args) ?? record.officialTest.class;
-  const changes = await workspaceChanges(context.given, context.workspace);
-  const entries = readSubmission(changes, project.layout);
+  const entries = await workspaceSubmission(context.given, context.workspace, project.layout);
   const tests = entries.flatMap((entry) => (entry.kind === 'Test' ? [entry] : []));
   const ignored = entries.filter((entry) => entry.kind === 'Violation').map((entry) => entry.file);
   const header = [

@@ -1,8 +1,8 @@
+import { payloadFile, readPayloadDocument } from '../4-archive/payloads.js';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentAdapter, AgentRunResult } from '../../agents/types.js';
 import { specText } from '../../agents/types.js';
-import { workspaceChanges } from '../../agents/workspace-changes.js';
 import type { CacheLayout } from '../../core/cache.js';
 import {
   JACOCO_VERSION,
@@ -23,7 +23,7 @@ import type { CaseRecord } from '../4-archive/case.js';
 import { caseProject } from '../4-archive/materialize.js';
 import type { CaseContext, EvaluationAgent } from './offline-agents.js';
 import type { AttemptRow, CaseDimensions, Diagnosis, Setting } from './records.js';
-import { readSubmission } from './submission.js';
+import { workspaceSubmission } from './submission.js';
 import { EvaluationStore, type AttemptKey } from './store.js';
 import {
   verifySubmission,
@@ -141,16 +141,10 @@ async function casePrompts(
   caseDir: string,
   setting: Setting,
 ): Promise<{ system: string; payload: string }> {
-  const document = await readFile(path.join(caseDir, 'tasks', `${setting}.md`), 'utf8');
-  const marker = '\n\nTASK PAYLOAD:\n\n';
-  const split = document.indexOf(marker);
-  if (!document.startsWith('SYSTEM:\n\n') || split < 0) {
-    throw new Error(`${caseDir}/tasks/${setting}.md is not a task document`);
-  }
-  return {
-    system: document.slice('SYSTEM:\n\n'.length, split),
-    payload: document.slice(split + marker.length).trimEnd(),
-  };
+  const file = path.join(caseDir, payloadFile(setting));
+  const prompts = readPayloadDocument(await readFile(file, 'utf8'));
+  if (!prompts) throw new Error(`${file} is not a task document`);
+  return prompts;
 }
 
 function userPrompt(payload: string, attempt: number, of: number, previous: AttemptRow[]): string {
@@ -437,11 +431,7 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
     tests: { file: string; content: string }[];
   }> {
     const { project, record } = context;
-    const moduleOutput = project.layout.module ? `${project.layout.module}/target/` : 'target/';
-    const changes = (await workspaceChanges(given, workspace)).filter(
-      (change) => !change.file.startsWith(moduleOutput),
-    );
-    const entries = readSubmission(changes, project.layout);
+    const entries = await workspaceSubmission(given, workspace, project.layout);
     const tests = entries.flatMap((entry) => (entry.kind === 'Test' ? [entry] : []));
     const failedRun = agentDiagnosis(run);
     if (failedRun) return { diagnosis: failedRun, tests };

@@ -1,5 +1,6 @@
 import type { FileChange } from '../../core/file-change.js';
-import { sourceScope, type ProjectLayout } from '../../toolchains/layout.js';
+import { workspaceChanges } from '../../agents/workspace-changes.js';
+import { BUILD_OUTPUT, sourceScope, type ProjectLayout } from '../../toolchains/layout.js';
 
 /*
  * What an agent submits, read off its workspace: only Java sources under the project's test
@@ -61,4 +62,22 @@ export function readSubmission(
     }
     return { kind: 'Violation', file, edit, what: violationKind(layout, file) };
   });
+}
+
+/**
+ * What an agent left in its workspace, against the tree it was given: read off the files, never
+ * asked of the agent. The module's build output is left out (an agent may build; the root's is
+ * never compared).
+ */
+export async function workspaceSubmission(
+  given: string,
+  workspace: string,
+  layout: ProjectLayout,
+): Promise<SubmissionEntry[]> {
+  const buildOutput = `${layout.module ? `${layout.module}/` : ''}${BUILD_OUTPUT}/`;
+  const changes = await workspaceChanges(given, workspace);
+  return readSubmission(
+    changes.filter((change) => !change.file.startsWith(buildOutput)),
+    layout,
+  );
 }
