@@ -431,7 +431,14 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
     tests: { file: string; content: string }[];
   }> {
     const { project, record } = context;
-    const entries = await workspaceSubmission(given, workspace, project.layout);
+    let entries: Awaited<ReturnType<typeof workspaceSubmission>>;
+    try {
+      entries = await workspaceSubmission(given, workspace, project.layout);
+    } catch (error) {
+      // What the agent left is reported as violations; a throw here is ours, and still a row.
+      const reason = `reading the workspace: ${errorMessage(error)}`;
+      return { diagnosis: { kind: 'HarnessFault', reason }, tests: [] };
+    }
     const tests = entries.flatMap((entry) => (entry.kind === 'Test' ? [entry] : []));
     const failedRun = agentDiagnosis(run);
     if (failedRun) return { diagnosis: failedRun, tests };

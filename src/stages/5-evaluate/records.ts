@@ -26,6 +26,10 @@ export const ViolationSchema = z.strictObject({
     'test runtime configuration',
     'production code',
     'link',
+    'special file',
+    'too large',
+    'too many entries',
+    'unreadable',
     'other file',
   ]),
 });

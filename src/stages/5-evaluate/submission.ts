@@ -1,5 +1,8 @@
-import type { FileChange } from '../../core/file-change.js';
-import { workspaceChanges } from '../../agents/workspace-changes.js';
+import {
+  workspaceChanges,
+  type WorkspaceChange,
+  type WorkspaceFinding,
+} from '../../agents/workspace-changes.js';
 import { BUILD_OUTPUT, sourceScope, type ProjectLayout } from '../../toolchains/layout.js';
 
 /*
@@ -8,6 +11,9 @@ import { BUILD_OUTPUT, sourceScope, type ProjectLayout } from '../../toolchains/
  * change is a violation, recorded and never copied: a build file or Maven's own configuration
  * could change how the tests run, a JUnit listener or platform setting could rewrite their
  * outcome, production code could remove the bug, and a link could reach past the workspace.
+ * What the harness would not read (a link, a FIFO, socket or device, a file or a workspace over
+ * its cap, a directory it could not list) is a violation of its own kind, so the attempt still
+ * gets its row.
  */
 
 export type ViolationKind =
@@ -16,6 +22,10 @@ export type ViolationKind =
   | 'test runtime configuration'
   | 'production code'
   | 'link'
+  | 'special file'
+  | 'too large'
+  | 'too many entries'
+  | 'unreadable'
   | 'other file';
 
 export type SubmissionEntry =
@@ -46,15 +56,31 @@ function violationKind(layout: ProjectLayout, file: string): ViolationKind {
   return 'other file';
 }
 
+function findingKind(finding: WorkspaceFinding): ViolationKind {
+  switch (finding.kind) {
+    case 'Link':
+      return 'link';
+    case 'SpecialFile':
+      return 'special file';
+    case 'TooLarge':
+    case 'WorkspaceTooLarge':
+      return 'too large';
+    case 'TooManyEntries':
+      return 'too many entries';
+    case 'Unreadable':
+      return 'unreadable';
+  }
+}
+
 /** How each change of the workspace is taken; the order of the changes is kept. */
 export function readSubmission(
-  changes: readonly (FileChange & { link?: true })[],
+  changes: readonly WorkspaceChange[],
   layout: ProjectLayout,
 ): SubmissionEntry[] {
   return changes.map((change) => {
     const { file } = change;
     const edit = change.before === '' ? 'added' : change.after === '' ? 'deleted' : 'edited';
-    if (change.link) return { kind: 'Violation', file, edit, what: 'link' };
+    if (change.finding) return { kind: 'Violation', file, edit, what: findingKind(change.finding) };
     if (sourceScope(layout, file) === 'test') {
       return edit === 'deleted'
         ? { kind: 'Ignored', file, why: 'a deleted test source stays in the verified trees' }
@@ -66,18 +92,14 @@ export function readSubmission(
 
 /**
  * What an agent left in its workspace, against the tree it was given: read off the files, never
- * asked of the agent. The module's build output is left out (an agent may build; the root's is
- * never compared).
+ * asked of the agent. The module's build output is not walked (an agent may build, and its
+ * classes must not count against the workspace's caps; the root's is never walked).
  */
 export async function workspaceSubmission(
   given: string,
   workspace: string,
   layout: ProjectLayout,
 ): Promise<SubmissionEntry[]> {
-  const buildOutput = `${layout.module ? `${layout.module}/` : ''}${BUILD_OUTPUT}/`;
-  const changes = await workspaceChanges(given, workspace);
-  return readSubmission(
-    changes.filter((change) => !change.file.startsWith(buildOutput)),
-    layout,
-  );
+  const moduleOutput = layout.module ? [`${layout.module}/${BUILD_OUTPUT}`] : [];
+  return readSubmission(await workspaceChanges(given, workspace, moduleOutput), layout);
 }
