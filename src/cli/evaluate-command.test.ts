@@ -5,7 +5,11 @@ import { cacheLayout } from '../core/cache.js';
 import { UserError } from '../core/errors.js';
 import { makeTempDir } from '../core/fs.js';
 import { silent } from '../events/types.js';
-import { runEvaluateCommand, type EvaluateCommandOptions } from './evaluate-command.js';
+import {
+  agentNetwork,
+  runEvaluateCommand,
+  type EvaluateCommandOptions,
+} from './evaluate-command.js';
 
 const options = (overrides: Partial<EvaluateCommandOptions>): EvaluateCommandOptions => ({
   agent: 'witness',
@@ -36,5 +40,41 @@ describe('witnessgym evaluate: user mistakes are one clear error, and nothing is
     await expect(run({ script: 'x.json' })).rejects.toBeInstanceOf(UserError);
     await expect(run({ cases: ['nothing*'] })).rejects.toThrow(/no case of .* matches/);
     await expect(stat(path.join(dir, 'run'))).rejects.toThrow();
+  });
+});
+
+describe('agentNetwork: what the sandboxed agent may reach', () => {
+  it("defaults to a vendor CLI's endpoints and to nothing for command", () => {
+    expect(agentNetwork(options({ agent: 'claude-code' }))).toEqual({
+      kind: 'allow',
+      endpoints: ['api.anthropic.com:443'],
+    });
+    expect(agentNetwork(options({ agent: 'codex' }))).toEqual({
+      kind: 'allow',
+      endpoints: ['api.openai.com:443'],
+    });
+    expect(agentNetwork(options({ agent: 'command' }))).toEqual({ kind: 'none' });
+  });
+
+  it('takes --allow-endpoint instead of the defaults, and --no-network for nothing', () => {
+    const local = ['127.0.0.1:4000'];
+    expect(agentNetwork(options({ agent: 'claude-code', allowEndpoint: local }))).toEqual({
+      kind: 'allow',
+      endpoints: local,
+    });
+    expect(agentNetwork(options({ agent: 'command', allowEndpoint: local }))).toEqual({
+      kind: 'allow',
+      endpoints: local,
+    });
+    expect(agentNetwork(options({ agent: 'codex', network: false }))).toEqual({ kind: 'none' });
+  });
+
+  it('refuses a malformed endpoint and --no-network with --allow-endpoint', () => {
+    expect(() =>
+      agentNetwork(options({ agent: 'command', allowEndpoint: ['https://example.com'] })),
+    ).toThrow(UserError);
+    expect(() =>
+      agentNetwork(options({ agent: 'codex', network: false, allowEndpoint: ['a.example:443'] })),
+    ).toThrow(/contradict/);
   });
 });

@@ -3,7 +3,8 @@ import type { CacheLayout } from '../core/cache.js';
 import { UserError } from '../core/errors.js';
 import { exists } from '../core/fs.js';
 import type { EventSink } from '../events/types.js';
-import { sandboxAvailability } from '../sandbox/bwrap.js';
+import { sandboxAvailability, type NetworkPolicy } from '../sandbox/bwrap.js';
+import { parseEndpoint } from '../sandbox/egress-proxy.js';
 import { runEvaluation, type EvaluateResult } from '../stages/5-evaluate/evaluate.js';
 import {
   loadScript,
@@ -16,6 +17,7 @@ import { SETTINGS, type Setting } from '../stages/5-evaluate/records.js';
 import { EvaluationStore, STORE_FILE } from '../stages/5-evaluate/store.js';
 import { renderTables, resultTables, type ResultTables } from '../stages/6-report/tables.js';
 import { AGENT_NAMES } from '../agents/adapters/index.js';
+import { VENDOR_ENDPOINTS } from '../agents/adapters/cli.js';
 import { agentAdapterFrom, type AgentFlags } from './agent-flags.js';
 
 export interface EvaluateCommandOptions extends AgentFlags {
@@ -30,7 +32,12 @@ export interface EvaluateCommandOptions extends AgentFlags {
   verifyTimeout: number;
   caseTimeout: number;
   runs: number;
-  /** Reach the network from the sandbox; default: only the vendor CLIs, which call their model. */
+  /**
+   * The host:port endpoints the sandboxed agent may reach through the egress proxy (replacing
+   * its default list); default: a vendor CLI's own (VENDOR_ENDPOINTS), none for `command`.
+   */
+  allowEndpoint?: string[];
+  /** False (`--no-network`): the sandboxed agent reaches nothing, not even its model. */
   network?: boolean;
   /** Host paths the sandboxed agent may read, or read and write, at their own path. */
   sandboxRead?: string[];
@@ -44,7 +51,18 @@ export interface EvaluateSummary extends Omit<EvaluateResult, 'rows'> {
   tables: ResultTables;
 }
 
-const VENDOR_CLIS = ['claude-code', 'codex', 'opencode'];
+/** What the sandboxed agent may reach; a malformed endpoint is a UserError. */
+export function agentNetwork(options: EvaluateCommandOptions): NetworkPolicy {
+  if (options.network === false) {
+    if (options.allowEndpoint?.length) {
+      throw new UserError('--no-network and --allow-endpoint contradict each other');
+    }
+    return { kind: 'none' };
+  }
+  const endpoints = options.allowEndpoint ?? VENDOR_ENDPOINTS[options.agent] ?? [];
+  for (const endpoint of endpoints) parseEndpoint(endpoint);
+  return endpoints.length > 0 ? { kind: 'allow', endpoints } : { kind: 'none' };
+}
 
 function settingsOf(value: string): Setting[] {
   if (value === 'both') return [...SETTINGS];
@@ -75,7 +93,7 @@ async function evaluationAgent(options: EvaluateCommandOptions): Promise<Evaluat
   return {
     name: options.agent,
     sandboxed: true,
-    network: options.network ?? VENDOR_CLIS.includes(options.agent),
+    network: agentNetwork(options),
     readOnly: (options.sandboxRead ?? []).map((dir) => path.resolve(dir)),
     writable: (options.sandboxWrite ?? []).map((dir) => path.resolve(dir)),
     forAttempt: async () => adapter,

@@ -813,8 +813,12 @@ function buildProgram(): Command {
       positiveInteger('--runs'),
       3,
     )
-    .option('--network', 'let the sandboxed agent reach the network (default for vendor CLIs)')
-    .option('--no-network', 'keep the sandboxed agent off the network')
+    .option(
+      '--allow-endpoint <host:port>',
+      "an endpoint the sandboxed agent may reach through the harness's proxy (repeatable; replaces the agent's defaults: claude-code api.anthropic.com:443, codex api.openai.com:443, opencode both and models.dev:443, command none)",
+      collect,
+    )
+    .option('--no-network', 'let the sandboxed agent reach nothing, not even its model')
     .option(
       '--sandbox-read <path...>',
       'host paths the sandboxed agent may read (its program or configuration outside /usr)',

@@ -55,11 +55,7 @@ afterEach(async () => {
 });
 
 async function sandboxWith(policy: Partial<SandboxPolicy> = {}): Promise<Sandbox> {
-  const sandbox = await createSandbox({
-    workspace: fixture.workspace,
-    network: false,
-    ...policy,
-  });
+  const sandbox = await createSandbox({ workspace: fixture.workspace, ...policy });
   sandboxes.push(sandbox);
   return sandbox;
 }
@@ -154,7 +150,7 @@ describe('sandbox', () => {
     expect(run.stdout).toBe(`${path.join(bin, 'mvn')}\nharness mvn -q test\n`);
   });
 
-  it('has no network unless asked: a TCP connect to a host server fails, then succeeds', async () => {
+  it('has its own network namespace: a TCP connect to a host server fails, allow-list or not', async () => {
     let connections = 0;
     const server: Server = createServer((socket) => {
       connections++;
@@ -164,11 +160,15 @@ describe('sandbox', () => {
     const port = (server.address() as { port: number }).port;
     const connect = `exec bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected'`;
     try {
-      const offline = await inside(await sandboxWith({ network: false }), connect);
+      const offline = await inside(await sandboxWith(), connect);
       expect(offline.stdout).toBe('');
+      const allowed = { kind: 'allow' as const, endpoints: [`127.0.0.1:${port}`] };
+      const proxied = await inside(await sandboxWith({ network: allowed }), connect);
+      expect(proxied.stdout).toBe('');
       expect(connections).toBe(0);
-      const online = await inside(await sandboxWith({ network: true }), connect);
-      expect(online.stdout).toBe('connected\n');
+      // The same connect on the host does get through: the failures above are the namespace's.
+      const host = await runProcess('bash', ['-c', connect.replace(/^exec bash -c /, 'eval ')]);
+      expect(host.stdout).toBe('connected\n');
       expect(connections).toBe(1);
     } finally {
       await new Promise((resolve) => server.close(resolve));

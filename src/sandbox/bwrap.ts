@@ -1,11 +1,12 @@
 import { existsSync, lstatSync, readlinkSync, statSync } from 'node:fs';
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { readdir, realpath, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { errorMessage, UserError } from '../core/errors.js';
 import { makeTempDir, removeTree } from '../core/fs.js';
 import { runProcess } from '../core/process.js';
 import { javaHome } from '../toolchains/maven/maven.js';
+import { RELAY_SCRIPT, startEgressProxy, type EgressProxy } from './egress-proxy.js';
 
 /*
  * The agent sandbox: bubblewrap with a mount namespace that holds only the system (less the
@@ -28,6 +29,10 @@ import { javaHome } from '../toolchains/maven/maven.js';
  * - Own pid namespace: the host's processes are not listed. A timeout kills bwrap's process
  *   group; `--new-session` takes the command out of it, but the sandbox's init dies with bwrap
  *   (`--die-with-parent`) and the end of the namespace kills whatever is left inside.
+ * - Own network namespace always (only `lo`, which bwrap brings up). An agent that calls a model
+ *   reaches its allow-listed endpoints through the harness's egress proxy (egress-proxy.ts): a
+ *   relay on the sandbox's 127.0.0.1:EGRESS_PORT, started before the agent's command, forwards to
+ *   the proxy's Unix socket. The relay adds about 50 ms (node's start) to each wrapped command.
  */
 
 /** Where the workspace is inside the sandbox. */
@@ -38,6 +43,36 @@ const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sb
 /** Host variables passed through: harmless, and programs print differently without them. */
 const PASSED_THROUGH = ['LANG', 'LC_ALL', 'TZ'];
 
+/**
+ * What the sandbox may reach: nothing, or the listed `host:port` endpoints through the egress
+ * proxy. There is no open network: every witness is a public upstream test, a download away.
+ */
+export type NetworkPolicy = { kind: 'none' } | { kind: 'allow'; endpoints: readonly string[] };
+
+/** The relay's port on the sandbox's own loopback: any port is free in a fresh namespace. */
+export const EGRESS_PORT = 3128;
+/** Where the egress directory (relay script, proxy socket) is bound read-only inside. */
+const EGRESS_IN_SANDBOX = '/run/witnessgym-egress';
+/** Where the harness's node is bound when it is not under /usr (nvm and the like). */
+const NODE_IN_SANDBOX = '/run/witnessgym-node';
+/**
+ * Starts the relay, waits until it listens (it creates the ready file), then becomes the agent's
+ * command. The relay dies with the sandbox's pid namespace. Arguments: node, relay script,
+ * socket, port, then the command.
+ */
+const RELAY_WRAPPER = [
+  'node="$1" relay="$2" socket="$3" port="$4"; shift 4',
+  'ready=/tmp/.witnessgym-egress-ready',
+  '"$node" "$relay" "$socket" "$port" "$ready" </dev/null >/dev/null &',
+  'relay_pid=$!',
+  'while [ ! -e "$ready" ]; do',
+  '  kill -0 "$relay_pid" 2>/dev/null || { echo "witnessgym: the egress relay did not start" >&2; exit 125; }',
+  '  sleep 0.01',
+  'done',
+  'rm -f "$ready"',
+  'exec "$@"',
+].join('\n');
+
 export interface SandboxPolicy {
   /** Host directory bound read-write at WORKSPACE_IN_SANDBOX. */
   workspace: string;
@@ -45,8 +80,8 @@ export interface SandboxPolicy {
   readOnly?: readonly string[];
   /** Extra host paths visible at their own path, read-write (e.g. an adapter's scratch dir). */
   writable?: readonly string[];
-  /** Share the host's network (an agent that calls a model endpoint); none otherwise. */
-  network: boolean;
+  /** Default none. */
+  network?: NetworkPolicy;
   /** Host directories visible read-only at their own path, first on PATH (the harness's `mvn`). */
   binDirs?: readonly string[];
   /**
@@ -78,9 +113,14 @@ export interface Sandbox {
    * few locale variables, then `extra` (API keys and the like). Nothing else of the host's.
    */
   env(extra?: Record<string, string>): NodeJS.ProcessEnv;
+  /**
+   * The egress proxy of a sandbox whose policy allows endpoints (shared with the sandboxes
+   * derived from it): its decisions are the record of what the agent reached.
+   */
+  egress: EgressProxy | undefined;
   /** This sandbox, same private home, with one more host directory writable at its own path. */
   withWritable(dir: string): Promise<Sandbox>;
-  /** Removes the private home, shared by the sandboxes derived from this one. */
+  /** Removes the private home and stops the egress proxy, shared by the sandboxes derived from this one. */
   dispose(): Promise<void>;
 }
 
@@ -112,16 +152,9 @@ function systemArgs(): string[] {
   return [...args, '--proc', '/proc', '--dev', '/dev'];
 }
 
-/** Namespaces and process handling shared by the sandbox and the availability probe. */
-function isolationArgs(network: boolean): string[] {
-  return [
-    '--unshare-all',
-    ...(network ? ['--share-net'] : []),
-    '--cap-drop',
-    'ALL',
-    '--die-with-parent',
-    '--new-session',
-  ];
+/** Namespaces (the network's too) and process handling shared by every sandbox and the probe. */
+function isolationArgs(): string[] {
+  return ['--unshare-all', '--cap-drop', 'ALL', '--die-with-parent', '--new-session'];
 }
 
 let availability: Promise<SandboxAvailability> | undefined;
@@ -139,7 +172,7 @@ async function probe(): Promise<SandboxAvailability> {
   }
   try {
     const version = await runProcess(bwrap, ['--version'], { timeoutMs: 10_000 });
-    const run = await runProcess(bwrap, [...systemArgs(), ...isolationArgs(false), '--', 'true'], {
+    const run = await runProcess(bwrap, [...systemArgs(), ...isolationArgs(), '--', 'true'], {
       timeoutMs: 10_000,
       env: { PATH: SANDBOX_PATH },
     });
@@ -247,37 +280,88 @@ function maskArgs(dir: string): string[] {
     : ['--ro-bind', '/dev/null', dir];
 }
 
-function mountArgs(resolved: Resolved, hostHome: string, home: string, network: boolean): string[] {
-  const args = [...isolationArgs(network), ...systemArgs(), '--tmpfs', '/tmp'];
+function mountArgs(resolved: Resolved, shared: Shared): string[] {
+  const args = [...isolationArgs(), ...systemArgs(), '--tmpfs', '/tmp'];
+  const { hostHome, home } = shared;
   args.push('--bind', hostHome, home);
   for (const dir of resolved.hidden) args.push(...maskArgs(dir));
   const jdk = javaHome();
   if (jdk && !isWithin('/usr', jdk) && existsSync(jdk)) args.push('--ro-bind', jdk, jdk);
-  if (network) {
-    // A resolv.conf that links into /run (systemd-resolved) needs its target to resolve names.
-    try {
-      if (lstatSync('/etc/resolv.conf').isSymbolicLink()) {
-        const target = path.resolve('/etc', readlinkSync('/etc/resolv.conf'));
-        if (existsSync(target)) args.push('--ro-bind', target, target);
-      }
-    } catch {
-      // No resolv.conf: nothing to add.
-    }
-  }
   args.push('--bind', resolved.workspace, WORKSPACE_IN_SANDBOX);
   for (const { source, dest } of resolved.readOnly) args.push('--ro-bind', source, dest);
   for (const { source, dest } of resolved.writable) args.push('--bind', source, dest);
+  if (shared.egress) {
+    args.push('--ro-bind', shared.egress.dir, EGRESS_IN_SANDBOX);
+    const { nodeOutsideUsr } = shared.egress;
+    if (nodeOutsideUsr) args.push('--ro-bind', nodeOutsideUsr, NODE_IN_SANDBOX);
+  }
   return args;
+}
+
+/** The host side of a sandbox's egress: the proxy, and the directory bound inside. */
+interface Egress {
+  proxy: EgressProxy;
+  /** Holds the relay script and the proxy's socket; only the harness writes there. */
+  dir: string;
+  /** The harness's node binary (real path), which runs the relay. */
+  node: string;
+  /** The same when the sandbox's /usr does not show it: bound at NODE_IN_SANDBOX. */
+  nodeOutsideUsr: string | undefined;
 }
 
 interface Shared {
   bwrap: string;
   hostHome: string;
   home: string;
+  egress: Egress | undefined;
+}
+
+async function startEgress(endpoints: readonly string[]): Promise<Egress> {
+  const node = await realpath(process.execPath);
+  const dir = await makeTempDir('sandbox-egress');
+  try {
+    await writeFile(path.join(dir, 'relay.mjs'), RELAY_SCRIPT);
+    const proxy = await startEgressProxy({ socketPath: path.join(dir, 'proxy.sock'), endpoints });
+    return { proxy, dir, node, nodeOutsideUsr: isWithin('/usr', node) ? undefined : node };
+  } catch (error) {
+    await removeTree(dir);
+    throw error;
+  }
+}
+
+/** The command that starts the relay, then `file args`, inside. */
+function throughRelay(egress: Egress, file: string, args: readonly string[]): string[] {
+  return [
+    '/bin/sh',
+    '-c',
+    RELAY_WRAPPER,
+    'egress-relay',
+    egress.nodeOutsideUsr ? NODE_IN_SANDBOX : egress.node,
+    `${EGRESS_IN_SANDBOX}/relay.mjs`,
+    `${EGRESS_IN_SANDBOX}/proxy.sock`,
+    String(EGRESS_PORT),
+    file,
+    ...args,
+  ];
+}
+
+/** The proxy variables the usual clients read (curl, node's and Go's, Python's requests). */
+function proxyEnv(): Record<string, string> {
+  const url = `http://127.0.0.1:${EGRESS_PORT}`;
+  return {
+    HTTPS_PROXY: url,
+    HTTP_PROXY: url,
+    https_proxy: url,
+    http_proxy: url,
+    // Empty: loopback names go through the proxy as well (a local model endpoint on the host).
+    NO_PROXY: '',
+    no_proxy: '',
+  };
 }
 
 function makeSandbox(policy: SandboxPolicy, resolved: Resolved, shared: Shared): Sandbox {
-  const mounts = mountArgs(resolved, shared.hostHome, shared.home, policy.network);
+  const mounts = mountArgs(resolved, shared);
+  const { egress } = shared;
   const extras = [...resolved.readOnly, ...resolved.writable].map((bound) => bound.dest);
   const translate = (cwd: string): string => {
     const absolute = path.resolve(cwd);
@@ -293,9 +377,16 @@ function makeSandbox(policy: SandboxPolicy, resolved: Resolved, shared: Shared):
     kind: 'sandbox',
     policy,
     home: shared.home,
+    egress: egress?.proxy,
     wrap: (file, args, cwd) => ({
       file: shared.bwrap,
-      args: [...mounts, '--chdir', translate(cwd), '--', file, ...args],
+      args: [
+        ...mounts,
+        '--chdir',
+        translate(cwd),
+        '--',
+        ...(egress ? throughRelay(egress, file, args) : [file, ...args]),
+      ],
       cwd: path.resolve(cwd),
     }),
     env: (extra = {}) => {
@@ -310,6 +401,7 @@ function makeSandbox(policy: SandboxPolicy, resolved: Resolved, shared: Shared):
         TMPDIR: '/tmp',
         USER: path.basename(shared.home),
         ...(jdk && { JAVA_HOME: jdk }),
+        ...(egress && proxyEnv()),
       };
       for (const name of PASSED_THROUGH) {
         const value = process.env[name];
@@ -322,7 +414,13 @@ function makeSandbox(policy: SandboxPolicy, resolved: Resolved, shared: Shared):
       const derived = { ...policy, writable };
       return makeSandbox(derived, await resolvePolicy(derived), shared);
     },
-    dispose: () => removeTree(shared.hostHome),
+    dispose: async () => {
+      if (egress) {
+        await egress.proxy.close();
+        await removeTree(egress.dir);
+      }
+      await removeTree(shared.hostHome);
+    },
   };
 }
 
@@ -369,6 +467,8 @@ export async function createSandbox(policy: SandboxPolicy): Promise<Sandbox> {
   const bwrap = findOnPath('bwrap');
   if (!bwrap) throw new UserError('the agent sandbox needs bwrap (bubblewrap) on PATH');
   const resolved = await resolvePolicy(policy);
+  const network = policy.network ?? { kind: 'none' };
+  const egress = network.kind === 'allow' ? await startEgress(network.endpoints) : undefined;
   const hostHome = await makeTempDir('sandbox-home');
-  return makeSandbox(policy, resolved, { bwrap, hostHome, home: homeInSandbox() });
+  return makeSandbox(policy, resolved, { bwrap, hostHome, home: homeInSandbox(), egress });
 }

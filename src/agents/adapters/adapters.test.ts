@@ -179,7 +179,7 @@ describe('createAgentAdapter', () => {
     try {
       await mkdir(workspace);
       await writeFile(secret, 'host secret\n');
-      const sandbox = await createSandbox({ workspace, network: false });
+      const sandbox = await createSandbox({ workspace });
       const input: AgentRunInput = {
         workspace,
         systemPrompt: 'SYSTEM',

@@ -90,6 +90,8 @@ async function runInvocation(
     ? sandbox.wrap(file, args, input.workspace)
     : { file, args, cwd: input.workspace };
   input.log(`${name}: ${shown} (in ${input.workspace}${sandbox ? ', sandboxed' : ''})`);
+  // The proxy outlives this run (one per sandbox): this run's decisions are the ones after here.
+  const egressMark = sandbox?.egress?.mark();
   let outcome: AgentOutcome;
   let stdout = '';
   let stderr = '';
@@ -122,7 +124,11 @@ async function runInvocation(
     const written = await readFile(invocation.finalTextFile, 'utf8').catch(() => '');
     if (written.trim()) finalText = written;
   }
-  const transcript = `$ ${shown}\n[stdout]\n${stdout}\n[stderr]\n${stderr}`;
+  const egress =
+    sandbox?.egress && egressMark
+      ? `\n[egress]\n${sandbox.egress.linesSince(egressMark).join('\n') || 'no connection asked for'}\n`
+      : '';
+  const transcript = `$ ${shown}\n[stdout]\n${stdout}\n[stderr]\n${stderr}${egress}`;
   return {
     outcome,
     finalText: capTail(finalText, FINAL_TEXT_LIMIT),
@@ -194,6 +200,17 @@ function vendorBin(
 ): string {
   return options.bin ?? env[variable] ?? fallback;
 }
+
+/**
+ * The endpoints each vendor CLI calls with an API key: its sandbox's default allow-list (the
+ * sandbox has no other network). A login other than an API key, a gateway or another provider
+ * needs its own endpoints (`--allow-endpoint`). opencode reads its model catalogue from models.dev.
+ */
+export const VENDOR_ENDPOINTS: Readonly<Record<string, readonly string[]>> = {
+  'claude-code': ['api.anthropic.com:443'],
+  codex: ['api.openai.com:443'],
+  opencode: ['api.anthropic.com:443', 'api.openai.com:443', 'models.dev:443'],
+};
 
 /**
  * A vendor CLI's spec. The environment is left out (credentials travel there), and so is the

@@ -8,6 +8,7 @@ import { mavenTestRunner } from '../../runners/maven.js';
 import { testSourceFile } from '../../toolchains/layout.js';
 import { mavenToolchain } from '../../toolchains/maven/maven.js';
 import type { AgentAdapter, AgentRunResult } from '../../agents/types.js';
+import type { NetworkPolicy } from '../../sandbox/bwrap.js';
 import { readHiddenWitness } from '../4-archive/archive.js';
 import type { CaseRecord } from '../4-archive/case.js';
 import { TRIGGER_REPORT_PREFIX } from '../4-archive/payloads.js';
@@ -38,8 +39,8 @@ export interface EvaluationAgent {
   name: string;
   /** Process agents run in the sandbox; the offline agents are the harness's own. */
   sandboxed: boolean;
-  /** The model endpoint must be reachable from the sandbox. */
-  network: boolean;
+  /** What the sandboxed agent may reach (its model endpoint); the offline agents reach nothing. */
+  network: NetworkPolicy;
   /** Host paths the sandboxed agent sees at their own path (its program, its configuration). */
   readOnly?: readonly string[];
   writable?: readonly string[];
@@ -80,7 +81,7 @@ function witnessAgent(): EvaluationAgent {
   return {
     name: 'witness',
     sandboxed: false,
-    network: false,
+    network: { kind: 'none' },
     async forAttempt({ bench, record }) {
       const hidden = await readHiddenWitness(bench, record.id);
       if (hidden.kind === 'Corrupt') throw new Error(`case ${record.id}: ${hidden.reason}`);
@@ -105,7 +106,7 @@ function noneAgent(): EvaluationAgent {
   return {
     name: 'none',
     sandboxed: false,
-    network: false,
+    network: { kind: 'none' },
     forAttempt: async () => ({
       kind: 'agent',
       spec: { name: 'none' },
@@ -123,7 +124,7 @@ function existingTestsAgent(): EvaluationAgent {
   return {
     name: 'existing-tests',
     sandboxed: false,
-    network: false,
+    network: { kind: 'none' },
     async forAttempt({ project, cache, record }) {
       const passedOnClean = new Set(
         (project.baseline?.classes ?? [])
@@ -226,7 +227,7 @@ function scriptedAgent(script: Script): EvaluationAgent {
   return {
     name: 'scripted',
     sandboxed: false,
-    network: false,
+    network: { kind: 'none' },
     async forAttempt({ record, project }, attempt) {
       return {
         kind: 'agent',
