@@ -154,6 +154,23 @@ describe('createAgentAdapter', () => {
     }
   });
 
+  it("turns off the vendor CLIs' web tools, which reach past the egress allow-list", async () => {
+    const dir = await makeTempDir('fake-vendor');
+    try {
+      const fake = path.join(dir, 'vendor');
+      await writeFile(fake, '#!/bin/sh\ncat >/dev/null\necho "$@"\n');
+      await chmod(fake, 0o755);
+      const claudeArgs = (await runAdapter(createClaudeCodeAdapter({ bin: fake }, {}, 1000)))
+        .finalText;
+      expect(claudeArgs).toContain('--disallowedTools WebSearch,WebFetch');
+      const codexArgs = (await runIn({ agent: 'codex' }, { WITNESSGYM_CODEX_BIN: fake }))
+        .transcript;
+      expect(codexArgs).toContain('-c web_search=disabled');
+    } finally {
+      await removeTree(dir);
+    }
+  });
+
   it('reports a command line whose program is missing as failing to start', async () => {
     const result = await runIn({ agent: 'command', agentCommand: 'no-such-agent-program --go' });
     expect(result.outcome).toMatchObject({ kind: 'failedToStart' });

@@ -256,6 +256,10 @@ export function createClaudeCodeAdapter(
             'text',
             '--append-system-prompt',
             input.systemPrompt,
+            // Its web tools run at the vendor, past any egress allow-list: every witness is a
+            // public upstream test, a search away.
+            '--disallowedTools',
+            'WebSearch,WebFetch',
             ...(options.model ? ['--model', options.model] : []),
             ...(options.extraArgs ?? []),
           ],
@@ -306,6 +310,9 @@ export function createCodexAdapter(
               '--sandbox',
               sandbox,
               '--skip-git-repo-check',
+              // Web search runs at the vendor, past any egress allow-list (see claude-code).
+              '-c',
+              'web_search=disabled',
               '--output-last-message',
               lastMessage,
               ...(options.model ? ['--model', options.model] : []),
