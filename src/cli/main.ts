@@ -29,6 +29,7 @@ import {
   type EvaluateCommandOptions,
 } from './evaluate-command.js';
 import { renderTables } from '../stages/6-report/tables.js';
+import { formatRescore, runRescoreCommand, type RescoreCommandOptions } from './rescore-command.js';
 import {
   formatExport,
   formatMaterialise,
@@ -464,6 +465,20 @@ async function report(runDir: string, options: { json?: boolean }): Promise<void
   else process.stdout.write(renderTables(tables));
 }
 
+async function rescore(
+  runDir: string,
+  options: RescoreCommandOptions,
+  command: Command,
+): Promise<void> {
+  const result = await withProgress(options.json ?? false, (events) =>
+    runRescoreCommand(runDir, options, cacheFrom(command), events),
+  );
+  if (options.json) printJson(result);
+  else process.stdout.write(`${formatRescore(result)}\n`);
+  // Rows that could not be judged again (case or project missing) are a result to notice.
+  process.exitCode = result.notRescored === 0 ? 0 : EXIT_VERDICT;
+}
+
 function wholeNumber(name: string) {
   return (value: string): number => {
     const parsed = Number(value);
@@ -834,6 +849,31 @@ function buildProgram(): Command {
     .argument('<run>', "a run directory of 'witnessgym evaluate' (default <bench>/evaluation)")
     .option('--json', 'machine-readable output')
     .action(report);
+  program
+    .command('rescore')
+    .description(
+      "judge every submission a run stored again with this witnessgym's verifier and list the attempts whose diagnosis changes, first: the audit after a verifier fix. The attempts' rows stay as they are; the new verdicts are stored beside them, per verifier commit, and a rerun skips what this verifier judged",
+    )
+    .argument('<run>', "a run directory of 'witnessgym evaluate' (default <bench>/evaluation)")
+    .option(
+      '--bench <dir>',
+      'the benchmark the run was evaluated on (needed only for runs that do not record it)',
+    )
+    .option('--again', 'judge again what this verifier judged in an earlier rescore')
+    .option(
+      '--runs <n>',
+      'fresh runs per side a witness must agree in',
+      positiveInteger('--runs'),
+      3,
+    )
+    .option(
+      '--verify-timeout <seconds>',
+      'limit for verifying one attempt',
+      positiveInteger('--verify-timeout'),
+      1200,
+    )
+    .option('--json', 'machine-readable output')
+    .action(rescore);
   return program;
 }
 

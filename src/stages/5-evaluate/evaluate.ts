@@ -4,18 +4,10 @@ import path from 'node:path';
 import type { AgentAdapter, AgentRunResult } from '../../agents/types.js';
 import { specText } from '../../agents/types.js';
 import type { CacheLayout } from '../../core/cache.js';
-import {
-  JACOCO_VERSION,
-  coverageOfLines,
-  ensureJacoco,
-  jacocoAgentArg,
-  readLineCoverage,
-} from '../../coverage/jacoco.js';
 import { errorMessage, UserError } from '../../core/errors.js';
 import { removeTree, sha256Text } from '../../core/fs.js';
 import { globToRegExp } from '../../core/glob.js';
 import type { EventSink } from '../../events/types.js';
-import { mavenTestRunner } from '../../runners/maven.js';
 import { createSandbox, systemJavaArchiveDirs, type Sandbox } from '../../sandbox/bwrap.js';
 import { mavenToolchain } from '../../toolchains/maven/maven.js';
 import { benchLayout, caseIds, readCaseFile } from '../4-archive/archive.js';
@@ -25,11 +17,8 @@ import type { CaseContext, EvaluationAgent } from './offline-agents.js';
 import type { AttemptRow, CaseDimensions, Diagnosis, Setting } from './records.js';
 import { workspaceSubmission } from './submission.js';
 import { EvaluationStore, type AttemptKey } from './store.js';
-import {
-  verifySubmission,
-  type CoverageProbe,
-  type SubmissionVerdict,
-} from './verify-submission.js';
+import type { SubmissionVerdict } from './verify-submission.js';
+import { scoreSubmission, scorerTools } from './score.js';
 import { freshWorkspace, writeGivenTree } from './workspace.js';
 import { agentReplay } from './agent-replay.js';
 import { startReplayService, type ReplayService } from './replay-service.js';
@@ -201,34 +190,6 @@ export function feedbackFor(diagnosis: Diagnosis, verdict?: SubmissionVerdict): 
   }
 }
 
-/** JaCoCo over the bug's packages. */
-async function jacocoProbe(cache: CacheLayout, record: CaseRecord): Promise<CoverageProbe> {
-  const jars = await ensureJacoco(cache);
-  const packages = [
-    ...new Set(
-      record.bugMembers.map((member) => {
-        const dot = member.binaryClass.lastIndexOf('.');
-        return dot < 0 ? '*' : `${member.binaryClass.slice(0, dot)}.*`;
-      }),
-    ),
-  ];
-  return {
-    jvmArgs: (dataFile) => [jacocoAgentArg(jars.agentJar, dataFile, packages)],
-    async read(dataFile, classesDir) {
-      const coverage = await readLineCoverage({
-        cliJar: jars.cliJar,
-        execFile: dataFile,
-        classDirs: [classesDir],
-        timeoutMs: 300_000,
-      });
-      if (coverage.kind !== 'Measured') {
-        return { kind: 'Unavailable', reason: `no execution data (${coverage.cause})` };
-      }
-      return { kind: 'Read', covered: (file, lines) => coverageOfLines(coverage, file, lines) };
-    },
-  };
-}
-
 /**
  * Debian's Maven, its jars and its repository: they hold corpus projects (commons-lang3 3.12.0,
  * commons-io 2.11.0), so the sandbox shows them empty and its `mvn` is the harness's replay; every
@@ -280,7 +241,9 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
   }
   const store = EvaluationStore.open(options.runDir);
   const toolchain = mavenToolchain;
-  const tools = { ...(await toolchain.versions()), jacoco: JACOCO_VERSION };
+  // Rescore finds the benchmark of a run from here.
+  if (store.meta('bench') === undefined) store.setMeta('bench', bench.root);
+  const tools = await scorerTools();
   const faultRetries = options.faultRetries ?? 2;
   const items: Item[] = [...records.keys()].flatMap((caseId) =>
     options.settings.map((setting) => ({ caseId, setting })),
@@ -349,7 +312,6 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
           writable: [replays.channel, ...(options.agent.writable ?? [])],
         });
       }
-      const probe = await jacocoProbe(options.cache, record);
       while (!finishedItem(rows)) {
         const attempt = rows.length + 1;
         const attemptKey: AttemptKey = { ...key, attempt };
@@ -379,7 +341,7 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
           ...(sandbox ? { sandbox } : {}),
         });
         const verifyStarted = performance.now();
-        const judged = await judgeAttempt(run, given, workspace, context, probe, attemptKey);
+        const judged = await judgeAttempt(run, given, workspace, context, attemptKey);
         const row: AttemptRow = {
           case: dimensionsOf(record),
           agent: agentName,
@@ -423,7 +385,6 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
     given: string,
     workspace: string,
     context: CaseContext,
-    probe: CoverageProbe,
     attemptKey: AttemptKey,
   ): Promise<{
     diagnosis: Diagnosis;
@@ -448,30 +409,15 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
     if (violations.length > 0) return { diagnosis: { kind: 'Violation', violations }, tests };
     if (tests.length === 0) return { diagnosis: { kind: 'NoTest' }, tests };
     for (;;) {
-      const maven = mavenTestRunner(toolchain, options.cache);
-      let verdict: SubmissionVerdict;
-      try {
-        verdict = await verifySubmission({
-          caseDir: context.caseDir,
-          record,
-          project,
-          tests,
-          maven,
-          coverage: probe,
-          runs: options.runs,
-          timeoutMs: options.verifyTimeoutMs,
-        });
-      } catch (error) {
-        verdict = {
-          diagnosis: { kind: 'HarnessFault', reason: errorMessage(error) },
-          paperSuccess: false,
-          coverage: null,
-          testClass: '',
-          runs: [],
-        };
-      } finally {
-        await maven.close();
-      }
+      const verdict = await scoreSubmission({
+        caseDir: context.caseDir,
+        record,
+        project,
+        cache: options.cache,
+        tests,
+        runs: options.runs,
+        timeoutMs: options.verifyTimeoutMs,
+      });
       if (
         verdict.diagnosis.kind !== 'HarnessFault' ||
         store.faultCount(attemptKey) >= faultRetries

@@ -1,9 +1,18 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { z } from 'zod';
 import { UserError } from '../../core/errors.js';
 import { sha256Text } from '../../core/fs.js';
-import { AttemptRowSchema, type AttemptRow, type Setting } from './records.js';
+import {
+  AttemptRowSchema,
+  ChangeCoverageSchema,
+  DiagnosisSchema,
+  SettingSchema,
+  SideSchema,
+  type AttemptRow,
+  type Setting,
+} from './records.js';
 
 /*
  * An evaluation run's results: one SQLite database (WAL) per run directory. An attempt is written
@@ -24,6 +33,28 @@ export interface ItemKey {
 export interface AttemptKey extends ItemKey {
   attempt: number;
 }
+
+/**
+ * An attempt's stored submission judged again by a verifier (`witnessgym rescore`), kept beside
+ * the attempt's row, which is never changed.
+ */
+export const RescoreRowSchema = z.strictObject({
+  caseId: z.string(),
+  agent: z.string(),
+  setting: SettingSchema,
+  attempt: z.number().int().positive(),
+  /** The verifier's identity (provenance.ts's verifierId): one rescore per attempt and verifier. */
+  verifier: z.string(),
+  diagnosis: DiagnosisSchema,
+  paperSuccess: z.boolean(),
+  coverage: ChangeCoverageSchema.nullable(),
+  testClass: z.string(),
+  runs: z.array(z.strictObject({ side: SideSchema, verdict: z.string() })),
+  verifyMs: z.number().int(),
+  tools: z.record(z.string(), z.string()),
+  finishedAt: z.string(),
+});
+export type RescoreRow = z.infer<typeof RescoreRowSchema>;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -56,6 +87,16 @@ CREATE TABLE IF NOT EXISTS harness_faults (
   at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS files (sha256 TEXT PRIMARY KEY, content TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS rescores (
+  case_id TEXT NOT NULL,
+  agent TEXT NOT NULL,
+  setting TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  verifier TEXT NOT NULL,
+  diagnosis TEXT NOT NULL,
+  row TEXT NOT NULL,
+  PRIMARY KEY (case_id, agent, setting, attempt, verifier)
+);
 `;
 
 export class EvaluationStore {
@@ -128,16 +169,16 @@ export class EvaluationStore {
         `SELECT row FROM attempts WHERE case_id = ? AND agent = ? AND setting = ? AND state = 'done' ORDER BY attempt`,
       )
       .all(key.caseId, key.agent, key.setting) as { row: string }[];
-    return rows.map((row) => this.parsed(row.row));
+    return rows.map((row) => this.parsed(row.row, AttemptRowSchema));
   }
 
   /** A stored row, read strictly: one that does not fit is a clear error, not a crash. */
-  private parsed(text: string): AttemptRow {
-    const result = AttemptRowSchema.safeParse(JSON.parse(text));
+  private parsed<T>(text: string, schema: z.ZodType<T>, what = 'an attempt row'): T {
+    const result = schema.safeParse(JSON.parse(text));
     if (result.success) return result.data;
     const issue = result.error.issues[0];
     throw new UserError(
-      `${this.file}: an attempt row does not fit this witnessgym's shape (${issue?.path.join('.') || 'row'}: ${issue?.message ?? 'invalid'}); use another --run directory`,
+      `${this.file}: ${what} does not fit this witnessgym's shape (${issue?.path.join('.') || 'row'}: ${issue?.message ?? 'invalid'}); use another --run directory`,
     );
   }
 
@@ -196,7 +237,7 @@ export class EvaluationStore {
         `SELECT row FROM attempts WHERE state = 'done' ORDER BY case_id, agent, setting, attempt`,
       )
       .all() as { row: string }[];
-    return rows.map((row) => this.parsed(row.row));
+    return rows.map((row) => this.parsed(row.row, AttemptRowSchema));
   }
 
   counts(): { attempts: number; interruptions: number; faults: number } {
@@ -206,6 +247,33 @@ export class EvaluationStore {
       interruptions: count(`SELECT COUNT(*) AS n FROM interruptions`),
       faults: count(`SELECT COUNT(*) AS n FROM harness_faults`),
     };
+  }
+
+  /** The rescore of an attempt by a verifier, if it was made. */
+  rescore(key: AttemptKey, verifier: string): RescoreRow | undefined {
+    const found = this.db
+      .prepare(
+        `SELECT row FROM rescores WHERE case_id = ? AND agent = ? AND setting = ? AND attempt = ? AND verifier = ?`,
+      )
+      .get(key.caseId, key.agent, key.setting, key.attempt, verifier) as
+      { row: string } | undefined;
+    return found && this.parsed(found.row, RescoreRowSchema, 'a rescore row');
+  }
+
+  /** Stores a rescore; one the same verifier made earlier is replaced, the attempt never. */
+  recordRescore(row: RescoreRow): void {
+    const checked = RescoreRowSchema.parse(row);
+    this.db
+      .prepare(`INSERT OR REPLACE INTO rescores VALUES (?, ?, ?, ?, ?, ?, ?)`)
+      .run(
+        checked.caseId,
+        checked.agent,
+        checked.setting,
+        checked.attempt,
+        checked.verifier,
+        checked.diagnosis.kind,
+        JSON.stringify(checked),
+      );
   }
 
   /** A stored text by its hash. */
