@@ -455,8 +455,9 @@ async function evaluate(
   );
   if (options.json) printJson(summary);
   else process.stdout.write(`${formatEvaluateSummary(summary)}\n`);
-  // Items that could not be evaluated are a result to notice, not a crash.
-  process.exitCode = summary.notEvaluated.length === 0 ? 0 : EXIT_VERDICT;
+  // Items that could not be evaluated or judged are a result to notice, not a crash.
+  process.exitCode =
+    summary.notEvaluated.length === 0 && summary.tables.unjudged.length === 0 ? 0 : EXIT_VERDICT;
 }
 
 async function report(runDir: string, options: { json?: boolean }): Promise<void> {

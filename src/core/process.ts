@@ -10,7 +10,7 @@ export interface RunOptions {
   graceMs?: number;
   /** Bytes kept from each of stdout and stderr (head and tail halves). */
   maxOutputBytes?: number;
-  input?: string;
+  input?: string | Buffer;
 }
 
 export interface RunResult {

@@ -288,8 +288,9 @@ function mountArgs(resolved: Resolved, shared: Shared): string[] {
   const jdk = javaHome();
   if (jdk && !isWithin('/usr', jdk) && existsSync(jdk)) args.push('--ro-bind', jdk, jdk);
   args.push('--bind', resolved.workspace, WORKSPACE_IN_SANDBOX);
-  for (const { source, dest } of resolved.readOnly) args.push('--ro-bind', source, dest);
+  // Read-only binds last: a writable path over a parent must not make them writable again.
   for (const { source, dest } of resolved.writable) args.push('--bind', source, dest);
+  for (const { source, dest } of resolved.readOnly) args.push('--ro-bind', source, dest);
   if (shared.egress) {
     args.push('--ro-bind', shared.egress.dir, EGRESS_IN_SANDBOX);
     const { nodeOutsideUsr } = shared.egress;
@@ -462,6 +463,24 @@ export function systemJavaArchiveDirs(): Promise<string[]> {
   })();
   return javaArchiveDirs;
 }
+
+/**
+ * The start of every sandbox that runs untrusted Java (an agent's tests, compiled or run): its own
+ * namespaces with no network, the system less the `hidden` directories, the JDK, an empty /tmp of
+ * at most `tmpBytes`, and an empty home. The caller binds what the run needs.
+ */
+export function isolatedJavaArgs(hidden: readonly string[], tmpBytes: number): string[] {
+  const args = [...isolationArgs(), ...systemArgs()];
+  args.push('--size', String(tmpBytes), '--tmpfs', '/tmp');
+  args.push('--size', String(tmpBytes), '--tmpfs', ISOLATED_HOME);
+  for (const dir of outermost(hidden.map((dir) => path.resolve(dir)))) args.push(...maskArgs(dir));
+  const jdk = javaHome();
+  if (jdk && !isWithin('/usr', jdk) && existsSync(jdk)) args.push('--ro-bind', jdk, jdk);
+  return args;
+}
+
+/** Home of an untrusted Java run: empty, the same for every run. */
+export const ISOLATED_HOME = '/home/sandbox';
 
 export async function createSandbox(policy: SandboxPolicy): Promise<Sandbox> {
   const bwrap = findOnPath('bwrap');

@@ -1,22 +1,21 @@
 import { baselineClass } from '../0-corpus/baseline.js';
-import path from 'node:path';
 import type { CacheLayout } from '../../core/cache.js';
 import { makeTempDir, removeTree } from '../../core/fs.js';
 import type { SingleVerdict } from '../../core/verdict.js';
-import { mavenTestRunner } from '../../runners/maven.js';
 import { timeLimit } from '../../runners/time-limits.js';
-import { mavenToolchain } from '../../toolchains/maven/maven.js';
+import { compileTests, isolatedJavaSetup, runTestClass } from '../../sandbox/java-runs.js';
 import type { ProjectRef } from '../../project/project.js';
 import type { CaseRecord } from '../4-archive/case.js';
+import { preparedSide } from './prepared-case.js';
 import type { ReplayAnswer } from './replay-service.js';
 import { workspaceSubmission } from './submission.js';
-import { writeTestTree } from './verify-submission.js';
 
 /*
  * What the `mvn` of a sandboxed agent does: the test class its `-Dtest=` names (else the official
- * test's) runs under Maven on a fresh buggy tree holding the agent's current test files — only
- * those, as in verification — and the answer is the verdict in Surefire's words. Production or
- * build edits do not take effect here either; the answer says so.
+ * test's) runs on the harness's build of the buggy side with the agent's current test files —
+ * only those, compiled and run in sandboxes of their own as in verification — and the answer is
+ * the verdict in Surefire's words. Production or build edits do not take effect here either; the
+ * answer says so. Only the buggy side is ever run for the agent.
  */
 
 export interface AgentReplayContext {
@@ -87,24 +86,36 @@ export async function agentReplay(
         ]
       : []),
   ].join('\n');
-  const scratch = await makeTempDir('agent-replay');
-  const maven = mavenTestRunner(mavenToolchain, context.cache);
+  const prepared = await preparedSide(context, 'buggy');
+  const normalMs = baselineClass(project.baseline, testClass)?.durationMs;
+  const defaults = await isolatedJavaSetup();
+  const setup = {
+    ...defaults,
+    limits: { ...defaults.limits, wallMs: timeLimit('maven', 'run', normalMs) },
+  };
+  const compiled =
+    tests.length > 0
+      ? await compileTests(prepared, tests, setup)
+      : ({ kind: 'Compiled', classes: await makeTempDir('sandbox-tests'), durationMs: 0 } as const);
+  if (compiled.kind === 'CompileFailed') {
+    return {
+      exitCode: 1,
+      output: `${header}\n${verdictText({ kind: 'CompileError', scope: 'test', messages: compiled.messages }, testClass)}`,
+    };
+  }
+  if (compiled.kind === 'Timeout') {
+    return {
+      exitCode: 1,
+      output: `${header}\n${verdictText({ kind: 'Timeout', phase: 'compile', limitMs: compiled.limitMs }, testClass)}`,
+    };
+  }
   try {
-    const tree = path.join(scratch, 'buggy');
-    await writeTestTree({ ...context, tests }, 'buggy', tree);
-    const target = { projectDir: tree, build: project.build, changed: [] };
-    const normalMs = baselineClass(project.baseline, testClass)?.durationMs;
-    const run = await maven.run({
-      target,
-      testClass,
-      timeoutMs: timeLimit('maven', 'run', normalMs),
-    });
+    const run = await runTestClass(prepared, compiled.classes, testClass, setup);
     return {
       exitCode: run.verdict.kind === 'Passed' ? 0 : 1,
       output: `${header}\n${verdictText(run.verdict, testClass)}`,
     };
   } finally {
-    await maven.close();
-    await removeTree(scratch);
+    await removeTree(compiled.classes);
   }
 }

@@ -149,11 +149,17 @@ function userPrompt(payload: string, attempt: number, of: number, previous: Atte
   ].join('\n');
 }
 
-/** What the next attempt is told about this one: the harness's verdict, never the clean code. */
+/**
+ * What the next attempt is told about this one: the harness's verdict, from the buggy tree's runs
+ * only. Of the clean tree it hears at most the diagnosis ("fails without the bug too"), never a
+ * message, frame, output, path or line: those could quote the fixed code.
+ */
 export function feedbackFor(diagnosis: Diagnosis, verdict?: SubmissionVerdict): string {
-  const ran = verdict
-    ? ` (ran ${verdict.testClass}: ${verdict.runs.map((r) => r.verdict).join('; ')})`
-    : '';
+  const buggyRuns = verdict?.runs.filter((run) => run.side === 'buggy') ?? [];
+  const ran =
+    verdict && buggyRuns.length > 0
+      ? ` (ran ${verdict.testClass} on the buggy code: ${[...new Set(buggyRuns.map((r) => r.verdict))].join('; ')})`
+      : '';
   switch (diagnosis.kind) {
     case 'Success':
       return `The test exposes the bug${ran}.`;
@@ -176,17 +182,22 @@ export function feedbackFor(diagnosis: Diagnosis, verdict?: SubmissionVerdict): 
     case 'BugNotExecuted':
       return `The test fails without executing the buggy location: it must expose the bug by running it${ran}.`;
     case 'NoTestsRan':
-      return `No test ran: ${diagnosis.reason}${ran}.`;
+      return diagnosis.side === 'buggy'
+        ? `No test ran: ${diagnosis.reason}${ran}.`
+        : `No test ran on the fixed code${ran}.`;
     case 'TestTimeout':
       return `The test run hit its time limit${ran}.`;
     case 'TestCrashed':
-      return `The test JVM crashed: ${diagnosis.reason}${ran}.`;
+      return diagnosis.side === 'buggy'
+        ? `The test JVM crashed: ${diagnosis.reason}${ran}.`
+        : `The test JVM crashed on the fixed code${ran}.`;
     case 'AgentTimeout':
       return 'The agent run hit its time limit and was stopped.';
     case 'AgentFailed':
       return `The agent run failed: ${diagnosis.reason}`;
     case 'HarnessFault':
-      return `The harness could not judge the attempt: ${diagnosis.reason}`;
+      // The reason names the harness's own files; the agent needs none of it.
+      return 'The harness could not judge the attempt (a fault of the harness, not of the test).';
   }
 }
 
@@ -308,8 +319,8 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
           network: options.agent.network,
           binDirs: [replays.binDir],
           hiddenSystemDirs: [...MAVEN_SYSTEM_DIRS, ...(await systemJavaArchiveDirs())],
-          readOnly: options.agent.readOnly ?? [],
-          writable: [replays.channel, ...(options.agent.writable ?? [])],
+          readOnly: [replays.answers, ...(options.agent.readOnly ?? [])],
+          writable: [replays.requests, ...(options.agent.writable ?? [])],
         });
       }
       while (!finishedItem(rows)) {

@@ -71,16 +71,18 @@ describe('the replay service', () => {
     }
   });
 
-  it('reports a failing harness as exit code 2, not as a test result', async () => {
+  it('reports a failing harness as exit code 2, not as a test result, naming none of its files', async () => {
     const service = await startReplayService(async () => {
-      throw new Error('disk full');
+      throw new Error('disk full at /root/.cache/witnessgym/evaluation-builds');
     });
     try {
       const run = await runProcess(path.join(service.binDir, 'mvn'), ['test'], {
         timeoutMs: 20_000,
       });
       expect(run.exitCode).toBe(2);
-      expect(run.stdout).toContain('disk full');
+      expect(run.stdout).toContain('the harness failed');
+      // The harness's error names its own files: none of it reaches the sandbox.
+      expect(run.stdout).not.toContain('.cache');
     } finally {
       await service.stop();
     }

@@ -160,7 +160,9 @@ export async function startReplayService(
       } catch (error) {
         reply = {
           exitCode: REFUSED,
-          output: `witnessgym replay: the harness failed: ${errorMessage(error)}\n`,
+          // The error names the harness's own files: the agent is told only whose fault it is.
+          output:
+            'witnessgym replay: the harness failed to run this request (its fault, not your test)\n',
         };
       }
     }

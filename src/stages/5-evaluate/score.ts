@@ -1,20 +1,14 @@
 import type { CacheLayout } from '../../core/cache.js';
 import { errorMessage } from '../../core/errors.js';
-import {
-  JACOCO_VERSION,
-  coverageOfLines,
-  ensureJacoco,
-  jacocoAgentArg,
-  readLineCoverage,
-} from '../../coverage/jacoco.js';
-import type { ProjectRef } from '../../project/project.js';
-import { mavenTestRunner } from '../../runners/maven.js';
+import { JACOCO_VERSION, ensureJacoco } from '../../coverage/jacoco.js';
 import { mavenToolchain } from '../../toolchains/maven/maven.js';
+import type { ProjectRef } from '../../project/project.js';
+import { isolatedJavaSetup } from '../../sandbox/java-runs.js';
 import type { CaseRecord } from '../4-archive/case.js';
+import { preparedSide } from './prepared-case.js';
 import { provenance, provenanceTools } from './provenance.js';
 import {
   verifySubmission,
-  type CoverageProbe,
   type SubmissionVerdict,
   type SubmittedTest,
 } from './verify-submission.js';
@@ -46,45 +40,23 @@ export async function scorerTools(): Promise<Record<string, string>> {
   };
 }
 
-/** JaCoCo over the bug's packages. */
-async function jacocoProbe(cache: CacheLayout, record: CaseRecord): Promise<CoverageProbe> {
-  const jars = await ensureJacoco(cache);
-  const packages = [
-    ...new Set(
-      record.bugMembers.map((member) => {
-        const dot = member.binaryClass.lastIndexOf('.');
-        return dot < 0 ? '*' : `${member.binaryClass.slice(0, dot)}.*`;
-      }),
-    ),
-  ];
-  return {
-    jvmArgs: (dataFile) => [jacocoAgentArg(jars.agentJar, dataFile, packages)],
-    async read(dataFile, classesDir) {
-      const coverage = await readLineCoverage({
-        cliJar: jars.cliJar,
-        execFile: dataFile,
-        classDirs: [classesDir],
-        timeoutMs: 300_000,
-      });
-      if (coverage.kind !== 'Measured') {
-        return { kind: 'Unavailable', reason: `no execution data (${coverage.cause})` };
-      }
-      return { kind: 'Read', covered: (file, lines) => coverageOfLines(coverage, file, lines) };
-    },
-  };
-}
-
 /** The verifier's verdict on a submission; a fault of the harness is a `HarnessFault` verdict. */
 export async function scoreSubmission(input: ScoreInput): Promise<SubmissionVerdict> {
-  const maven = mavenTestRunner(mavenToolchain, input.cache);
   try {
-    return await verifySubmission({
+    const context = {
       caseDir: input.caseDir,
       record: input.record,
       project: input.project,
+      cache: input.cache,
+    };
+    return await verifySubmission({
+      ...context,
       tests: input.tests,
-      maven,
-      coverage: await jacocoProbe(input.cache, input.record),
+      tools: {
+        prepared: (side) => preparedSide(context, side),
+        setup: await isolatedJavaSetup(),
+        jacoco: await ensureJacoco(input.cache),
+      },
       runs: input.runs,
       timeoutMs: input.timeoutMs,
     });
@@ -96,7 +68,5 @@ export async function scoreSubmission(input: ScoreInput): Promise<SubmissionVerd
       testClass: '',
       runs: [],
     };
-  } finally {
-    await maven.close();
   }
 }

@@ -5,8 +5,9 @@ import type { CaseRecord } from '../4-archive/case.js';
 import {
   compileDiagnosis,
   diagnoseRuns,
-  membersOnStack,
+  membersEntered,
   primaryTest,
+  runOrder,
   testClassOf,
 } from './verify-submission.js';
 
@@ -80,20 +81,40 @@ describe('diagnoseRuns', () => {
 });
 
 describe('compileDiagnosis', () => {
-  const testError: SingleVerdict = {
-    kind: 'CompileError',
-    scope: 'test',
-    messages: [{ file: 'src/test/java/a/BTest.java', line: 3, column: 1, message: 'oops' }],
+  const failed = {
+    kind: 'CompileFailed' as const,
+    messages: [{ file: 'src/test/java/a/BTest.java', line: 3, column: null, message: 'oops' }],
+    durationMs: 1,
   };
-  it("is the agent's when its test does not compile, the harness's when production does not", () => {
-    expect(compileDiagnosis('buggy', testError)).toEqual({
+  it("is the agent's error on the buggy tree, with project-relative places", () => {
+    expect(compileDiagnosis('buggy', failed)).toEqual({
       kind: 'DoesNotCompile',
       messages: ['src/test/java/a/BTest.java:3: oops'],
     });
-    expect(compileDiagnosis('buggy', { ...testError, scope: 'main' }).kind).toBe('HarnessFault');
   });
-  it('calls a test that compiles only against the buggy tree a wrong oracle', () => {
-    expect(compileDiagnosis('clean', testError).kind).toBe('FailsOnClean');
+  it('calls a test that compiles only against the buggy tree a wrong oracle, quoting nothing', () => {
+    const diagnosis = compileDiagnosis('clean', failed);
+    expect(diagnosis.kind).toBe('FailsOnClean');
+    expect(JSON.stringify(diagnosis)).not.toContain('oops');
+  });
+  it('keeps a compile that ran out of time apart', () => {
+    expect(compileDiagnosis('buggy', { kind: 'Timeout', limitMs: 5 })).toEqual({
+      kind: 'TestTimeout',
+      side: 'buggy',
+    });
+  });
+});
+
+describe('runOrder', () => {
+  it('interleaves both sides, the same for the same seed, another for another', () => {
+    const order = runOrder(3, 'case\0test');
+    expect(order.filter((side) => side === 'buggy')).toHaveLength(3);
+    expect(order.filter((side) => side === 'clean')).toHaveLength(3);
+    expect(runOrder(3, 'case\0test')).toEqual(order);
+    const orders = new Set(
+      Array.from({ length: 20 }, (_, i) => runOrder(3, `seed ${i}`).join(',')),
+    );
+    expect(orders.size).toBeGreaterThan(1);
   });
 });
 
@@ -111,35 +132,36 @@ describe('the class the verifier runs', () => {
   });
 });
 
-describe('membersOnStack', () => {
+describe('membersEntered', () => {
   const record = {
     bugMembers: [
       {
         file: 'src/main/java/a/Format.java',
         key: 'Format.headers()',
-        binaryClass: 'a.Format',
+        binaryClass: 'a.Format$Inner',
         name: 'headers',
         cleanLine: 40,
         buggyLines: { first: 40, last: 44 },
       },
     ],
   } as unknown as CaseRecord;
-  const failingAt = (stack: string[]): SingleVerdict => ({
-    ...errored,
-    failures: [{ ...errored.failures[0]!, stack }],
+  const method = (owner: string, name: string, line: number | null) => ({
+    owner,
+    name,
+    descriptor: '()V',
+    line,
   });
 
-  it('finds a member a failure passed through, Caused-by frames included', () => {
-    const verdict = failingAt([
-      'a.FormatTest.test(FormatTest.java:9)',
-      'a.Format.headers(Format.java:42)',
+  it('finds a member the trace entered, its first line inside the member', () => {
+    expect([...membersEntered(record, [method('a/Format$Inner', 'headers', 41)])]).toEqual([
+      'Format.headers()',
     ]);
-    expect([...membersOnStack(record, verdict)]).toEqual(['Format.headers()']);
   });
 
-  it('needs the frame to be inside the member, and a failure at all', () => {
-    expect(membersOnStack(record, failingAt(['a.Format.headers(Format.java:60)'])).size).toBe(0);
-    expect(membersOnStack(record, failingAt(['a.Format.headersOf(Format.java:42)'])).size).toBe(0);
-    expect(membersOnStack(record, passed).size).toBe(0);
+  it('needs the same class, the same name and a line inside the member', () => {
+    expect(membersEntered(record, [method('a/Format$Inner', 'headers', 60)]).size).toBe(0);
+    expect(membersEntered(record, [method('a/Format', 'headers', 41)]).size).toBe(0);
+    expect(membersEntered(record, [method('a/Format$Inner', 'headersOf', 41)]).size).toBe(0);
+    expect(membersEntered(record, []).size).toBe(0);
   });
 });

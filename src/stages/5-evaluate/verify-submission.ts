@@ -2,10 +2,18 @@ import { baselineClass } from '../0-corpus/baseline.js';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describeVerdict, type SingleVerdict } from '../../core/verdict.js';
-import { makeTempDir, removeTree } from '../../core/fs.js';
+import { removeTree, sha256Text } from '../../core/fs.js';
+import { seededRandom, shuffled } from '../../core/random.js';
+import { coverageOfLines, readLineCoverage } from '../../coverage/jacoco.js';
 import type { ProjectRef } from '../../project/project.js';
 import { timeLimit } from '../../runners/time-limits.js';
-import type { TestRunner } from '../../runners/types.js';
+import {
+  compileTests,
+  runTestClass,
+  type EnteredMethod,
+  type JavaSandboxSetup,
+  type TestCompileOutcome,
+} from '../../sandbox/java-runs.js';
 import type { ProjectLayout } from '../../toolchains/layout.js';
 import { BUG_PATCH } from '../4-archive/archive.js';
 import type { CaseRecord } from '../4-archive/case.js';
@@ -13,14 +21,22 @@ import { materialiseCase } from '../4-archive/materialize.js';
 import { touchedMembers } from '../../lang/java/change.js';
 import { loadJavaGrammar } from '../../lang/java/syntax.js';
 import { changedBuggyLines } from './changed-lines.js';
+import type { PreparedSide } from './prepared-case.js';
 import type { ChangeCoverage, Diagnosis, Side } from './records.js';
 
 /*
- * The verifier an agent cannot steer. It runs after the agent stopped, in fresh trees it writes
- * itself: the case's buggy tree and the clean tree, both without the witness (a test calling the
- * hidden witness must not compile here either), into which only the submitted test sources are
- * copied. Maven compiles the tests as a step of its own, then runs the submitted class in fresh
- * JVMs; verdicts come from exit codes and the XML reports of the runner's own copies.
+ * The verifier an agent cannot steer. It runs after the agent stopped, over the submitted test
+ * sources only, against the harness's own builds of the case's buggy and clean sides (both without
+ * the witness; see prepared-case.ts). Every compile and run of the submission is untrusted code
+ * and happens in a fresh sandbox (src/sandbox/java-runs.ts) in which the two sides look the same:
+ * same paths, environment and files, no production sources, production classes only in memory.
+ * The fresh runs of both sides go in a seeded random order, so no run can tell which side it is,
+ * or how many runs came before, except by how the production code behaves.
+ *
+ * Whether the bug ran is evidence the harness gathers in runs of their own, apart from the verdict
+ * runs: JaCoCo's line coverage of the changed lines, and the launcher's method-entry trace (JaCoCo
+ * marks no line of a method an exception left before its first probe, a null dereference on its
+ * first line). A stack trace is no evidence: the test writes its own.
  */
 
 /** Lines a test run executed, read from a coverage tool after the run. */
@@ -31,18 +47,18 @@ export type LineCoverageRead =
     }
   | { kind: 'Unavailable'; reason: string };
 
-/** How the verifier records which production lines a run executed (JaCoCo). */
-export interface CoverageProbe {
-  /** Test-JVM arguments that record the run into `dataFile`. */
-  jvmArgs(dataFile: string): string[];
-  /** What the run recorded, against the compiled production classes. */
-  read(dataFile: string, classesDir: string): Promise<LineCoverageRead>;
-}
-
 export interface SubmittedTest {
   /** Project-relative, under the test sources. */
   file: string;
   content: string;
+}
+
+/** The harness's builds of a case's sides, and how to run untrusted Java on them. */
+export interface VerifierTools {
+  prepared: (side: Side) => Promise<PreparedSide>;
+  setup: JavaSandboxSetup;
+  /** JaCoCo's jars: the agent goes into a coverage run, the CLI reads its data. */
+  jacoco: { agentJar: string; cliJar: string };
 }
 
 export interface VerifySubmissionInput {
@@ -50,9 +66,7 @@ export interface VerifySubmissionInput {
   record: CaseRecord;
   project: ProjectRef;
   tests: readonly SubmittedTest[];
-  /** Maven, for this verification alone: its copies go at close. */
-  maven: TestRunner;
-  coverage: CoverageProbe;
+  tools: VerifierTools;
   /** Fresh runs per side (3). */
   runs: number;
   /** The whole verification's wall-clock budget. */
@@ -66,7 +80,7 @@ export interface SubmissionVerdict {
   coverage: ChangeCoverage | null;
   /** The class that ran. */
   testClass: string;
-  /** Every verdict, in order, for the record. */
+  /** Every verdict run, in the order made. */
   runs: { side: Side; verdict: string }[];
 }
 
@@ -126,21 +140,25 @@ function runProblem(side: Side, verdict: SingleVerdict): Diagnosis | undefined {
   }
 }
 
-/** What a failed compile of a side means: the agent's test, or the harness's tree. */
-export function compileDiagnosis(side: Side, verdict: SingleVerdict): Diagnosis {
-  if (verdict.kind === 'CompileError' && verdict.scope === 'test') {
-    const messages = verdict.messages.map(
-      (message) => `${message.file}:${message.line ?? '?'}: ${message.message}`,
-    );
-    // A test using what only the buggy tree has (a helper a transformation made) is no witness.
-    return side === 'buggy'
-      ? { kind: 'DoesNotCompile', messages }
-      : { kind: 'FailsOnClean', verdict: describeVerdict(verdict) };
+/** What a failed compile of a side means: on the buggy tree the agent's error, on the clean one a wrong oracle. */
+export function compileDiagnosis(side: Side, outcome: TestCompileOutcome): Diagnosis {
+  switch (outcome.kind) {
+    case 'Compiled':
+      throw new Error('a compiled test has no compile diagnosis');
+    case 'Timeout':
+      return { kind: 'TestTimeout', side };
+    case 'CompileFailed':
+      // A test using what only the buggy tree has (a helper a transformation made) is no witness;
+      // of the clean tree nothing but that is said.
+      return side === 'buggy'
+        ? {
+            kind: 'DoesNotCompile',
+            messages: outcome.messages.map(
+              (message) => `${message.file}:${message.line ?? '?'}: ${message.message}`,
+            ),
+          }
+        : { kind: 'FailsOnClean', verdict: 'does not compile against the fixed code' };
   }
-  return {
-    kind: 'HarnessFault',
-    reason: `compiling the ${side} tree: ${describeVerdict(verdict)}`,
-  };
 }
 
 /**
@@ -172,26 +190,29 @@ export function diagnoseRuns(
   return reached ? { kind: 'Success' } : { kind: 'BugNotExecuted' };
 }
 
-/**
- * The bug members a failure's stack trace (from the harness's XML report) passes through, with a
- * line inside the member. JaCoCo marks no line of a method that an exception left before its
- * first probe — a null dereference on a method's first line — so coverage alone would call the
- * plainest witness one that never ran the bug.
- */
-export function membersOnStack(record: CaseRecord, verdict: SingleVerdict): Set<string> {
+/** Whether a traced method is a member: same class and name, its first line inside `range`. */
+function enteredMember(
+  entered: readonly EnteredMethod[],
+  member: { binaryClass: string; name: string },
+  range: { first: number; last: number } | null,
+): boolean {
+  const owner = member.binaryClass.replace(/\./g, '/');
+  return entered.some(
+    (method) =>
+      method.owner === owner &&
+      method.name === member.name &&
+      (range === null ||
+        method.line === null ||
+        (method.line >= range.first && method.line <= range.last)),
+  );
+}
+
+/** The bug members a trace run entered (its first line of code inside the member's buggy lines). */
+export function membersEntered(record: CaseRecord, entered: readonly EnteredMethod[]): Set<string> {
   const reached = new Set<string>();
-  if (!exposes(verdict)) return reached;
-  const frames = verdict.failures.flatMap((failure) => failure.stack ?? failure.frames);
   for (const member of record.bugMembers) {
-    const range = member.buggyLines;
-    if (!range) continue;
-    const prefix = `${member.binaryClass}.${member.name}(`;
-    const hit = frames.some((frame) => {
-      if (!frame.startsWith(prefix)) return false;
-      const line = Number(/:(\d+)\)$/.exec(frame)?.[1]);
-      return line >= range.first && line <= range.last;
-    });
-    if (hit) reached.add(member.key);
+    if (member.buggyLines && enteredMember(entered, member, member.buggyLines))
+      reached.add(member.key);
   }
   return reached;
 }
@@ -216,7 +237,7 @@ function rangeRan(
 async function changeCoverage(
   input: VerifySubmissionInput,
   read: Extract<LineCoverageRead, { kind: 'Read' }>,
-  onStack: ReadonlySet<string>,
+  entered: ReadonlySet<string>,
 ): Promise<ChangeCoverage> {
   const { record, project } = input;
   const bugPatch = await readFile(path.join(input.caseDir, BUG_PATCH), 'utf8');
@@ -231,7 +252,7 @@ async function changeCoverage(
   const members = record.bugMembers.map((member) => ({
     key: member.key,
     reached:
-      onStack.has(member.key) ||
+      entered.has(member.key) ||
       (member.buggyLines !== null &&
         rangeRan(read, project.layout, member.file, member.buggyLines)),
   }));
@@ -240,26 +261,29 @@ async function changeCoverage(
 
 /**
  * The members the bug removed (an `equals(Object)` turned into an overload, a deleted
- * `hashCode`) that the clean run executed: such a bug has no buggy line to run, its witness runs
+ * `hashCode`) that a clean trace run entered: such a bug has no buggy line to run, its witness runs
  * the clean member the buggy code no longer has. Their clean lines come from the clean files.
  */
-async function removedMembersRun(
+async function removedMembersEntered(
   input: VerifySubmissionInput,
-  buggyTree: string,
+  buggySources: string,
   removed: readonly CaseRecord['bugMembers'][number][],
-  read: Extract<LineCoverageRead, { kind: 'Read' }>,
+  entered: readonly EnteredMethod[],
 ): Promise<Set<string>> {
   const { project } = input;
   const ran = new Set<string>();
   await loadJavaGrammar();
   for (const file of new Set(removed.map((member) => member.file))) {
     const clean = await readFile(path.join(project.root, file), 'utf8');
-    const buggy = await readFile(path.join(buggyTree, file), 'utf8');
+    const buggy = await readFile(
+      path.join(buggySources, sourceRelative(project.layout, file)),
+      'utf8',
+    );
     // Seen from buggy to clean, a removed member is one the "after" side has.
     const inClean = touchedMembers({ file, before: buggy, after: clean });
     for (const member of removed.filter((m) => m.file === file)) {
       const range = inClean.find((m) => m.key === member.key)?.buggyLines;
-      if (range && rangeRan(read, project.layout, file, range)) ran.add(member.key);
+      if (range && enteredMember(entered, member, range)) ran.add(member.key);
     }
   }
   return ran;
@@ -286,125 +310,141 @@ export async function writeTestTree(
   }
 }
 
+/** The packages JaCoCo records: those of the bug's members. */
+function bugPackages(record: CaseRecord): string[] {
+  return [
+    ...new Set(
+      record.bugMembers.map((member) => {
+        const dot = member.binaryClass.lastIndexOf('.');
+        return dot < 0 ? '*' : `${member.binaryClass.slice(0, dot)}.*`;
+      }),
+    ),
+  ];
+}
+
+/** The order of a verification's verdict runs: both sides interleaved, seeded by the submission. */
+export function runOrder(runs: number, seedText: string): Side[] {
+  const sides: Side[] = [
+    ...Array.from({ length: runs }, () => 'buggy' as const),
+    ...Array.from({ length: runs }, () => 'clean' as const),
+  ];
+  return shuffled(sides, seededRandom(Number.parseInt(sha256Text(seedText).slice(0, 8), 16)));
+}
+
 /** Verifies a submission: see the module comment. Throws only on faults of the harness. */
 export async function verifySubmission(input: VerifySubmissionInput): Promise<SubmissionVerdict> {
-  const { project, maven, record } = input;
+  const { project, record, tools } = input;
   const deadline = Date.now() + input.timeoutMs;
-  const remaining = () => Math.max(1000, deadline - Date.now());
   const testClass = testClassOf(
     project.layout,
     primaryTest(input.tests, record.officialTest.path).file,
   );
   const normalMs = baselineClass(project.baseline, testClass)?.durationMs;
-  const runLimit = () => Math.min(timeLimit('maven', 'run', normalMs), remaining());
+  const limits = (): JavaSandboxSetup => ({
+    ...tools.setup,
+    limits: {
+      ...tools.setup.limits,
+      wallMs: Math.max(1000, Math.min(timeLimit('maven', 'run', normalMs), deadline - Date.now())),
+    },
+  });
   const runs: SubmissionVerdict['runs'] = [];
   const verdict = (
     diagnosis: Diagnosis,
     coverage: ChangeCoverage | null,
-    buggy: readonly SingleVerdict[],
+    firstBuggy?: SingleVerdict,
   ): SubmissionVerdict => ({
     diagnosis,
-    paperSuccess: buggy[0] !== undefined && exposes(buggy[0]),
+    paperSuccess: firstBuggy !== undefined && exposes(firstBuggy),
     coverage,
     testClass,
     runs,
   });
 
-  const scratch = await makeTempDir('verify-submission');
+  const prepared = { buggy: await tools.prepared('buggy'), clean: await tools.prepared('clean') };
+  const compiled: Partial<Record<Side, string>> = {};
+  const temporary: string[] = [];
   try {
-    const trees = { buggy: path.join(scratch, 'buggy'), clean: path.join(scratch, 'clean') };
-    const compileSide = async (side: Side) => {
-      await writeTestTree(input, side, trees[side]);
-      const target = { projectDir: trees[side], build: project.build, changed: [] };
-      return { target, compiled: await maven.compile(target, remaining()) };
-    };
-    const runSide = async (
-      side: Side,
-      target: Awaited<ReturnType<typeof compileSide>>['target'],
-      jvmArgs?: string[],
-    ): Promise<SingleVerdict> => {
-      const run = await maven.run({
-        target,
-        testClass,
-        timeoutMs: runLimit(),
-        ...(jvmArgs ? { jvmArgs } : {}),
-      });
-      runs.push({ side, verdict: describeVerdict(run.verdict) });
-      return run.verdict;
-    };
-
-    const buggySide = await compileSide('buggy');
-    if (buggySide.compiled.kind === 'CompileFailed') {
-      return verdict(compileDiagnosis('buggy', buggySide.compiled.verdict), null, []);
+    for (const side of ['buggy', 'clean'] as const) {
+      const outcome = await compileTests(prepared[side], input.tests, limits());
+      if (outcome.kind !== 'Compiled') return verdict(compileDiagnosis(side, outcome), null);
+      compiled[side] = outcome.classes;
+      temporary.push(outcome.classes);
     }
-    const dataFile = path.join(scratch, 'coverage.exec');
-    const buggyRuns = [await runSide('buggy', buggySide.target, input.coverage.jvmArgs(dataFile))];
-    const read = await input.coverage.read(
-      dataFile,
-      path.join(buggySide.compiled.workDir, project.layout.mainClasses),
-    );
-    const firstBuggy = buggyRuns[0]!;
-    const coverage =
-      read.kind === 'Read'
-        ? await changeCoverage(input, read, membersOnStack(record, firstBuggy))
-        : null;
-    if (!coverage && (firstBuggy.kind === 'Passed' || exposes(firstBuggy))) {
+    const byside: Record<Side, SingleVerdict[]> = { buggy: [], clean: [] };
+    const seed = `${record.id}\0${input.tests.map((test) => `${test.file}\0${test.content}`).join('\0')}`;
+    for (const side of runOrder(input.runs, seed)) {
+      const run = await runTestClass(prepared[side], compiled[side]!, testClass, limits());
+      byside[side].push(run.verdict);
+      runs.push({ side, verdict: describeVerdict(run.verdict) });
+    }
+    const firstBuggy = byside.buggy[0]!;
+    if (firstBuggy.kind !== 'Passed' && !exposes(firstBuggy)) {
+      return verdict(diagnoseRuns(byside.buggy, byside.clean, false), null, firstBuggy);
+    }
+
+    // Evidence that the bug ran, from runs of its own: a coverage run and a trace run on buggy,
+    // and a trace run on clean when the bug removed a member.
+    const covered = await runTestClass(prepared.buggy, compiled.buggy!, testClass, limits(), {
+      coverage: { agentJar: tools.jacoco.agentJar, includes: bugPackages(record) },
+    });
+    if (covered.coverageData) temporary.push(path.dirname(covered.coverageData));
+    const read = await readCoverage(tools, covered.coverageData, prepared.buggy.classesDir);
+    if (read.kind !== 'Read') {
       // Whether the test reached the bug decides the verdict: without it there is none.
       return verdict(
-        { kind: 'HarnessFault', reason: `coverage: ${(read as { reason: string }).reason}` },
+        { kind: 'HarnessFault', reason: `coverage: ${read.reason}` },
         null,
-        buggyRuns,
+        firstBuggy,
       );
     }
-    const reached = coverage?.members.some((member) => member.reached) ?? false;
-    const settled = () => diagnoseRuns(buggyRuns, [], reached);
-    if (!exposes(firstBuggy)) return verdict(settled(), coverage, buggyRuns);
-    while (buggyRuns.length < input.runs) {
-      buggyRuns.push(await runSide('buggy', buggySide.target));
-      if (buggyRuns.some((run) => run.kind !== firstBuggy.kind)) {
-        return verdict(settled(), coverage, buggyRuns);
-      }
-    }
-
-    const cleanSide = await compileSide('clean');
-    if (cleanSide.compiled.kind === 'CompileFailed') {
-      return verdict(compileDiagnosis('clean', cleanSide.compiled.verdict), coverage, buggyRuns);
-    }
+    const traced = await runTestClass(prepared.buggy, compiled.buggy!, testClass, limits(), {
+      trace: true,
+    });
+    const coverage = await changeCoverage(
+      input,
+      read,
+      membersEntered(record, traced.entered ?? []),
+    );
     const removed = record.bugMembers.filter((member) => member.buggyLines === null);
-    const cleanDataFile = path.join(scratch, 'coverage-clean.exec');
-    const cleanRuns: SingleVerdict[] = [];
-    while (cleanRuns.length < input.runs) {
-      const recording = cleanRuns.length === 0 && removed.length > 0;
-      cleanRuns.push(
-        await runSide(
-          'clean',
-          cleanSide.target,
-          recording ? input.coverage.jvmArgs(cleanDataFile) : undefined,
-        ),
-      );
-      const last = cleanRuns[cleanRuns.length - 1]!;
-      // A failure or a problem on the clean tree settles it; only passes need all runs.
-      if (last.kind !== 'Passed' || allSkipped(last)) break;
-    }
     let withRemoved = coverage;
-    if (coverage && removed.length > 0) {
-      const cleanRead = await input.coverage.read(
-        cleanDataFile,
-        path.join(cleanSide.compiled.workDir, project.layout.mainClasses),
+    if (removed.length > 0) {
+      const cleanTrace = await runTestClass(prepared.clean, compiled.clean!, testClass, limits(), {
+        trace: true,
+      });
+      const ran = await removedMembersEntered(
+        input,
+        prepared.buggy.sourcesDir,
+        removed,
+        cleanTrace.entered ?? [],
       );
-      if (cleanRead.kind === 'Read') {
-        const ran = await removedMembersRun(input, trees.buggy, removed, cleanRead);
-        withRemoved = {
-          ...coverage,
-          members: coverage.members.map((member) =>
-            ran.has(member.key) ? { ...member, reached: true } : member,
-          ),
-        };
-      }
+      withRemoved = {
+        ...coverage,
+        members: coverage.members.map((member) =>
+          ran.has(member.key) ? { ...member, reached: true } : member,
+        ),
+      };
     }
-    const reachedAnywhere = withRemoved?.members.some((member) => member.reached) ?? false;
-    return verdict(diagnoseRuns(buggyRuns, cleanRuns, reachedAnywhere), withRemoved, buggyRuns);
+    const reached = withRemoved.members.some((member) => member.reached);
+    return verdict(diagnoseRuns(byside.buggy, byside.clean, reached), withRemoved, firstBuggy);
   } finally {
-    await removeTree(scratch);
+    for (const dir of temporary) await removeTree(dir);
   }
+}
+
+async function readCoverage(
+  tools: VerifierTools,
+  dataFile: string | undefined,
+  classesDir: string,
+): Promise<LineCoverageRead> {
+  if (!dataFile) return { kind: 'Unavailable', reason: 'the coverage run wrote no execution data' };
+  const coverage = await readLineCoverage({
+    cliJar: tools.jacoco.cliJar,
+    execFile: dataFile,
+    classDirs: [classesDir],
+    timeoutMs: 300_000,
+  });
+  if (coverage.kind !== 'Measured') {
+    return { kind: 'Unavailable', reason: `no execution data (${coverage.cause})` };
+  }
+  return { kind: 'Read', covered: (file, lines) => coverageOfLines(coverage, file, lines) };
 }

@@ -268,6 +268,27 @@ describe('finalDiagnosis and diagnosisBreakdown', () => {
   });
 });
 
+describe('items the harness could not judge', () => {
+  const fault: Diagnosis = { kind: 'HarnessFault', reason: 'coverage: no execution data' };
+  it('are left out of the success tables and the give-away, and listed', () => {
+    const rows = [
+      row({ caseId: 'c1', diagnosis: fault }),
+      row({ caseId: 'c2', diagnosis: notTriggered }),
+      row({ caseId: 'c3', diagnosis: fault }),
+      row({ caseId: 'c3', attempt: 2, diagnosis: success }),
+      row({ caseId: 'c4', agent: 'existing-tests', agentSpec: 's', diagnosis: fault }),
+    ];
+    const tables = resultTables(rows);
+    const codex = tables.byAgentSetting.find((entry) => entry.agent === 'codex')!;
+    // c1 faulted and nothing succeeded: unknown, not a failure; c3 succeeded after a fault.
+    expect(codex.settings[0]!.strict).toMatchObject({ successes: 1, n: 2 });
+    expect(tables.giveAway).toBeNull();
+    expect(tables.unjudged.map((item) => item.caseId)).toEqual(['c1', 'c4']);
+    expect(tables.diagnoses.length).toBeGreaterThan(0);
+    expect(renderTables(tables)).toContain('2 items left out of the tables');
+  });
+});
+
 describe('giveAwayRate', () => {
   it('is the share of cases the existing tests expose, per type and per project', () => {
     const agent = 'existing-tests';

@@ -421,18 +421,45 @@ export interface ResultTables {
   byDepth: LevelTable<number>;
   diagnoses: DiagnosisBreakdownRow[];
   giveAway: GiveAway | null;
+  /**
+   * Items the harness could not judge: no attempt succeeded and one ended in a harness fault.
+   * They are left out of every success table (a fault is no failure of the agent) and listed.
+   */
+  unjudged: { caseId: string; agent: string; setting: Setting }[];
+}
+
+/** Whether an item's outcome is unknown: it did not succeed and the harness faulted on it. */
+function unjudged(item: Item): boolean {
+  return (
+    !itemSucceeded(item.attempts) &&
+    item.attempts.some((attempt) => attempt.diagnosis.kind === 'HarnessFault')
+  );
 }
 
 export function resultTables(rows: readonly AttemptRow[]): ResultTables {
+  const faulted = itemsOf(rows).filter(unjudged);
+  const faultedKeys = new Set(
+    faulted.flatMap((item) =>
+      item.attempts.map((row) => JSON.stringify([row.case.caseId, row.agent, row.setting])),
+    ),
+  );
+  const judged = rows.filter(
+    (row) => !faultedKeys.has(JSON.stringify([row.case.caseId, row.agent, row.setting])),
+  );
   return {
     attempts: rows.length,
     items: itemsOf(rows).length,
-    byAgentSetting: successByAgentSetting(rows),
-    byTypeBucket: successByTypeBucket(rows),
-    byBucket: successByBucket(rows),
-    byDepth: successByDepth(rows),
+    byAgentSetting: successByAgentSetting(judged),
+    byTypeBucket: successByTypeBucket(judged),
+    byBucket: successByBucket(judged),
+    byDepth: successByDepth(judged),
     diagnoses: diagnosisBreakdown(rows),
-    giveAway: giveAwayRate(rows),
+    giveAway: giveAwayRate(judged),
+    unjudged: faulted.map((item) => ({
+      caseId: item.case.caseId,
+      agent: item.agent,
+      setting: item.setting,
+    })),
   };
 }
 
@@ -658,6 +685,15 @@ export function renderTables(tables: ResultTables, options: { width?: number } =
     diagnosisTable(tables.diagnoses),
     ...(tables.giveAway === null ? [] : giveAwayTables(tables.giveAway)),
   ];
-  const summary = `${tables.attempts} finished attempts in ${tables.items} items (case × agent × setting)`;
+  const summary = [
+    `${tables.attempts} finished attempts in ${tables.items} items (case × agent × setting)`,
+    ...(tables.unjudged.length > 0
+      ? [
+          `${tables.unjudged.length} items left out of the tables: the harness faulted and nothing succeeded (${tables.unjudged
+            .map((item) => `${item.caseId} ${item.agent} ${item.setting}`)
+            .join('; ')})`,
+        ]
+      : []),
+  ].join('\n');
   return `${[summary, ...textTables.map((table) => renderTextTable(table, width))].join('\n\n')}\n`;
 }

@@ -121,7 +121,7 @@ const BuildStepFailedSchema = z.strictObject({
   buildSteps: BuildStepsSchema,
 });
 
-const TestResultSchema = z.strictObject({
+export const TestResultSchema = z.strictObject({
   testClass: z.string(),
   testMethod: z.string(),
   /** Surefire's categories: `failure` an AssertionError, `error` any other throwable. */

@@ -81,7 +81,7 @@ const DEFAULT_MAX_JVMS = 2;
 const KEPT_BUILDS = 4;
 const DEFAULT_COMPILE_TIMEOUT_MS = 120_000;
 
-function toReports(results: TestResult[]): SuiteReport[] {
+export function toReports(results: TestResult[]): SuiteReport[] {
   const byClass = new Map<string, CaseReport[]>();
   for (const result of results) {
     const testCase: CaseReport = {

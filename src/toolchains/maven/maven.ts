@@ -28,7 +28,7 @@ export function javaHome(): string | undefined {
 }
 
 /** Path of a JDK tool (java, javac), falling back to the one on PATH. */
-export function jdkTool(name: 'java' | 'javac'): string {
+export function jdkTool(name: 'java' | 'javac' | 'jar'): string {
   const home = javaHome();
   return home ? path.join(home, 'bin', name) : name;
 }
