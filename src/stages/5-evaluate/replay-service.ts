@@ -157,7 +157,7 @@ export async function startReplayService(
     } else {
       try {
         reply = await answer(request.args);
-      } catch (error) {
+      } catch {
         reply = {
           exitCode: REFUSED,
           // The error names the harness's own files: the agent is told only whose fault it is.
