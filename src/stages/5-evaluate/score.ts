@@ -1,5 +1,6 @@
 import type { CacheLayout } from '../../core/cache.js';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage, UserError } from '../../core/errors.js';
+import { sandboxAvailability } from '../../sandbox/bwrap.js';
 import { JACOCO_VERSION, ensureJacoco } from '../../coverage/jacoco.js';
 import { mavenToolchain } from '../../toolchains/maven/maven.js';
 import type { ProjectRef } from '../../project/project.js';
@@ -31,11 +32,21 @@ export interface ScoreInput {
   timeoutMs: number;
 }
 
-/** What the verdicts are made with, recorded in each row: the build tools and witnessgym itself. */
+/**
+ * What the verdicts are made with, recorded in each row: the build tools, the sandbox and
+ * witnessgym itself. Without a working sandbox nothing can be judged: a user error, said at once.
+ */
 export async function scorerTools(): Promise<Record<string, string>> {
+  const sandbox = await sandboxAvailability();
+  if (sandbox.kind === 'Unavailable') {
+    throw new UserError(
+      `the verifier runs every submitted test in a sandbox, which is unavailable: ${sandbox.reason} (install bubblewrap: apt-get install bubblewrap)`,
+    );
+  }
   return {
     ...(await mavenToolchain.versions()),
     jacoco: JACOCO_VERSION,
+    bubblewrap: sandbox.version,
     ...provenanceTools(await provenance()),
   };
 }
