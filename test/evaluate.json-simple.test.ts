@@ -4,7 +4,11 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cacheLayout, projectCache, resolveCacheDir } from '../src/core/cache.js';
-import { makeTempDir, sha256Text } from '../src/core/fs.js';
+import { compileTests, isolatedJavaSetup, runTestClass } from '../src/sandbox/java-runs.js';
+import { caseProject } from '../src/stages/4-archive/materialize.js';
+import { preparedSide } from '../src/stages/5-evaluate/prepared-case.js';
+import { testSourceFile } from '../src/toolchains/layout.js';
+import { makeTempDir, removeTree, sha256Text } from '../src/core/fs.js';
 import { packageRoot } from '../src/core/package-root.js';
 import { diffHunks } from '../src/core/diff-stats.js';
 import type { CaseRecord } from '../src/stages/4-archive/case.js';
@@ -381,8 +385,13 @@ describe('witnessgym evaluate: attacks on the oracle are never a success', () =>
         `        String source = new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get(${JSON.stringify(added[0])})));\n        assertFalse(source.contains(${JSON.stringify(added[1])}));`,
       ),
     });
-    expect(rows.map((row) => row.diagnosis.kind)).toEqual(['BugNotExecuted']);
-    expect(rows[0]!.paperSuccess).toBe(true);
+    // The screen names the line; without it the run would find no source to read (FailsOnClean).
+    expect(rows.map((row) => row.diagnosis)).toEqual([
+      {
+        kind: 'Violation',
+        violations: [expect.objectContaining({ what: 'reads project files', line: 9 })],
+      },
+    ]);
   });
 
   it('an agent that never exits is stopped with its whole process group', async () => {
@@ -451,5 +460,54 @@ describe('witnessgym evaluate: attacks on the oracle are never a success', () =>
     // The sandbox's mvn is the harness's replay: it answers, and the missing class fails.
     expect(transcript).toContain('mvn=1');
     expect(rows[0]!.diagnosis.kind).toBe('NoTest');
+  });
+});
+
+describe('a sandboxed test run', () => {
+  it('sees the same on both sides, and no production source or class bytes', async () => {
+    const cache = cacheLayout(resolveCacheDir());
+    const caseDir = path.join(bench, record.id);
+    const project = await caseProject(record, cache);
+    const setup = await isolatedJavaSetup();
+    const productionClass = record.bugMembers[0]!.binaryClass.split('$')[0]!;
+    const template = await readFile(
+      path.join(packageRoot(), 'test/fixtures/agents/probes/ViewProbe.java'),
+      'utf8',
+    );
+    const testClass = `${record.officialTest.class}Probe`;
+    const source = {
+      file: testSourceFile(project.layout, testClass),
+      content: template
+        .replaceAll('{testPackage}', testClass.slice(0, testClass.lastIndexOf('.')))
+        .replaceAll('{testClass}', testClass.slice(testClass.lastIndexOf('.') + 1))
+        .replaceAll('{productionClassPath}', `${productionClass.replaceAll('.', '/')}.class`),
+    };
+    const viewOf = async (side: 'buggy' | 'clean') => {
+      const prepared = await preparedSide({ caseDir, record, project, cache }, side);
+      const compiled = await compileTests(prepared, [source], setup);
+      if (compiled.kind !== 'Compiled') throw new Error(JSON.stringify(compiled));
+      try {
+        const run = await runTestClass(prepared, compiled.classes, testClass, setup);
+        expect(run.verdict.kind).toBe('TestFailed');
+        const message = run.verdict.kind === 'TestFailed' ? run.verdict.failures[0]!.message : '';
+        // Mount ids and the host's temporary names change from run to run, not by side.
+        return message
+          .replace(/^\d+ \d+ /gm, '')
+          .replace(/witnessgym-sandbox-[a-z]+-[A-Za-z0-9]+/g, 'witnessgym-sandbox-*');
+      } finally {
+        await removeTree(compiled.classes);
+      }
+    };
+    const buggy = await viewOf('buggy');
+    const clean = await viewOf('clean');
+    expect(buggy).toBe(clean);
+    expect(buggy).toContain('classBytes=null null');
+    expect(buggy).not.toMatch(new RegExp(`/project/${project.layout.mainSources}/`));
+    expect(buggy).not.toContain(`${productionClass.replaceAll('.', '/')}.class`);
+    expect(buggy).toContain('net=[name:lo (lo)]');
+    // Nothing of the harness's environment: only the sandbox's own variables.
+    expect(buggy).toMatch(
+      /env=\{HOME=\/home\/sandbox, JAVA_HOME=[^,]+, LANG=C.UTF-8, PATH=[^,]+, TZ=UTC, USER=sandbox\}/,
+    );
   });
 });

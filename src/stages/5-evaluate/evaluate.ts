@@ -165,10 +165,26 @@ export function feedbackFor(diagnosis: Diagnosis, verdict?: SubmissionVerdict): 
       return `The test exposes the bug${ran}.`;
     case 'NoTest':
       return 'No Java test file under the test sources was created or changed.';
-    case 'Violation':
-      return `Files outside the test sources were changed, so nothing was run: ${diagnosis.violations
-        .map((v) => `${v.file} (${v.what}, ${v.edit})`)
-        .join(', ')}. Only create or edit Java test files.`;
+    case 'Violation': {
+      const screened = diagnosis.violations.filter((v) => v.line !== undefined);
+      const files = diagnosis.violations.filter((v) => v.line === undefined);
+      return [
+        ...(files.length > 0
+          ? [
+              `Files outside the test sources were changed, so nothing was run: ${files
+                .map((v) => `${v.file} (${v.what}, ${v.edit})`)
+                .join(', ')}. Only create or edit Java test files.`,
+            ]
+          : []),
+        ...(screened.length > 0
+          ? [
+              `The test was not run: it must expose the bug through the production code's behaviour, not through ${screened
+                .map((v) => `${v.file}:${v.line} (${v.what}: ${v.code})`)
+                .join(', ')}.`,
+            ]
+          : []),
+      ].join(' ');
+    }
     case 'DoesNotCompile':
       return `The test does not compile:\n${diagnosis.messages.slice(0, 10).join('\n')}`;
     case 'NotReached':

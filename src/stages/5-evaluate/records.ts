@@ -31,7 +31,20 @@ export const ViolationSchema = z.strictObject({
     'too many entries',
     'unreadable',
     'other file',
+    // The static screen's findings in a submitted test (screen.ts), each with its line.
+    'reads project files',
+    'reads class bytes',
+    'reads process or environment',
+    'starts processes',
+    'opens sockets',
+    'uses instrumentation',
+    'forges stack traces',
+    'inspects class structure',
+    'exits the JVM',
   ]),
+  /** For a screen finding: the 1-based line and its source text. */
+  line: z.number().int().positive().optional(),
+  code: z.string().optional(),
 });
 export type Violation = z.infer<typeof ViolationSchema>;
 

@@ -1,5 +1,5 @@
 import { baselineClass } from '../0-corpus/baseline.js';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describeVerdict, type SingleVerdict } from '../../core/verdict.js';
 import { removeTree, sha256Text } from '../../core/fs.js';
@@ -23,6 +23,7 @@ import { loadJavaGrammar } from '../../lang/java/syntax.js';
 import { changedBuggyLines } from './changed-lines.js';
 import type { PreparedSide } from './prepared-case.js';
 import type { ChangeCoverage, Diagnosis, Side } from './records.js';
+import { screenSubmission } from './screen.js';
 
 /*
  * The verifier an agent cannot steer. It runs after the agent stopped, over the submitted test
@@ -310,6 +311,20 @@ export async function writeTestTree(
   }
 }
 
+/** The production classes' names, from the side's sources (the screen tells them from tests). */
+async function productionClasses(sourcesDir: string): Promise<string[]> {
+  const entries = await readdir(sourcesDir, { withFileTypes: true, recursive: true });
+  return entries
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.java'))
+    .map((entry) =>
+      path
+        .relative(sourcesDir, path.join(entry.parentPath, entry.name))
+        .replace(/\.java$/, '')
+        .split(path.sep)
+        .join('.'),
+    );
+}
+
 /** The packages JaCoCo records: those of the bug's members. */
 function bugPackages(record: CaseRecord): string[] {
   return [
@@ -361,6 +376,27 @@ export async function verifySubmission(input: VerifySubmissionInput): Promise<Su
   });
 
   const prepared = { buggy: await tools.prepared('buggy'), clean: await tools.prepared('clean') };
+  // The screen explains what the sandbox already makes useless: a test that reads files, the
+  // process or class bytes, or forges a stack trace, is named with its line and not run.
+  await loadJavaGrammar();
+  const findings = screenSubmission(input.tests, {
+    productionClasses: await productionClasses(prepared.buggy.sourcesDir),
+  });
+  if (findings.length > 0) {
+    return verdict(
+      {
+        kind: 'Violation',
+        violations: findings.map((finding) => ({
+          file: finding.file,
+          edit: 'added',
+          what: finding.kind,
+          line: finding.line,
+          code: finding.code,
+        })),
+      },
+      null,
+    );
+  }
   const compiled: Partial<Record<Side, string>> = {};
   const temporary: string[] = [];
   try {
