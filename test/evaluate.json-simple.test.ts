@@ -507,7 +507,7 @@ describe('a sandboxed test run', () => {
     expect(buggy).toContain('net=[name:lo (lo)]');
     // Nothing of the harness's environment: only the sandbox's own variables.
     expect(buggy).toMatch(
-      /env=\{HOME=\/home\/sandbox, JAVA_HOME=[^,]+, LANG=C.UTF-8, PATH=[^,]+, TZ=UTC, USER=sandbox\}/,
+      /env=\{HOME=\/home\/sandbox, JAVA_HOME=[^,]+, LANG=C.UTF-8, PATH=[^,]+, PWD=\/project, TMPDIR=\/tmp, TZ=UTC, USER=sandbox\}/,
     );
   });
 });
