@@ -1,4 +1,4 @@
-import { cp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { cp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cacheLayout, projectCache, resolveCacheDir } from '../src/core/cache.js';
@@ -120,6 +120,21 @@ describe('case archive on json-simple', () => {
     expect(await readFile(path.join(out, file), 'utf8')).not.toBe(
       await readFile(path.join(clean, file), 'utf8'),
     );
+  });
+
+  it('refuses to materialise from a cached tree that was changed since its fetch', async () => {
+    // Every case is written from the pristine tree: a file planted there would be in both sides.
+    const pristine = projectCache(cacheLayout(resolveCacheDir()), record.project).pristine;
+    const marker = path.join(pristine, 'planted-marker.txt');
+    await writeFile(marker, 'planted');
+    try {
+      const out = path.join(await makeTempDir('case-tree'), 'planted');
+      const result = await cli(['case', 'materialize', caseDir, '--out', out]);
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toContain('was changed since it was fetched (planted-marker.txt)');
+    } finally {
+      await rm(marker, { force: true });
+    }
   });
 
   it('exports a full snapshot per case and the index', async () => {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { projectCache, type CacheLayout } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
 import { exists, removeTree } from '../../core/fs.js';
+import { git } from '../../core/git.js';
 import { resolveFetchedProject, type ProjectRef } from '../../project/project.js';
 import { baseState, materialise, sameBase } from '../../project/state.js';
 import { BUILD_OUTPUT } from '../../toolchains/layout.js';
@@ -22,6 +23,12 @@ export async function caseProject(record: CaseRecord, cache: CacheLayout): Promi
       `case ${record.id} is of ${label}, which is not fetched into ${cache.root}: fetch it with 'witnessgym corpus fetch'`,
     );
   }
+  const changed = await pristineChanges(pristine);
+  if (changed.length > 0) {
+    throw new UserError(
+      `the cached tree of ${label} was changed since it was fetched (${changed.slice(0, 3).join(', ')}${changed.length > 3 ? ', …' : ''}): fetch it again with 'witnessgym corpus fetch ${record.project.name} --force'`,
+    );
+  }
   const project = await resolveFetchedProject(pristine, cache);
   if (!sameBase(project.base, record.project)) {
     throw new UserError(
@@ -29,6 +36,16 @@ export async function caseProject(record: CaseRecord, cache: CacheLayout): Promi
     );
   }
   return project;
+}
+
+/**
+ * Files of a pristine tree that differ from its one commit (build output is ignored): every case
+ * is written from that tree, so a file changed there would be in both sides of every case.
+ */
+async function pristineChanges(pristine: string): Promise<string[]> {
+  const out = await git(pristine, ['status', '--porcelain']);
+  // `XY path` lines; the output comes trimmed, so the first may have lost its leading space.
+  return out === '' ? [] : out.split('\n').map((line) => line.trim().replace(/^\S+\s+/, ''));
 }
 
 export type CaseSide = 'buggy' | 'clean';
