@@ -11,6 +11,7 @@ import { toReports } from '../toolchains/jvm/runner.js';
 import { verdictFromReports } from '../core/test-reports.js';
 import { jdkTool } from '../toolchains/maven/maven.js';
 import { ISOLATED_HOME, isolatedJavaArgs, systemJavaArchiveDirs } from './bwrap.js';
+import { createControlGroup, type GroupLimits } from './cgroup.js';
 
 /*
  * Every compile and run of untrusted Java (an agent's tests; from the next stages on, its
@@ -64,12 +65,15 @@ export interface JavaRunLimits {
   fileBytes: number;
   /** Open files per process. */
   openFiles: number;
+  /** Processes and threads of the whole run, and its memory (a control group of its own). */
+  group: GroupLimits;
 }
 
 export const DEFAULT_JAVA_RUN_LIMITS: JavaRunLimits = {
   wallMs: 600_000,
   fileBytes: 256 * 1024 * 1024,
   openFiles: 4096,
+  group: { pids: 1024, memoryBytes: 4 * 1024 * 1024 * 1024 },
 };
 
 export interface JavaSandboxSetup {
@@ -165,14 +169,21 @@ function boundJars(prefix: string, jars: readonly string[]): { args: string[]; p
   return { args, paths };
 }
 
+/** Runs bwrap in a control group of its own where the machine allows one (see cgroup.ts). */
 async function bwrap(args: string[], limits: JavaRunLimits, input?: Buffer): Promise<RunResult> {
-  return runProcess('bwrap', args, {
-    env: isolatedEnv(),
-    timeoutMs: limits.wallMs,
-    graceMs: 1000,
-    maxOutputBytes: MAX_CONSOLE_BYTES,
-    ...(input ? { input } : {}),
-  });
+  const group = await createControlGroup(limits.group);
+  const command = group.kind === 'Limited' ? group.enter('bwrap', args) : { file: 'bwrap', args };
+  try {
+    return await runProcess(command.file, command.args, {
+      env: isolatedEnv(),
+      timeoutMs: limits.wallMs,
+      graceMs: 1000,
+      maxOutputBytes: MAX_CONSOLE_BYTES,
+      ...(input ? { input } : {}),
+    });
+  } finally {
+    if (group.kind === 'Limited') await group.dispose();
+  }
 }
 
 /** javac's `file:line: error: message` lines, paths made project-relative. */

@@ -1,6 +1,7 @@
 import type { CacheLayout } from '../../core/cache.js';
 import { errorMessage, UserError } from '../../core/errors.js';
 import { sandboxAvailability } from '../../sandbox/bwrap.js';
+import { controlGroupSupport } from '../../sandbox/cgroup.js';
 import { JACOCO_VERSION, ensureJacoco } from '../../coverage/jacoco.js';
 import { mavenToolchain } from '../../toolchains/maven/maven.js';
 import type { ProjectRef } from '../../project/project.js';
@@ -47,6 +48,7 @@ export async function scorerTools(): Promise<Record<string, string>> {
     ...(await mavenToolchain.versions()),
     jacoco: JACOCO_VERSION,
     bubblewrap: sandbox.version,
+    controlGroups: await controlGroupSupport(),
     ...provenanceTools(await provenance()),
   };
 }
