@@ -6,6 +6,7 @@ import { errorMessage, UserError } from '../core/errors.js';
 import { makeTempDir, removeTree } from '../core/fs.js';
 import { runProcess } from '../core/process.js';
 import { javaHome } from '../toolchains/maven/maven.js';
+import { createControlGroup, type ControlGroup, type GroupLimits } from './cgroup.js';
 import { RELAY_SCRIPT, startEgressProxy, type EgressProxy } from './egress-proxy.js';
 
 /*
@@ -315,7 +316,12 @@ interface Shared {
   hostHome: string;
   home: string;
   egress: Egress | undefined;
+  /** Caps on the agent's processes and memory, for every run in this sandbox. */
+  group: ControlGroup;
 }
+
+/** An agent's processes and memory, all its runs together (a CLI agent is a large program). */
+const AGENT_GROUP_LIMITS: GroupLimits = { pids: 4096, memoryBytes: 8 * 1024 * 1024 * 1024 };
 
 async function startEgress(endpoints: readonly string[]): Promise<Egress> {
   const node = await realpath(process.execPath);
@@ -379,17 +385,20 @@ function makeSandbox(policy: SandboxPolicy, resolved: Resolved, shared: Shared):
     policy,
     home: shared.home,
     egress: egress?.proxy,
-    wrap: (file, args, cwd) => ({
-      file: shared.bwrap,
-      args: [
+    wrap: (file, args, cwd) => {
+      const bwrapArgs = [
         ...mounts,
         '--chdir',
         translate(cwd),
         '--',
         ...(egress ? throughRelay(egress, file, args) : [file, ...args]),
-      ],
-      cwd: path.resolve(cwd),
-    }),
+      ];
+      const command =
+        shared.group.kind === 'Limited'
+          ? shared.group.enter(shared.bwrap, bwrapArgs)
+          : { file: shared.bwrap, args: bwrapArgs };
+      return { ...command, cwd: path.resolve(cwd) };
+    },
     env: (extra = {}) => {
       const jdk = javaHome();
       const env: NodeJS.ProcessEnv = {
@@ -420,6 +429,7 @@ function makeSandbox(policy: SandboxPolicy, resolved: Resolved, shared: Shared):
         await egress.proxy.close();
         await removeTree(egress.dir);
       }
+      if (shared.group.kind === 'Limited') await shared.group.dispose();
       await removeTree(shared.hostHome);
     },
   };
@@ -489,5 +499,6 @@ export async function createSandbox(policy: SandboxPolicy): Promise<Sandbox> {
   const network = policy.network ?? { kind: 'none' };
   const egress = network.kind === 'allow' ? await startEgress(network.endpoints) : undefined;
   const hostHome = await makeTempDir('sandbox-home');
-  return makeSandbox(policy, resolved, { bwrap, hostHome, home: homeInSandbox(), egress });
+  const group = await createControlGroup(AGENT_GROUP_LIMITS);
+  return makeSandbox(policy, resolved, { bwrap, hostHome, home: homeInSandbox(), egress, group });
 }
