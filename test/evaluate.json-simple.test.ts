@@ -371,6 +371,17 @@ describe('witnessgym evaluate: attacks on the oracle are never a success', () =>
     expect(rows.map((row) => row.diagnosis.kind)).toEqual(['FailsOnClean']);
   });
 
+  it('a test that kills the JVM of the coverage run hides no failure as a harness fault', async () => {
+    // Found by reflection, past the static screen: halting when JaCoCo is loaded leaves no
+    // coverage data. That is the test's doing, so it is judged, not retried as the harness's.
+    const rows = await scripted('halts-coverage-run', {
+      '{testPath}': javaTest(
+        '        try { ClassLoader.getSystemClassLoader().loadClass("org.jacoco.agent.rt.RT"); } catch (ClassNotFoundException notCovered) { fail("wrong oracle"); }\n        Object runtime = Class.forName("java.lang." + "Runtime").getMethod("getRuntime").invoke(null);\n        runtime.getClass().getMethod("ha" + "lt", int.class).invoke(runtime, 0);',
+      ),
+    });
+    expect(rows.map((row) => row.diagnosis.kind)).toEqual(['FailsOnClean']);
+  });
+
   it('a test that reads the source instead of running the bug is not a witness', async () => {
     const patch = await readFile(path.join(bench, record.id, 'bug.patch'), 'utf8');
     const added = diffHunks(patch)

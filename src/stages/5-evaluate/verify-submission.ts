@@ -424,14 +424,18 @@ export async function verifySubmission(input: VerifySubmissionInput): Promise<Su
       coverage: { agentJar: tools.jacoco.agentJar, includes: bugPackages(record) },
     });
     if (covered.coverageData) temporary.push(path.dirname(covered.coverageData));
-    const read = await readCoverage(tools, covered.coverageData, prepared.buggy.classesDir);
+    let read = await readCoverage(tools, covered.coverageData, prepared.buggy.classesDir);
     if (read.kind !== 'Read') {
-      // Whether the test reached the bug decides the verdict: without it there is none.
-      return verdict(
-        { kind: 'HarnessFault', reason: `coverage: ${read.reason}` },
-        null,
-        firstBuggy,
-      );
+      // A run that ended abnormally (the test halted the JVM, or ran out of time) wrote no data:
+      // the test's doing, so it gets no coverage; otherwise the harness failed to record it.
+      if (covered.verdict.kind !== 'Crashed' && covered.verdict.kind !== 'Timeout') {
+        return verdict(
+          { kind: 'HarnessFault', reason: `coverage: ${read.reason}` },
+          null,
+          firstBuggy,
+        );
+      }
+      read = { kind: 'Read', covered: (_file, lines) => ({ lines: lines.length, covered: 0 }) };
     }
     const traced = await runTestClass(prepared.buggy, compiled.buggy!, testClass, limits(), {
       trace: true,
