@@ -475,14 +475,15 @@ describe('witnessgym evaluate: attacks on the oracle are never a success', () =>
 });
 
 describe('a sandboxed test run', () => {
-  it('sees the same on both sides, and no production source or class bytes', async () => {
+  /** The failure message of a probe test (a fixture under test/fixtures/agents/probes) on a side. */
+  async function probe(fixture: string, side: 'buggy' | 'clean'): Promise<string> {
     const cache = cacheLayout(resolveCacheDir());
     const caseDir = path.join(bench, record.id);
     const project = await caseProject(record, cache);
     const setup = await isolatedJavaSetup();
     const productionClass = record.bugMembers[0]!.binaryClass.split('$')[0]!;
     const template = await readFile(
-      path.join(packageRoot(), 'test/fixtures/agents/probes/ViewProbe.java'),
+      path.join(packageRoot(), 'test/fixtures/agents/probes', fixture),
       'utf8',
     );
     const testClass = `${record.officialTest.class}Probe`;
@@ -493,32 +494,44 @@ describe('a sandboxed test run', () => {
         .replaceAll('{testClass}', testClass.slice(testClass.lastIndexOf('.') + 1))
         .replaceAll('{productionClassPath}', `${productionClass.replaceAll('.', '/')}.class`),
     };
-    const viewOf = async (side: 'buggy' | 'clean') => {
-      const prepared = await preparedSide({ caseDir, record, project, cache }, side);
-      const compiled = await compileTests(prepared, [source], setup);
-      if (compiled.kind !== 'Compiled') throw new Error(JSON.stringify(compiled));
-      try {
-        const run = await runTestClass(prepared, compiled.classes, testClass, setup);
-        expect(run.verdict.kind).toBe('TestFailed');
-        const message = run.verdict.kind === 'TestFailed' ? run.verdict.failures[0]!.message : '';
-        // Mount ids and the host's temporary names change from run to run, not by side.
-        return message
-          .replace(/^\d+ \d+ /gm, '')
-          .replace(/witnessgym-sandbox-[a-z]+-[A-Za-z0-9]+/g, 'witnessgym-sandbox-*');
-      } finally {
-        await removeTree(compiled.classes);
-      }
-    };
+    const prepared = await preparedSide({ caseDir, record, project, cache }, side);
+    const compiled = await compileTests(prepared, [source], setup);
+    if (compiled.kind !== 'Compiled') throw new Error(JSON.stringify(compiled));
+    try {
+      const run = await runTestClass(prepared, compiled.classes, testClass, setup);
+      if (run.verdict.kind !== 'TestFailed') throw new Error(JSON.stringify(run.verdict));
+      return run.verdict.failures[0]!.message;
+    } finally {
+      await removeTree(compiled.classes);
+    }
+  }
+
+  it('sees the same on both sides, and no production source or class bytes', async () => {
+    // Mount ids and the host's temporary names change from run to run, not by side.
+    const viewOf = async (side: 'buggy' | 'clean') =>
+      (await probe('ViewProbe.java', side))
+        .replace(/^\d+ \d+ /gm, '')
+        .replace(/witnessgym-sandbox-[a-z]+-[A-Za-z0-9]+/g, 'witnessgym-sandbox-*');
     const buggy = await viewOf('buggy');
     const clean = await viewOf('clean');
+    const productionClass = record.bugMembers[0]!.binaryClass.split('$')[0]!;
     expect(buggy).toBe(clean);
     expect(buggy).toContain('classBytes=null null');
-    expect(buggy).not.toMatch(new RegExp(`/project/${project.layout.mainSources}/`));
+    expect(buggy).not.toMatch(/\/project\/src\/main\/java\//);
     expect(buggy).not.toContain(`${productionClass.replaceAll('.', '/')}.class`);
     expect(buggy).toContain('net=[name:lo (lo)]');
     // Nothing of the harness's environment: only the sandbox's own variables.
     expect(buggy).toMatch(
       /env=\{HOME=\/home\/sandbox, JAVA_HOME=[^,]+, LANG=C.UTF-8, PATH=[^,]+, PWD=\/project, TMPDIR=\/tmp, TZ=UTC, USER=sandbox\}/,
     );
+  });
+
+  it('writes where Maven would let it, but cannot change the project or fill the disk', async () => {
+    const outcome = await probe('WriteProbe.java', 'buggy');
+    expect(outcome).toContain('project=written');
+    expect(outcome).toContain('target=written');
+    expect(outcome).toContain('sources=refused');
+    expect(outcome).toContain('pom=refused');
+    expect(outcome).toMatch(/big=stopped at 25\d MiB/);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, readlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { jacocoAgentArg } from '../coverage/jacoco.js';
@@ -9,6 +9,7 @@ import type { CompileMessage, SingleVerdict } from '../core/verdict.js';
 import { TestResultSchema } from '../toolchains/jvm/protocol.js';
 import { toReports } from '../toolchains/jvm/runner.js';
 import { verdictFromReports } from '../core/test-reports.js';
+import { BUILD_OUTPUT } from '../toolchains/layout.js';
 import { jdkTool } from '../toolchains/maven/maven.js';
 import { ISOLATED_HOME, isolatedJavaArgs, systemJavaArchiveDirs } from './bwrap.js';
 import { createControlGroup, type GroupLimits } from './cgroup.js';
@@ -307,6 +308,51 @@ const LauncherAnswerSchema = z.discriminatedUnion('kind', [
 ]);
 
 /**
+ * A run's own copy of the tree, as hard links where the file system allows (the copy is only ever
+ * mounted read-only): what the sandbox binds has a fresh name each run, never one that says which
+ * side it is.
+ */
+async function linkedCopy(template: string, destination: string): Promise<void> {
+  const linked = await runProcess('cp', ['-al', template, destination], { timeoutMs: 300_000 });
+  if (linked.exitCode === 0) return;
+  await removeTree(destination);
+  await copyProjectTree(template, destination);
+}
+
+/**
+ * How the tree is mounted at /project: every entry read-only, each directory on the way to the
+ * module and the module's build output an empty tmpfs of `bytes` at most (so a test may create
+ * files where it runs and under target/, as under Maven, but can neither change the project nor
+ * fill the host's disk), the compiled tests read-only inside it.
+ */
+async function projectMounts(copy: string, tree: PreparedTree, bytes: number): Promise<string[]> {
+  const args: string[] = [];
+  const writable = (inside: string) => args.push('--size', String(bytes), '--tmpfs', inside);
+  const moduleSegments = tree.module === '' ? [] : tree.module.split('/');
+  const mountLevel = async (host: string, inside: string, depth: number): Promise<void> => {
+    writable(inside);
+    const atModule = depth === moduleSegments.length;
+    for (const entry of await readdir(host, { withFileTypes: true })) {
+      const from = path.join(host, entry.name);
+      const to = path.posix.join(inside, entry.name);
+      if (!atModule && entry.name === moduleSegments[depth] && entry.isDirectory()) {
+        await mountLevel(from, to, depth + 1);
+      } else if (atModule && entry.name === BUILD_OUTPUT) {
+        writable(to);
+        const testClasses = path.posix.join(IN_SANDBOX.project, tree.testClasses);
+        args.push('--ro-bind', path.join(copy, tree.testClasses), testClasses);
+      } else if (entry.isSymbolicLink()) {
+        args.push('--symlink', await readlink(from), to);
+      } else {
+        args.push('--ro-bind', from, to);
+      }
+    }
+  };
+  await mountLevel(copy, IN_SANDBOX.project, 0);
+  return args;
+}
+
+/**
  * Runs one test class in a fresh sandbox over a fresh copy of the prepared tree, the agent's
  * compiled tests first on the test class path. What a run reports is read without trusting it:
  * a result that is missing, not a regular file, too large or malformed is a crash of the run.
@@ -322,7 +368,7 @@ export async function runTestClass(
   try {
     const project = path.join(root, 'p');
     const out = path.join(root, 'o');
-    await copyProjectTree(tree.template, project);
+    await linkedCopy(tree.template, project);
     await mkdir(out);
     const deps = boundJars(IN_SANDBOX.classpath, tree.classpath);
     const launcherBoot = boundJars('/run/launcher/boot', tree.launcher.boot);
@@ -340,9 +386,7 @@ export async function runTestClass(
       : [];
     const args = [
       ...isolatedJavaArgs(setup.hidden, setup.limits.fileBytes),
-      '--bind',
-      project,
-      IN_SANDBOX.project,
+      ...(await projectMounts(project, tree, setup.limits.fileBytes)),
       '--ro-bind',
       agentClasses,
       IN_SANDBOX.tests,
