@@ -526,6 +526,11 @@ describe('a sandboxed test run', () => {
     );
   });
 
+  it("reaches its package's package-private production classes, as under Surefire", async () => {
+    // json-simple's lexer (Yylex, in both its packages) is package-private.
+    expect(await probe('PackageProbe.java', 'buggy')).toMatch(/^access=granted /);
+  });
+
   it('writes where Maven would let it, but cannot change the project or fill the disk', async () => {
     const outcome = await probe('WriteProbe.java', 'buggy');
     expect(outcome).toContain('project=written');

@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
-import java.net.MalformedURLException;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
@@ -51,10 +50,14 @@ public final class SandboxRun {
     System.in.close();
     System.setIn(new java.io.ByteArrayInputStream(new byte[0]));
     Instrumenter.MethodTable table = trace ? new Instrumenter.MethodTable() : null;
-    ProductionLoader production =
-        new ProductionLoader(resources, SandboxRun.class.getClassLoader(), classes, table);
-    production.defineAll();
-    URLClassLoader tests = new URLClassLoader(testDirs.toArray(new URL[0]), production);
+    // One loader for production and tests: a test of a package-private member must be in the
+    // same runtime package as the member, as it is under Surefire.
+    List<URL> urls = new ArrayList<>();
+    urls.add(resources.toURI().toURL());
+    urls.addAll(testDirs);
+    CaseLoader tests =
+        new CaseLoader(urls.toArray(new URL[0]), SandboxRun.class.getClassLoader(), classes, table);
+    tests.defineProduction();
 
     Map<String, Object> answer = new LinkedHashMap<>();
     Thread.currentThread().setContextClassLoader(tests);
@@ -120,29 +123,32 @@ public final class SandboxRun {
   }
 
   /**
-   * Production classes from memory. {@link #defineAll} defines every class (without initialising
-   * it) and drops the bytes; a class that cannot be defined (a missing optional dependency) is
-   * dropped too, as it could not have been used.
+   * Production classes from memory, tests and resources from the test directories. {@link
+   * #defineProduction} defines every production class (without initialising it) before any test
+   * code runs, and drops the bytes; a production class that cannot be defined (a missing optional
+   * dependency) is dropped too, as it could not have been used. A test class cannot shadow a
+   * production class, which is defined first; no production class is served as a resource.
    */
-  private static final class ProductionLoader extends URLClassLoader {
+  private static final class CaseLoader extends URLClassLoader {
     static {
       registerAsParallelCapable();
     }
 
     private final Map<String, byte[]> pending;
+    private final java.util.Set<String> productionResources = new java.util.HashSet<>();
     private final Instrumenter.MethodTable table;
     private final CodeSource source;
 
-    ProductionLoader(
-        File resources, ClassLoader parent, Map<String, byte[]> classes, Instrumenter.MethodTable table)
-        throws MalformedURLException {
-      super(new URL[] {resources.toURI().toURL()}, parent);
+    CaseLoader(
+        URL[] urls, ClassLoader parent, Map<String, byte[]> classes, Instrumenter.MethodTable table) {
+      super(urls, parent);
       this.pending = classes;
       this.table = table;
-      this.source = new CodeSource(resources.toURI().toURL(), (CodeSigner[]) null);
+      this.source = new CodeSource(urls[0], (CodeSigner[]) null);
+      for (String name : classes.keySet()) productionResources.add(name.replace('.', '/') + ".class");
     }
 
-    void defineAll() {
+    void defineProduction() {
       for (String name : new ArrayList<>(pending.keySet())) {
         try {
           loadClass(name);
@@ -159,7 +165,12 @@ public final class SandboxRun {
       synchronized (pending) {
         bytes = pending.remove(name);
       }
-      if (bytes == null) throw new ClassNotFoundException(name);
+      if (bytes == null) {
+        if (productionResources.contains(name.replace('.', '/') + ".class")) {
+          throw new ClassNotFoundException(name);
+        }
+        return super.findClass(name);
+      }
       if (table != null) bytes = Instrumenter.instrument(bytes, table);
       int dot = name.lastIndexOf('.');
       if (dot > 0) {
@@ -177,14 +188,18 @@ public final class SandboxRun {
 
     @Override
     public URL findResource(String name) {
-      return name.endsWith(".class") ? null : super.findResource(name);
+      return productionResources.contains(stripSlash(name)) ? null : super.findResource(name);
     }
 
     @Override
     public java.util.Enumeration<URL> findResources(String name) throws IOException {
-      return name.endsWith(".class")
+      return productionResources.contains(stripSlash(name))
           ? java.util.Collections.emptyEnumeration()
           : super.findResources(name);
+    }
+
+    private static String stripSlash(String name) {
+      return name.startsWith("/") ? name.substring(1) : name;
     }
   }
 }
