@@ -1,5 +1,10 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { surefireArgLine } from './prepared-case.js';
+import { makeTempDir, removeTree } from '../../core/fs.js';
+import { runProcess } from '../../core/process.js';
+import { jdkTool } from '../../toolchains/maven/maven.js';
+import { projectCopiesOn, surefireArgLine } from './prepared-case.js';
 
 /*
  * Effective POMs shaped as maven-help-plugin writes them: project properties before <build>,
@@ -121,5 +126,44 @@ describe('surefireArgLine', () => {
         }),
       ),
     ).toEqual(['-Xss1m']);
+  });
+});
+
+describe('projectCopiesOn', () => {
+  it('finds a class-path jar or directory holding a production class, shaded or not', async () => {
+    const root = await makeTempDir('copies');
+    try {
+      const classes = path.join(root, 'classes');
+      await mkdir(path.join(classes, 'org/example'), { recursive: true });
+      await writeFile(path.join(classes, 'org/example/Parser.class'), 'bytes');
+      const jarOf = async (name: string, entry: string) => {
+        const content = path.join(root, `${name}-content`);
+        await mkdir(path.dirname(path.join(content, entry)), { recursive: true });
+        await writeFile(path.join(content, entry), 'bytes');
+        const jar = path.join(root, `${name}.jar`);
+        const made = await runProcess(jdkTool('jar'), [
+          '--create',
+          '--file',
+          jar,
+          '-C',
+          content,
+          '.',
+        ]);
+        expect(made.exitCode).toBe(0);
+        return jar;
+      };
+      const shaded = await jarOf('tool', 'com/tool/shaded/org/example/Parser.class');
+      const plain = await jarOf('older', 'org/example/Parser.class');
+      const unrelated = await jarOf('junit', 'org/junit/Test.class');
+      const lookalike = await jarOf('other', 'org/example/ParserTest.class');
+      const directory = path.join(root, 'dir');
+      await mkdir(path.join(directory, 'x/org/example'), { recursive: true });
+      await writeFile(path.join(directory, 'x/org/example/Parser.class'), 'bytes');
+      expect(
+        await projectCopiesOn(classes, [shaded, plain, unrelated, lookalike, directory]),
+      ).toEqual([shaded, plain, directory]);
+    } finally {
+      await removeTree(root);
+    }
   });
 });
