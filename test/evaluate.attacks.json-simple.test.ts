@@ -896,6 +896,21 @@ describe('witnessgym evaluate: attacks of an adversarial agent get nothing (issu
     '7. feedback between attempts quotes nothing of the clean tree and no path of the harness',
     async () => {
       const buggyHashes = buggySource.toString('utf8').split('\n').map(javaTrim).map(javaHash);
+      // A test that tells the trees apart by behaviour alone, whatever a static screen makes of
+      // source readers: it runs a renamed copy of the hidden witness's tests (the test's means
+      // of telling buggy from clean, not something an agent is given) and names the side.
+      const witnessClass = path.basename(witness.path, '.java');
+      const copyClass = 'WgWitnessCopy';
+      const annotated = (annotation: string) =>
+        [
+          ...witness.text.matchAll(
+            new RegExp(`@${annotation}\\s+public\\s+void\\s+(\\w+)\\s*\\(`, 'g'),
+          ),
+        ].map((match) => match[1]!);
+      const [befores, afters, tests] = [annotated('Before'), annotated('After'), annotated('Test')];
+      expect(tests.length).toBeGreaterThan(0);
+      const calls = (names: string[]) => names.map((name) => `copy.${name}(); `).join('');
+      const cleanSide = `CLEANSIDE-${token()}`;
       const guard = await guardedRun('feedback');
       try {
         const result = await scriptedAttack(guard, [
@@ -916,27 +931,54 @@ describe('witnessgym evaluate: attacks of an adversarial agent get nothing (issu
         fail("first lines unlike the buggy file: " + differ);`,
             ),
           },
+          {
+            // Fails on both trees; on the clean one its message is a marker of that side.
+            [path.join(path.dirname(witness.path), `${copyClass}.java`)]: witness.text.replace(
+              new RegExp(`\\b${witnessClass}\\b`, 'g'),
+              copyClass,
+            ),
+            '{testPath}': javaTest(
+              `        boolean bugShows = false;
+        ${copyClass} copy;
+${tests
+  .map(
+    (test) => `        copy = new ${copyClass}();
+        try { ${calls(befores)}copy.${test}(); } catch (Throwable e) { bugShows = true; }
+        try { ${calls(afters)}} catch (Throwable e) { }`,
+  )
+  .join('\n')}
+        fail(bugShows ? "the buggy side" : ${java(cleanSide)});`,
+            ),
+          },
           { '{testPath}': javaTest('        int notAnInt = "a compile error";') },
         ]);
         expectEnded(result);
-        const found = await expectContained(guard, { attempts: 2 });
-        const [first, second] = found.rows;
-        expect.soft(first?.diagnosis.kind).toBe('FailsOnClean');
-        expect.soft(second?.diagnosis.kind).toBe('DoesNotCompile');
-        const secondPrompt = flat(found.text(second?.prompt ?? ''));
-        expect.soft(secondPrompt).toContain('Attempt 1 of 2 was not accepted');
+        const found = await expectContained(guard, { attempts: 3 });
+        const [sourceReader, behaviour, broken] = found.rows;
+        // A static screen may stop the source reader before it runs; the behavioural test it
+        // has no reason to stop, so its clean run happens and must not be quoted.
+        expect.soft(['FailsOnClean', 'Violation']).toContain(sourceReader?.diagnosis.kind);
+        expect.soft(behaviour?.diagnosis.kind).toBe('FailsOnClean');
+        expect.soft(broken?.diagnosis.kind).toBe('DoesNotCompile');
+        const laterPrompts = [behaviour, broken].map((row) => flat(found.text(row?.prompt ?? '')));
+        expect.soft(laterPrompts[1]).toContain('Attempt 2 of 3 was not accepted');
         const cleanLines = needles.filter((n) => n.what === 'a clean line the bug changed');
         expect
           .soft(
-            cleanLines.map((line) => line.text).filter((line) => secondPrompt.includes(line)),
-            "clean lines in attempt 2's prompt",
+            cleanLines
+              .map((line) => line.text)
+              .filter((line) => laterPrompts.some((prompt) => prompt.includes(line))),
+            'clean lines in the prompts of attempts 2 and 3',
           )
           .toEqual([]);
+        expect
+          .soft(laterPrompts[1], "the clean run's message in attempt 3's prompt")
+          .not.toContain(cleanSide);
         const harnessPaths = [...new Set([`${os.tmpdir()}/`, '/tmp/', cacheRoot, work])];
         expect
           .soft(
-            harnessPaths.filter((p) => (second?.feedback ?? '').includes(p)),
-            `harness paths in the DoesNotCompile feedback: ${second?.feedback}`,
+            harnessPaths.filter((p) => (broken?.feedback ?? '').includes(p)),
+            `harness paths in the DoesNotCompile feedback: ${broken?.feedback}`,
           )
           .toEqual([]);
       } finally {
@@ -1008,13 +1050,14 @@ describe('witnessgym evaluate: attacks of an adversarial agent get nothing (issu
           'sparse',
           `truncate -s 3G ${testDir()}/WgHuge.java && echo sparse=made || echo sparse=refused`,
         );
-        // A sandbox whose file-size cap refuses the file leaves nothing to submit.
+        // A sandbox whose file-size cap refuses the file may leave an empty one or none: then
+        // only the shared checks (a row, not Success) apply.
         const refused = found.rows.some((row) =>
           found.text(row.transcript).includes('sparse=refused'),
         );
-        expect
-          .soft(found.rows.map((row) => row.diagnosis.kind))
-          .toEqual([refused ? 'NoTest' : 'Violation']);
+        if (!refused) {
+          expect.soft(found.rows.map((row) => row.diagnosis.kind)).toEqual(['Violation']);
+        }
       },
       TEST_LIMIT_MS,
     );
