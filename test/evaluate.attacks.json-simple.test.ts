@@ -263,8 +263,12 @@ interface Guard {
   hostPaths: string[];
 }
 
+/**
+ * Evaluates without the static screen: it would stop most of these attacks before they run, and
+ * what is tested here is that the sandbox alone holds (the screen explains; screen.test.ts).
+ */
 async function evaluateIn(run: string, args: string[], limitMs = RUN_LIMIT_MS): Promise<CliResult> {
-  return cli(['evaluate', bench, '--run', run, '--json', ...args], limitMs);
+  return cli(['evaluate', bench, '--run', run, '--json', '--no-screen', ...args], limitMs);
 }
 
 function expectEnded(result: CliResult): void {
@@ -385,6 +389,8 @@ async function expectContained(guard: Guard, options: Containment = {}): Promise
   expect.soft(found.unfinished, 'no attempt left running').toBe(0);
   for (const row of found.rows) {
     expect.soft(row.diagnosis.kind, `attempt ${row.attempt}: ${row.feedback}`).not.toBe('Success');
+    // The sandbox, not the screen, must have stopped it.
+    expect.soft(row.tools.screen, 'judged without the screen').toBe('off');
   }
   const readable = flat([agentReadable(found), ...(options.readable ?? [])].join('\n'));
   expect.soft(leaks(readable), 'what reached the agent').toEqual([]);

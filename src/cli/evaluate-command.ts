@@ -39,6 +39,8 @@ export interface EvaluateCommandOptions extends AgentFlags {
   allowEndpoint?: string[];
   /** False (`--no-network`): the sandboxed agent reaches nothing, not even its model. */
   network?: boolean;
+  /** False (`--no-screen`): submissions are judged without the static screen. */
+  screen?: boolean;
   /** Host paths the sandboxed agent may read, or read and write, at their own path. */
   sandboxRead?: string[];
   sandboxWrite?: string[];
@@ -132,6 +134,7 @@ export async function runEvaluateCommand(
     verifyTimeoutMs: options.verifyTimeout * 1000,
     caseTimeoutMs: options.caseTimeout * 1000,
     runs: options.runs,
+    screen: options.screen,
     events,
   });
   const { rows, ...rest } = result;

@@ -836,6 +836,10 @@ function buildProgram(): Command {
     )
     .option('--no-network', 'let the sandboxed agent reach nothing, not even its model')
     .option(
+      '--no-screen',
+      "judge without the static screen of submitted tests (the sandbox alone: for studying the screen's effect); rows record it",
+    )
+    .option(
       '--sandbox-read <path...>',
       'host paths the sandboxed agent may read (its program or configuration outside /usr)',
     )

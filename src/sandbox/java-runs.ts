@@ -54,7 +54,7 @@ export interface PreparedTree {
   classpath: readonly string[];
   /** The launcher's own class path: boot entries (class-loader code, ASM) and the rest. */
   launcher: { boot: readonly string[]; classpath: readonly string[] };
-  /** `--release` for the agent's tests. */
+  /** The language level (`-source`/`-target`) of the agent's tests. */
   release: string;
   /** The test JVM's flags: the pom's own argLine and the recipe's. */
   jvmArgs: readonly string[];
@@ -250,7 +250,11 @@ export async function compileTests(
         '-nowarn',
         '-encoding',
         'UTF-8',
-        '--release',
+        // As Maven's compiler plugin does with source and target: the language level of the
+        // project, the JDK's own class library (not --release's older one).
+        '-source',
+        tree.release,
+        '-target',
         tree.release,
         '-d',
         IN_SANDBOX.out,

@@ -49,6 +49,8 @@ export interface EvaluateOptions {
   events: EventSink;
   /** Times a harness fault is retried before the attempt is recorded as one. */
   faultRetries?: number;
+  /** The static screen before each verification (default on; see score.ts). */
+  screen?: boolean;
 }
 
 /** A run directory holds one spec per agent name: rows of two specs would be mixed in tables. */
@@ -270,7 +272,8 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
   const toolchain = mavenToolchain;
   // Rescore finds the benchmark of a run from here.
   if (store.meta('bench') === undefined) store.setMeta('bench', bench.root);
-  const tools = await scorerTools();
+  const screen = options.screen ?? true;
+  const tools = { ...(await scorerTools()), screen: screen ? 'on' : 'off' };
   const faultRetries = options.faultRetries ?? 2;
   const items: Item[] = [...records.keys()].flatMap((caseId) =>
     options.settings.map((setting) => ({ caseId, setting })),
@@ -444,6 +447,7 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
         tests,
         runs: options.runs,
         timeoutMs: options.verifyTimeoutMs,
+        screen,
       });
       if (
         verdict.diagnosis.kind !== 'HarnessFault' ||

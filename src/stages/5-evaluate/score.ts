@@ -31,6 +31,11 @@ export interface ScoreInput {
   runs: number;
   /** The whole verification's wall-clock budget. */
   timeoutMs: number;
+  /**
+   * Whether the static screen runs first (default). Off, only the sandbox stands between a test
+   * and a verdict: what a study of the sandbox alone, or of the screen's effect, needs.
+   */
+  screen?: boolean;
 }
 
 /**
@@ -72,6 +77,7 @@ export async function scoreSubmission(input: ScoreInput): Promise<SubmissionVerd
       },
       runs: input.runs,
       timeoutMs: input.timeoutMs,
+      screen: input.screen ?? true,
     });
   } catch (error) {
     return {

@@ -72,6 +72,8 @@ export interface VerifySubmissionInput {
   runs: number;
   /** The whole verification's wall-clock budget. */
   timeoutMs: number;
+  /** Run the static screen before anything else (see score.ts). */
+  screen: boolean;
 }
 
 export interface SubmissionVerdict {
@@ -379,9 +381,11 @@ export async function verifySubmission(input: VerifySubmissionInput): Promise<Su
   // The screen explains what the sandbox already makes useless: a test that reads files, the
   // process or class bytes, or forges a stack trace, is named with its line and not run.
   await loadJavaGrammar();
-  const findings = screenSubmission(input.tests, {
-    productionClasses: await productionClasses(prepared.buggy.sourcesDir),
-  });
+  const findings = input.screen
+    ? screenSubmission(input.tests, {
+        productionClasses: await productionClasses(prepared.buggy.sourcesDir),
+      })
+    : [];
   if (findings.length > 0) {
     return verdict(
       {
