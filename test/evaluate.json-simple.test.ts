@@ -382,6 +382,38 @@ describe('witnessgym evaluate: attacks on the oracle are never a success', () =>
     expect(rows.map((row) => row.diagnosis.kind)).toEqual(['FailsOnClean']);
   });
 
+  it('a test that tells the trees apart by their shape, after entering a changed method, is not a witness', async () => {
+    // The clean side is the untransformed tree: a member a transformation added tells the sides
+    // apart without running the bug. Only running a changed line counts as running the bug.
+    const added = record.bugMembers.find((member) => member.cleanLine === null);
+    const entered = record.bugMembers.find((member) => member.cleanLine !== null);
+    expect(added, 'the case has a member its transformation added').toBeDefined();
+    const reversed = [...added!.name].reverse().join('');
+    const rows = await scripted(
+      'shape',
+      {
+        '{testPath}':
+          javaTest(`        Class<?> owner = Class.forName(${JSON.stringify(entered!.binaryClass)});
+        for (java.lang.reflect.Method method : owner.getDeclaredMethods()) {
+            if (!method.getName().equals(${JSON.stringify(entered!.name)})) continue;
+            Object[] args = new Object[method.getParameterTypes().length];
+            for (int i = 0; i < args.length; i++) {
+                if (method.getParameterTypes()[i] == java.io.Writer.class) args[i] = new java.io.StringWriter();
+            }
+            method.setAccessible(true);
+            try { method.invoke(java.lang.reflect.Modifier.isStatic(method.getModifiers()) ? null : owner.newInstance(), args); } catch (Exception ignored) { }
+        }
+        String name = new StringBuilder(${JSON.stringify(reversed)}).reverse().toString();
+        for (java.lang.reflect.Method method : owner.getDeclaredMethods()) {
+            assertFalse("a member only the transformed code has", method.getName().equals(name));
+        }`),
+      },
+      ['--no-screen'],
+    );
+    expect(rows.map((row) => row.diagnosis.kind)).toEqual(['BugNotExecuted']);
+    expect(rows[0]!.paperSuccess).toBe(true);
+  });
+
   it('a test that reads the source instead of running the bug is not a witness', async () => {
     const patch = await readFile(path.join(bench, record.id, 'bug.patch'), 'utf8');
     const added = diffHunks(patch)

@@ -210,12 +210,41 @@ function enteredMember(
   );
 }
 
-/** The bug members a trace run entered (its first line of code inside the member's buggy lines). */
-export function membersEntered(record: CaseRecord, entered: readonly EnteredMethod[]): Set<string> {
+/** The bug's changed lines of a member, in the buggy file. */
+function changedIn(
+  member: CaseRecord['bugMembers'][number],
+  changed: ReadonlyMap<string, readonly number[]>,
+): number[] {
+  const range = member.buggyLines;
+  if (!range) return [];
+  return (changed.get(member.file) ?? []).filter(
+    (line) => line >= range.first && line <= range.last,
+  );
+}
+
+/**
+ * The bug members a trace run entered at a changed line: the member's first line of code is one
+ * the bug changed. JaCoCo marks no line a method left by an exception before its first probe (a
+ * null dereference on its first line); entering the member runs its first line. Entering a
+ * member elsewhere is no evidence: a test can enter it without running what the bug changed.
+ */
+export function membersEntered(
+  record: CaseRecord,
+  entered: readonly EnteredMethod[],
+  changed: ReadonlyMap<string, readonly number[]>,
+): Set<string> {
   const reached = new Set<string>();
   for (const member of record.bugMembers) {
-    if (member.buggyLines && enteredMember(entered, member, member.buggyLines))
-      reached.add(member.key);
+    const lines = changedIn(member, changed);
+    const owner = member.binaryClass.replace(/\./g, '/');
+    const hit = entered.some(
+      (method) =>
+        method.owner === owner &&
+        method.name === member.name &&
+        method.line !== null &&
+        lines.includes(method.line),
+    );
+    if (hit) reached.add(member.key);
   }
   return reached;
 }
@@ -225,39 +254,36 @@ function sourceRelative(layout: ProjectLayout, file: string): string {
   return file.slice(layout.mainSources.length + 1);
 }
 
-/** Whether a run executed any line of a member, given its line range in the run's file. */
-function rangeRan(
-  read: Extract<LineCoverageRead, { kind: 'Read' }>,
-  layout: ProjectLayout,
-  file: string,
-  range: { first: number; last: number },
-): boolean {
-  const lines = Array.from({ length: range.last - range.first + 1 }, (_, i) => range.first + i);
-  return read.covered(sourceRelative(layout, file), lines).covered > 0;
-}
-
-/** How much of the bug the first buggy run executed. */
+/**
+ * How much of the bug the coverage run executed: the changed lines covered, and per member
+ * whether a changed line of it ran (covered, or entered as its first line: see membersEntered).
+ */
 async function changeCoverage(
   input: VerifySubmissionInput,
   read: Extract<LineCoverageRead, { kind: 'Read' }>,
-  entered: ReadonlySet<string>,
+  entered: readonly EnteredMethod[],
 ): Promise<ChangeCoverage> {
   const { record, project } = input;
   const bugPatch = await readFile(path.join(input.caseDir, BUG_PATCH), 'utf8');
+  const changed = new Map(
+    [...changedBuggyLines(bugPatch)].filter(([file]) =>
+      file.startsWith(`${project.layout.mainSources}/`),
+    ),
+  );
   let lines = 0;
   let covered = 0;
-  for (const [file, changed] of changedBuggyLines(bugPatch)) {
-    if (!file.startsWith(`${project.layout.mainSources}/`)) continue;
-    const counted = read.covered(sourceRelative(project.layout, file), changed);
+  for (const [file, inFile] of changed) {
+    const counted = read.covered(sourceRelative(project.layout, file), inFile);
     lines += counted.lines;
     covered += counted.covered;
   }
+  const enteredAtChange = membersEntered(record, entered, changed);
   const members = record.bugMembers.map((member) => ({
     key: member.key,
     reached:
-      entered.has(member.key) ||
-      (member.buggyLines !== null &&
-        rangeRan(read, project.layout, member.file, member.buggyLines)),
+      enteredAtChange.has(member.key) ||
+      read.covered(sourceRelative(project.layout, member.file), changedIn(member, changed))
+        .covered > 0,
   }));
   return { lines, covered, members };
 }
@@ -444,11 +470,7 @@ export async function verifySubmission(input: VerifySubmissionInput): Promise<Su
     const traced = await runTestClass(prepared.buggy, compiled.buggy!, testClass, limits(), {
       trace: true,
     });
-    const coverage = await changeCoverage(
-      input,
-      read,
-      membersEntered(record, traced.entered ?? []),
-    );
+    const coverage = await changeCoverage(input, read, traced.entered ?? []);
     const removed = record.bugMembers.filter((member) => member.buggyLines === null);
     let withRemoved = coverage;
     if (removed.length > 0) {
