@@ -301,6 +301,8 @@ describe('agent engine with the vendor CLI adapters against fakes on PATH', () =
       'text',
       '--append-system-prompt',
       injectionSystemPrompt(),
+      '--disallowedTools',
+      'WebSearch,WebFetch',
       '--model',
       'sonnet',
     ]);
@@ -336,6 +338,8 @@ describe('agent engine with the vendor CLI adapters against fakes on PATH', () =
       '--sandbox',
       'danger-full-access',
       '--skip-git-repo-check',
+      '-c',
+      'web_search=disabled',
       '--output-last-message',
       expect.stringMatching(/last-message\.txt$/),
       '-',
