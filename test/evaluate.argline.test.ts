@@ -6,7 +6,7 @@ import { resolveCacheDir } from '../src/core/cache.js';
 import { makeTempDir } from '../src/core/fs.js';
 import type { AttemptRow } from '../src/stages/5-evaluate/records.js';
 import { STORE_FILE } from '../src/stages/5-evaluate/store.js';
-import { cli, editedCopy, fetchCorpus } from './helpers.js';
+import { cli, editedCopy, fetchCorpus, oneCaseBench } from './helpers.js';
 
 /*
  * The offline controls on a project whose pom sets Surefire's argLine literally (issue 22, item
@@ -40,26 +40,10 @@ beforeAll(async () => {
   const fetched = await cli(['corpus', 'fetch', project, '--json']);
   expect(fetched.exitCode, fetched.stderr).toBe(0);
   work = await makeTempDir('evaluate-argline');
-  bench = path.join(work, 'bench');
-  const built = await cli([
-    'build',
-    project,
-    '--types',
-    'logic_predicate_inversion_in_guard',
-    '--depths',
-    '1',
-    '--buckets',
-    'short',
-    '--per-cell',
-    '1',
-    '--out',
-    bench,
-    '--json',
-  ]);
-  expect(built.exitCode, built.stderr).toBe(0);
-  const index = (await readFile(path.join(bench, 'cases.jsonl'), 'utf8')).trim().split('\n');
-  expect(index).toHaveLength(1);
-  caseId = (JSON.parse(index[0]!) as { instance_id: string }).instance_id;
+  const built = await oneCaseBench(project, work);
+  expect(built.cases).toBe(1);
+  bench = built.bench;
+  caseId = built.record.id;
 });
 
 async function evaluate(run: string, agent: string): Promise<AttemptRow[]> {

@@ -23,7 +23,7 @@ import type { CaseRecord } from '../src/stages/4-archive/case.js';
 import { caseProject, materialiseCase } from '../src/stages/4-archive/materialize.js';
 import type { AttemptRow } from '../src/stages/5-evaluate/records.js';
 import { STORE_FILE } from '../src/stages/5-evaluate/store.js';
-import { cli, fetchCorpus, processesMentioning, type CliResult } from './helpers.js';
+import { cli, fetchCorpus, oneCaseBench, processesMentioning, type CliResult } from './helpers.js';
 
 /*
  * Issue 22's eight attack families on `witnessgym evaluate`, each as an adversarial agent would
@@ -90,27 +90,7 @@ async function textsUnder(root: string): Promise<string[]> {
 beforeAll(async () => {
   await fetchCorpus('json-simple');
   work = await makeTempDir('attacks');
-  bench = path.join(work, 'bench');
-  const built = await cli([
-    'build',
-    'json-simple',
-    '--types',
-    'logic_predicate_inversion_in_guard',
-    '--depths',
-    '1',
-    '--buckets',
-    'short',
-    '--per-cell',
-    '1',
-    '--out',
-    bench,
-    '--json',
-  ]);
-  expect(built.exitCode, built.stderr).toBe(0);
-  const index = (await readFile(path.join(bench, 'cases.jsonl'), 'utf8')).trim().split('\n');
-  const id = (JSON.parse(index[0]!) as { instance_id: string }).instance_id;
-  caseDir = path.join(bench, id);
-  record = JSON.parse(await readFile(path.join(caseDir, 'case.json'), 'utf8')) as CaseRecord;
+  ({ bench, caseDir, record } = await oneCaseBench('json-simple', work));
 
   const cache = cacheLayout(resolveCacheDir());
   cacheRoot = cache.root;

@@ -15,7 +15,7 @@ import type { CaseRecord } from '../src/stages/4-archive/case.js';
 import type { AttemptRow } from '../src/stages/5-evaluate/records.js';
 import { STORE_FILE } from '../src/stages/5-evaluate/store.js';
 import { startFakeOpenAI } from './fixtures/agents/fake-openai-server.js';
-import { cli, fetchCorpus, processesMentioning } from './helpers.js';
+import { cli, fetchCorpus, oneCaseBench, processesMentioning } from './helpers.js';
 
 /*
  * `witnessgym evaluate` end to end on a json-simple benchmark made by `witnessgym build`: the
@@ -31,26 +31,7 @@ let work: string;
 beforeAll(async () => {
   await fetchCorpus('json-simple');
   work = await makeTempDir('evaluate');
-  bench = path.join(work, 'bench');
-  const built = await cli([
-    'build',
-    'json-simple',
-    '--types',
-    'logic_predicate_inversion_in_guard',
-    '--depths',
-    '1',
-    '--buckets',
-    'short',
-    '--per-cell',
-    '1',
-    '--out',
-    bench,
-    '--json',
-  ]);
-  expect(built.exitCode, built.stderr).toBe(0);
-  const index = (await readFile(path.join(bench, 'cases.jsonl'), 'utf8')).trim().split('\n');
-  const id = (JSON.parse(index[0]!) as { instance_id: string }).instance_id;
-  record = JSON.parse(await readFile(path.join(bench, id, 'case.json'), 'utf8')) as CaseRecord;
+  ({ bench, record } = await oneCaseBench('json-simple', work));
 });
 
 interface Summary {

@@ -8,6 +8,7 @@ import type { ProgressEvent } from '../src/events/types.js';
 import { runProcess, type RunResult } from '../src/core/process.js';
 import { DEFAULT_BUILD } from '../src/toolchains/build.js';
 import { mavenToolchain } from '../src/toolchains/maven/maven.js';
+import type { CaseRecord } from '../src/stages/4-archive/case.js';
 
 const CLI = path.join(packageRoot(), 'dist', 'src', 'cli', 'main.js');
 
@@ -113,4 +114,37 @@ export async function readLines<T>(file: string): Promise<T[]> {
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line) as T);
+}
+
+/**
+ * A benchmark of one case built by `witnessgym build` into `<work>/bench`: a guard-inversion bug
+ * at depth 1 in a short context of `project` (a corpus name or a fetched path). Returns the
+ * benchmark and its case.
+ */
+export async function oneCaseBench(
+  project: string,
+  work: string,
+): Promise<{ bench: string; caseDir: string; record: CaseRecord; cases: number }> {
+  const bench = path.join(work, 'bench');
+  const built = await cli([
+    'build',
+    project,
+    '--types',
+    'logic_predicate_inversion_in_guard',
+    '--depths',
+    '1',
+    '--buckets',
+    'short',
+    '--per-cell',
+    '1',
+    '--out',
+    bench,
+    '--json',
+  ]);
+  if (built.exitCode !== 0) throw new Error(`build ${project} failed: ${built.stderr}`);
+  const index = (await readFile(path.join(bench, 'cases.jsonl'), 'utf8')).trim().split('\n');
+  const id = (JSON.parse(index[0]!) as { instance_id: string }).instance_id;
+  const caseDir = path.join(bench, id);
+  const record = JSON.parse(await readFile(path.join(caseDir, 'case.json'), 'utf8')) as CaseRecord;
+  return { bench, caseDir, record, cases: index.length };
 }
