@@ -4,14 +4,14 @@
  *
  *   npm run bench:replay-baseline [-- --projects json-simple,commons-csv] [--runs 3]
  */
-import { isUsable } from '../src/stages/0-corpus/baseline.js';
+import { isUsable } from '../src/project/baseline.js';
 import { parseArgs } from 'node:util';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
 import { describeVerdict } from '../src/core/verdict.js';
 import { resolveProject } from '../src/project/project.js';
 import { replayTestClass } from '../src/cli/replay.js';
 import { fetchCorpusProject } from '../src/stages/0-corpus/fetch.js';
-import { loadRecipes } from '../src/stages/0-corpus/recipe.js';
+import { loadRecipes } from '../src/project/recipe.js';
 import { plainSink } from '../src/events/render.js';
 import { mavenToolchain } from '../src/toolchains/maven/maven.js';
 

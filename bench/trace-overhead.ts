@@ -6,7 +6,7 @@
  *   npm run bench:trace-overhead [-- --projects a,b]
  */
 import { timeLimit } from '../src/runners/time-limits.js';
-import { isUsable } from '../src/stages/0-corpus/baseline.js';
+import { isUsable } from '../src/project/baseline.js';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';

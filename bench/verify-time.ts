@@ -34,7 +34,7 @@ import { loadJavaGrammar } from '../src/lang/java/syntax.js';
 import type { ProjectRef } from '../src/project/project.js';
 import { mavenTestRunner } from '../src/runners/maven.js';
 import { timeLimit } from '../src/runners/time-limits.js';
-import { baselineClass } from '../src/stages/0-corpus/baseline.js';
+import { baselineClass } from '../src/project/baseline.js';
 import {
   benchLayout,
   caseIds,

@@ -5,7 +5,7 @@ import { cacheLayout, projectCache, resolveCacheDir } from '../src/core/cache.js
 import { copyProjectTree, exists, makeTempDir } from '../src/core/fs.js';
 import { runProcess } from '../src/core/process.js';
 import { manifestBeside } from '../src/records/manifest.js';
-import { findRecipe } from '../src/stages/0-corpus/recipe.js';
+import { findRecipe } from '../src/project/recipe.js';
 import type { ExecutionContextRecord } from '../src/stages/1-trace/trace.js';
 import type { InjectSummary } from '../src/stages/2-inject/records.js';
 import {

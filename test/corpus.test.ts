@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runProcess } from '../src/core/process.js';
-import { loadRecipes } from '../src/stages/0-corpus/recipe.js';
+import { loadRecipes } from '../src/project/recipe.js';
 import { cli, editedCopy, fetchCorpus } from './helpers.js';
 
 /*

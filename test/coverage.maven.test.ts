@@ -10,7 +10,7 @@ import {
   readLineCoverage,
 } from '../src/coverage/jacoco.js';
 import { mavenTestRunner } from '../src/runners/maven.js';
-import { findRecipe } from '../src/stages/0-corpus/recipe.js';
+import { findRecipe } from '../src/project/recipe.js';
 import { projectLayout } from '../src/toolchains/layout.js';
 import { mavenToolchain } from '../src/toolchains/maven/maven.js';
 import { fetchCorpus } from './helpers.js';

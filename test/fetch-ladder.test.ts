@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheLayout, projectCache, resolveCacheDir } from '../src/core/cache.js';
 import { copyProjectTree, makeTempDir, removeTree } from '../src/core/fs.js';
 import { packageRoot } from '../src/core/package-root.js';
-import { localRecipe, parseRecipe } from '../src/stages/0-corpus/recipe.js';
+import { localRecipe, parseRecipe } from '../src/project/recipe.js';
 import { cli, progressLines } from './helpers.js';
 
 /*

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
-import { findRecipe } from '../src/stages/0-corpus/recipe.js';
+import { findRecipe } from '../src/project/recipe.js';
 import { prepareProjectRuntime, type ProjectRuntime } from '../src/toolchains/jvm/setup.js';
 import {
   analyzeSource,

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
 import { copyProjectTree, makeTempDir } from '../src/core/fs.js';
 import { applyEdits, descendants, loadJavaGrammar, withJavaTree } from '../src/lang/java/syntax.js';
-import { findRecipe, type Recipe } from '../src/stages/0-corpus/recipe.js';
+import { findRecipe, type Recipe } from '../src/project/recipe.js';
 import { cachedValueAccess } from '../src/stages/3-transform/operators/cached-value.js';
 import { patchOf } from '../src/project/state.js';
 import { probeStatement } from '../src/stages/3-transform/profile.js';

@@ -4,7 +4,7 @@
  * TestFoo tests Foo). Both runners validate the same candidates, so their verdicts and costs can
  * be compared side by side.
  */
-import { isUsable } from '../../src/stages/0-corpus/baseline.js';
+import { isUsable } from '../../src/project/baseline.js';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import path from 'node:path';
@@ -13,8 +13,9 @@ import { copyProjectTree, exists, makeTempDir, removeTree, sha256Text } from '..
 import { seededRandom, shuffled } from '../../src/core/random.js';
 import type { SingleVerdict } from '../../src/core/verdict.js';
 import { applyLineMutant, lineMutants, type LineMutant } from '../../src/mutants/line-operators.js';
-import { fetchCorpusProject, type FetchedProject } from '../../src/stages/0-corpus/fetch.js';
-import { loadRecipes, type Recipe } from '../../src/stages/0-corpus/recipe.js';
+import { fetchCorpusProject } from '../../src/stages/0-corpus/fetch.js';
+import type { FetchedProject } from '../../src/project/fetched.js';
+import { loadRecipes, type Recipe } from '../../src/project/recipe.js';
 import { timeLimit } from '../../src/runners/time-limits.js';
 import { JvmRunner } from '../../src/toolchains/jvm/runner.js';
 import { projectLayout, type ProjectLayout } from '../../src/toolchains/layout.js';

@@ -10,9 +10,10 @@ import { describeVerdict } from '../core/verdict.js';
 import { surefireSelects } from '../core/glob.js';
 import { traceFetchedProject } from '../stages/1-trace/trace.js';
 import path from 'node:path';
-import { fetchCorpusProject, fetchState, CorpusBuildError } from '../stages/0-corpus/fetch.js';
-import { isUsable, type Baseline } from '../stages/0-corpus/baseline.js';
-import { describeSource, loadRecipes } from '../stages/0-corpus/recipe.js';
+import { fetchCorpusProject, CorpusBuildError } from '../stages/0-corpus/fetch.js';
+import { isUsable, type Baseline } from '../project/baseline.js';
+import { fetchState } from '../project/fetched.js';
+import { describeSource, loadRecipes } from '../project/recipe.js';
 import {
   requestedRecipe,
   resolveFetchedProject,

@@ -5,7 +5,7 @@ import { UserError } from '../core/errors.js';
 import { makeTempDir } from '../core/fs.js';
 import { packageRoot } from '../core/package-root.js';
 import { cacheLayout, projectCache } from '../core/cache.js';
-import { findRecipe, localRecipe, writeRecipeFile } from '../stages/0-corpus/recipe.js';
+import { findRecipe, localRecipe, writeRecipeFile } from './recipe.js';
 import { requestedRecipe } from './project.js';
 
 const fixture = path.join(packageRoot(), 'test', 'fixtures', 'ladder-release8-tests');

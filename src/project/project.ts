@@ -4,8 +4,6 @@ import path from 'node:path';
 import { projectCache, type CacheLayout } from '../core/cache.js';
 import { UserError } from '../core/errors.js';
 import { exists, sha256Text } from '../core/fs.js';
-import type { Baseline } from '../stages/0-corpus/baseline.js';
-import { fetchState } from '../stages/0-corpus/fetch.js';
 import {
   DEFAULT_TESTS,
   findRecipe,
@@ -17,9 +15,11 @@ import {
   withMavenArgs,
   type Recipe,
   type TestSelection,
-} from '../stages/0-corpus/recipe.js';
+} from './recipe.js';
 import { DEFAULT_BUILD, type BuildSettings } from '../toolchains/build.js';
 import { BUILD_OUTPUT, projectLayout, type ProjectLayout } from '../toolchains/layout.js';
+import type { Baseline } from './baseline.js';
+import { fetchState } from './fetched.js';
 import { baseState, type ProjectBase, type ProjectState } from './state.js';
 
 /** A project ready to be copied and run: a fetched corpus project or any local Maven project. */

@@ -6,7 +6,7 @@ import { copyProjectTree, makeTempDir } from '../../core/fs.js';
 import { packageRoot } from '../../core/package-root.js';
 import { runProcess } from '../../core/process.js';
 import { adaptRecipe } from './ladder.js';
-import { localRecipe, withMavenArgs, type Recipe } from './recipe.js';
+import { localRecipe, withMavenArgs, type Recipe } from '../../project/recipe.js';
 
 const load = (name: string) =>
   readFileSync(path.join(packageRoot(), 'test', 'fixtures', 'maven-output', name), 'utf8');

@@ -1,25 +1,22 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
 import { makeTempDir, readTextIfExists, removeTree } from '../../core/fs.js';
 import { runProcess } from '../../core/process.js';
 import { BUILD_OUTPUT } from '../../toolchains/layout.js';
 import { failedGoal } from '../../toolchains/maven/output.js';
-import { applyPomEdit, type PomEdit, type PomFile } from '../../toolchains/maven/pom-edit.js';
-import { recipeBuildHash, type Recipe } from './recipe.js';
+import {
+  applyPomEdit,
+  javaLevelAsWritten,
+  type PomEdit,
+  type PomFile,
+} from '../../toolchains/maven/pom-edit.js';
+import type { AppliedRemedy } from '../../project/fetched.js';
+import { recipeBuildHash, type Recipe } from '../../project/recipe.js';
 import { matchingRemedies, type Remedy } from './remedies.js';
 
 /*
  * The fetch ladder's step: from a failed build's output to the recipe with the next remedy.
  */
-
-/** A remedy the ladder applied: which, why, and the line of the build output that called for it. */
-export const AppliedRemedySchema = z.strictObject({
-  id: z.string(),
-  why: z.string(),
-  trigger: z.string(),
-});
-export type AppliedRemedy = z.infer<typeof AppliedRemedySchema>;
 
 /** The pom.xml files of a project tree, relative to its root; build output and VCS left out. */
 async function readPoms(root: string): Promise<PomFile[]> {
@@ -84,9 +81,18 @@ async function withRemedy(
 ): Promise<Recipe> {
   const mavenArgs = [...recipe.build.mavenArgs];
   let poms: PomFile[] | undefined;
+  const addArgs = (args: string[]) => {
+    for (const arg of args) if (!mavenArgs.includes(arg)) mavenArgs.push(arg);
+  };
   for (const action of remedy.adds) {
     if (action.kind === 'maven-args') {
-      for (const arg of action.args) if (!mavenArgs.includes(arg)) mavenArgs.push(arg);
+      addArgs(action.args);
+      continue;
+    }
+    if (action.kind === 'java-level-args') {
+      // Spelled from the poms as they stand, before this remedy's edits raise their levels.
+      const level = javaLevelAsWritten(await readPoms(tree), action.level);
+      addArgs([`-Dmaven.compiler.source=${level}`, `-Dmaven.compiler.target=${level}`]);
       continue;
     }
     const edit = action.kind === 'pom-edit' ? action.edit : failedExecution(buildOutput);

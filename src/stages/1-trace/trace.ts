@@ -24,7 +24,7 @@ import { withTimeLimit, withTracing } from '../../runners/wrappers.js';
 import type { BuildSettings } from '../../toolchains/build.js';
 import { projectLayout } from '../../toolchains/layout.js';
 import type { JvmRunner, RawTrace, TestOutcome } from '../../toolchains/jvm/runner.js';
-import { baselineClass, type BaselineClass } from '../0-corpus/baseline.js';
+import { baselineClass, type BaselineClass } from '../../project/baseline.js';
 import { locate, MethodLocationSchema, SourceIndex, type MethodLocation } from './locations.js';
 
 /** Execution-context length buckets of the paper, plus the two it leaves out. */

@@ -2,7 +2,7 @@ import type { CacheLayout } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
 import { note, type EventSink } from '../../events/types.js';
 import type { ProjectRef } from '../../project/project.js';
-import { baselineClass, isUsable } from '../0-corpus/baseline.js';
+import { baselineClass, isUsable } from '../../project/baseline.js';
 import {
   traceFetchedProject,
   type ContextMapLocation,

@@ -1,4 +1,4 @@
-import { baselineClass } from '../0-corpus/baseline.js';
+import { baselineClass } from '../../project/baseline.js';
 import { z } from 'zod';
 import {
   checkCollateral,

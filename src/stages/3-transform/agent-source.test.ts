@@ -6,7 +6,7 @@ import { exists, makeTempDir, removeTree } from '../../core/fs.js';
 import { loadJavaGrammar } from '../../lang/java/syntax.js';
 import type { ProjectRef } from '../../project/project.js';
 import type { ExecutionContextRecord } from '../1-trace/trace.js';
-import { DEFAULT_TESTS } from '../0-corpus/recipe.js';
+import { DEFAULT_TESTS } from '../../project/recipe.js';
 import { DEFAULT_BUILD } from '../../toolchains/build.js';
 import { projectLayout } from '../../toolchains/layout.js';
 import { agentSource, agentStepRunId } from './agent-source.js';

@@ -7,7 +7,7 @@ import { baseState, patchOf, withPatch, type ProjectBase } from '../../project/s
 import { readRecords } from '../../records/record.js';
 import { DEFAULT_BUILD } from '../../toolchains/build.js';
 import { projectLayout } from '../../toolchains/layout.js';
-import { DEFAULT_TESTS } from '../0-corpus/recipe.js';
+import { DEFAULT_TESTS } from '../../project/recipe.js';
 import type { ExecutionContextRecord } from '../1-trace/trace.js';
 import type { InjectionRecord } from '../2-inject/records.js';
 import type { TransformRecord } from '../3-transform/transform.js';

@@ -1,4 +1,4 @@
-import { baselineClass } from '../0-corpus/baseline.js';
+import { baselineClass } from '../../project/baseline.js';
 import path from 'node:path';
 import type { CacheLayout } from '../../core/cache.js';
 import { readTextIfExists } from '../../core/fs.js';

@@ -1,4 +1,4 @@
-import { baselineClass } from '../0-corpus/baseline.js';
+import { baselineClass } from '../../project/baseline.js';
 import type { CacheLayout } from '../../core/cache.js';
 import { makeTempDir, removeTree } from '../../core/fs.js';
 import type { SingleVerdict } from '../../core/verdict.js';

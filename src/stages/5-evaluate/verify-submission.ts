@@ -1,4 +1,4 @@
-import { baselineClass } from '../0-corpus/baseline.js';
+import { baselineClass } from '../../project/baseline.js';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describeVerdict, type SingleVerdict } from '../../core/verdict.js';

@@ -1,11 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cacheLayout, projectCache, type CacheLayout } from '../../core/cache.js';
-import { makeTempDir } from '../../core/fs.js';
-import { manifestBeside } from '../../records/manifest.js';
-import { writeRecordFile } from '../../records/record.js';
+import { cacheLayout, projectCache, type CacheLayout } from '../core/cache.js';
+import { makeTempDir } from '../core/fs.js';
+import { manifestBeside } from '../records/manifest.js';
+import { writeRecordFile } from '../records/record.js';
 import { BaselineRecord, type Baseline } from './baseline.js';
-import { BaselineManifest, fetchState, FetchRecord } from './fetch.js';
+import { BaselineManifest, fetchState, FetchRecord } from './fetched.js';
 import { RecipeSchema, recipeBuildHash, type Recipe } from './recipe.js';
 
 const recipe: Recipe = RecipeSchema.parse({

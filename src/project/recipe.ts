@@ -2,10 +2,10 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { z } from 'zod';
-import { UserError } from '../../core/errors.js';
-import { readTextIfExists, sha256Text, writeFileAtomic } from '../../core/fs.js';
-import { packageRoot } from '../../core/package-root.js';
-import { BuildSettingsSchema } from '../../toolchains/build.js';
+import { UserError } from '../core/errors.js';
+import { readTextIfExists, sha256Text, writeFileAtomic } from '../core/fs.js';
+import { packageRoot } from '../core/package-root.js';
+import { BuildSettingsSchema } from '../toolchains/build.js';
 
 export const TestSelectionSchema = z.strictObject({
   /** Surefire `-Dtest` patterns selecting the suite; empty keeps the pom's own selection. */

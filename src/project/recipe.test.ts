@@ -1,8 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { UserError } from '../../core/errors.js';
-import { makeTempDir } from '../../core/fs.js';
+import { UserError } from '../core/errors.js';
+import { makeTempDir } from '../core/fs.js';
 import {
   loadRecipeFile,
   loadRecipes,
