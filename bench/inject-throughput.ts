@@ -9,7 +9,7 @@
 import { parseArgs } from 'node:util';
 import { cacheLayout, projectCache, resolveCacheDir } from '../src/core/cache.js';
 import { makeTempDir, removeTree } from '../src/core/fs.js';
-import { resolveProject } from '../src/project/project.js';
+import { resolveFetchedProject } from '../src/project/project.js';
 import { witnessContexts } from '../src/stages/2-inject/contexts.js';
 import { injectWithRules } from '../src/stages/2-inject/inject.js';
 import type { TypeSummary } from '../src/stages/2-inject/records.js';
@@ -44,8 +44,8 @@ const add = (type: TypeSummary) => {
   });
 };
 for (const name of values.projects.split(',')) {
-  const project = await resolveProject(name, cache);
-  const map = projectCache(cache, project.recipe!);
+  const project = await resolveFetchedProject(name, cache);
+  const map = projectCache(cache, project.recipe);
   const contexts = await witnessContexts(project, cache, map, undefined, events);
   const out = await makeTempDir('inject-bench');
   try {

@@ -5,7 +5,11 @@ import { cacheLayout, projectCache, resolveCacheDir } from '../src/core/cache.js
 import { copyProjectTree, makeTempDir, removeTree } from '../src/core/fs.js';
 import { runProcess } from '../src/core/process.js';
 import { loadJavaGrammar } from '../src/lang/java/syntax.js';
-import { pristineState, resolveProject, type ProjectRef } from '../src/project/project.js';
+import {
+  pristineState,
+  resolveFetchedProject,
+  type FetchedProjectRef,
+} from '../src/project/project.js';
 import { materialise } from '../src/project/state.js';
 import { silent } from '../src/events/types.js';
 import { WorkingCopy } from '../src/project/working-copy.js';
@@ -231,7 +235,7 @@ describe('inject on a path fetched with corpus fetch <path>', () => {
 });
 
 describe('validation rejects candidates with the reason', () => {
-  let project: ProjectRef;
+  let project: FetchedProjectRef;
   let validator: InjectionValidator;
   let runner: JvmRunner;
   let copy: WorkingCopy;
@@ -241,8 +245,8 @@ describe('validation rejects candidates with the reason', () => {
   beforeAll(async () => {
     await loadJavaGrammar();
     const cache = cacheLayout(resolveCacheDir());
-    project = await resolveProject('json-simple', cache);
-    const map = projectCache(cache, project.recipe!);
+    project = await resolveFetchedProject('json-simple', cache);
+    const map = projectCache(cache, project.recipe);
     const contexts = await witnessContexts(project, cache, map, undefined, silent);
     copy = await WorkingCopy.create(
       project.root,

@@ -6,7 +6,11 @@ import { makeTempDir } from '../src/core/fs.js';
 import { plainSink } from '../src/events/render.js';
 import { changedMembers } from '../src/lang/java/changed-members.js';
 import { loadJavaGrammar, withJavaTrees } from '../src/lang/java/syntax.js';
-import { pristineState, resolveFetchedProject, type ProjectRef } from '../src/project/project.js';
+import {
+  pristineState,
+  resolveFetchedProject,
+  type FetchedProjectRef,
+} from '../src/project/project.js';
 import { withPatch } from '../src/project/state.js';
 import { compiledSources, WorkingCopy } from '../src/project/working-copy.js';
 import { jvmTestRunner } from '../src/runners/jvm.js';
@@ -38,7 +42,7 @@ const SEQUENCE = 't_call_stack_deepen_v1,t_private_adapter_layer_v1';
 const cache = cacheLayout(resolveCacheDir());
 const jvm = new JvmRunner(cache);
 const events = plainSink(() => undefined);
-let project: ProjectRef;
+let project: FetchedProjectRef;
 let injections: InjectionRecord[];
 let options: Omit<TransformOptions, 'copy' | 'validation'>;
 

@@ -17,7 +17,7 @@ import {
 import { exists, makeTempDir, removeTree } from '../../src/core/fs.js';
 import type { EventSink } from '../../src/events/types.js';
 import { EDIT_KINDS, editKind, type EditKind } from '../../src/lang/java/edit-kind.js';
-import { resolveProject } from '../../src/project/project.js';
+import { resolveFetchedProject } from '../../src/project/project.js';
 import { readRecords } from '../../src/records/record.js';
 import { witnessContexts } from '../../src/stages/2-inject/contexts.js';
 import { injectWithRules } from '../../src/stages/2-inject/inject.js';
@@ -88,7 +88,7 @@ export async function injectForShape(run: InjectRun): Promise<InjectionRecord[]>
   const specs = selectBugTypes(await loadBugTypeSpecs(), run.types);
   const accepted: InjectionRecord[] = [];
   for (const name of run.projects) {
-    const project = await resolveProject(name, cache);
+    const project = await resolveFetchedProject(name, cache);
     const map = projectCache(cache, project.base);
     const contexts = await witnessContexts(project, cache, map, undefined, run.events);
     const out = await makeTempDir('patch-shape');

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { projectCache, type CacheLayout } from '../core/cache.js';
 import { sha256Text } from '../core/fs.js';
 import type { EventSink } from '../events/types.js';
-import { pristineState, type ProjectRef } from '../project/project.js';
+import { pristineState, type FetchedProjectRef, type ProjectRef } from '../project/project.js';
 import { WorkingCopy } from '../project/working-copy.js';
 import { appendRecords, defineRecord, readRecords } from '../records/record.js';
 import { jvmTestRunner } from '../runners/jvm.js';
@@ -76,7 +76,7 @@ export interface KeptCase {
 
 export interface BuildOptions {
   cache: CacheLayout;
-  projects: readonly ProjectRef[];
+  projects: readonly FetchedProjectRef[];
   cells: readonly PlanCell[];
   specs: readonly BugTypeSpec[];
   /** The candidate source of each step of a depth's operator sequence. */
@@ -304,7 +304,7 @@ class Build {
     };
   }
 
-  private async buildProject(project: ProjectRef): Promise<void> {
+  private async buildProject(project: FetchedProjectRef): Promise<void> {
     const { cache, events } = this.options;
     const contexts = await witnessContexts(
       project,

@@ -1,9 +1,25 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { buildInputsId, countedCases, runBuild, type BuildResult } from '../build/build.js';
+import {
+  buildInputsId,
+  countedCases,
+  describeCaseStop,
+  runBuild,
+  type BuildResult,
+} from '../build/build.js';
 import { archiveCase, toolVersions } from '../stages/4-archive/archive.js';
 import { mavenToolchain } from '../toolchains/maven/maven.js';
-import { cellKey, DEPTHS, loadPlan, planCells, type Plan, type PlanCell } from '../build/plan.js';
+import {
+  cellKey,
+  DEPTHS,
+  loadPlan,
+  PLAN_BUCKETS,
+  planCells,
+  type Depth,
+  type Plan,
+  type PlanBucket,
+  type PlanCell,
+} from '../build/plan.js';
 import type { CacheLayout } from '../core/cache.js';
 import { UserError } from '../core/errors.js';
 import { note, type EventSink } from '../events/types.js';
@@ -14,7 +30,7 @@ import {
   operatorOccurrences,
   type DepthEvolution,
 } from '../metrics/patch-evolution.js';
-import { resolveFetchedProject, type ProjectRef } from '../project/project.js';
+import { resolveFetchedProject, type FetchedProjectRef } from '../project/project.js';
 import { cumulativePatches, treeReader } from '../project/state.js';
 import { defineRecord, readRecordFile, writeRecordFile } from '../records/record.js';
 import { loadBugTypeSpecs } from '../stages/2-inject/spec.js';
@@ -84,13 +100,45 @@ export interface BuildSummary {
   durationMs: number;
 }
 
-/** The command line's cells: one group over the given types, buckets and depths. */
-function commandLinePlan(base: Plan, options: BuildCommandOptions): Plan {
-  const depths = (options.depths ?? DEPTHS.join(',')).split(',').map((depth) => Number(depth));
-  const bad = depths.find((depth) => !(DEPTHS as readonly number[]).includes(depth));
-  if (bad !== undefined) {
-    throw new UserError(`--depths: ${bad} is not one of ${DEPTHS.join(', ')}`);
-  }
+/** Each comma-separated entry of a list option; an empty entry is kept, so it is refused. */
+function listOf(value: string): string[] {
+  return value.split(',').map((entry) => entry.trim());
+}
+
+/** Refuses the first entry of `--<option>` that is not one of `known`, echoing what was typed. */
+function checkedList<T extends string | number>(
+  option: string,
+  typed: string,
+  known: readonly T[],
+  parse: (entry: string) => T | undefined,
+): T[] {
+  return listOf(typed).map((entry) => {
+    const value = parse(entry);
+    if (value === undefined || !known.includes(value)) {
+      throw new UserError(`--${option}: '${entry}' is not one of ${known.join(', ')}`);
+    }
+    return value;
+  });
+}
+
+/**
+ * The command line's cells: one group over the given types, buckets and depths, each list
+ * checked here so a mistyped entry is a usage error before anything is written.
+ */
+export function commandLinePlan(
+  base: Plan,
+  options: Pick<BuildCommandOptions, 'types' | 'depths' | 'buckets' | 'perCell'>,
+  knownTypes: readonly string[],
+): Plan {
+  const depths = checkedList('depths', options.depths ?? DEPTHS.join(','), DEPTHS, (entry) =>
+    /^\d+$/.test(entry) ? (Number(entry) as Depth) : undefined,
+  );
+  const buckets = checkedList(
+    'buckets',
+    options.buckets ?? PLAN_BUCKETS.join(','),
+    PLAN_BUCKETS,
+    (entry) => entry as PlanBucket,
+  );
   const types = options.types ?? 'all';
   return {
     ...base,
@@ -99,12 +147,10 @@ function commandLinePlan(base: Plan, options: BuildCommandOptions): Plan {
     groups: [
       {
         purpose: 'command line',
-        types: types === 'all' ? 'all' : types.split(','),
+        types: types === 'all' ? 'all' : checkedList('types', types, knownTypes, (entry) => entry),
         except: [],
-        buckets: (options.buckets ?? 'short,mid-short,mid-long,long').split(
-          ',',
-        ) as Plan['groups'][number]['buckets'],
-        depths: depths as Plan['groups'][number]['depths'],
+        buckets,
+        depths,
         perCell: options.perCell ?? 1,
       },
     ],
@@ -114,12 +160,13 @@ function commandLinePlan(base: Plan, options: BuildCommandOptions): Plan {
 async function recordedInputs(out: string, inputs: z.infer<typeof BuildInputsFile.schema>) {
   const file = path.join(out, 'build', 'inputs.json');
   const earlier = await readRecordFile(file, BuildInputsFile);
-  if (earlier) {
-    if (earlier.id !== inputs.id) {
-      throw new UserError(
-        `${out} holds a build with --seed ${earlier.seed}: rerun with that seed to continue or extend it, or pass another --out`,
-      );
-    }
+  if (earlier && earlier.id !== inputs.id) {
+    // The id is the seed's and the ledger version's: with the same seed, the ledger is older.
+    throw new UserError(
+      earlier.seed === inputs.seed
+        ? `${out} holds a build an older witnessgym wrote (its ledger records stops another way): pass another --out`
+        : `${out} holds a build with --seed ${earlier.seed}: rerun with that seed to continue or extend it, or pass another --out`,
+    );
   }
   await writeRecordFile(file, BuildInputsFile, inputs);
 }
@@ -160,8 +207,14 @@ export async function runBuildCommand(
   }
   // Cells from the command line take the paper plan's operator sequence for each depth.
   const basePlan = await loadPlan(options.plan ?? 'paper');
-  const plan = options.plan ? basePlan : commandLinePlan(basePlan, options);
   const [types, transforms] = await Promise.all([loadBugTypeSpecs(), loadTransformSpecs()]);
+  const plan = options.plan
+    ? basePlan
+    : commandLinePlan(
+        basePlan,
+        options,
+        types.map((type) => type.id),
+      );
   const cells = planCells(plan, types, transforms);
   const sourcesFor = (sequence: readonly string[]) =>
     sequence.map((id) =>
@@ -172,7 +225,7 @@ export async function runBuildCommand(
     );
   // Every operator the plan uses must have code before anything is built.
   for (const cell of cells) sourcesFor(cell.sequence);
-  const projects: ProjectRef[] = [];
+  const projects: FetchedProjectRef[] = [];
   for (const argument of projectArguments) {
     projects.push(await resolveFetchedProject(argument, cache, { mavenArgs: [] }));
   }
@@ -201,6 +254,7 @@ export async function runBuildCommand(
         out,
         maven: options.maven,
         maxTries: options.maxTries,
+        candidates: options.candidates,
         spare: options.spare,
         otherClassLimit: options.otherClasses,
         collateralLimit: options.collateralLimit,
@@ -244,7 +298,8 @@ async function summarise(
   const shortAt: Record<string, number> = {};
   for (const entry of result.ledger) {
     if (entry.outcome.kind === 'Short') {
-      shortAt[entry.outcome.stage] = (shortAt[entry.outcome.stage] ?? 0) + 1;
+      const stop = describeCaseStop(entry.outcome.stoppedAt);
+      shortAt[stop] = (shortAt[stop] ?? 0) + 1;
     }
   }
   const archivedNow = result.ledger

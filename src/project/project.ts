@@ -36,6 +36,12 @@ export interface ProjectRef {
   baseline?: Baseline;
 }
 
+/** A project `corpus fetch` brought into the cache: built from a recipe, with a baseline. */
+export interface FetchedProjectRef extends ProjectRef {
+  recipe: Recipe;
+  baseline: Baseline;
+}
+
 /** Whether a `<project>` argument names a directory rather than a corpus project. */
 export async function isPathArgument(argument: string): Promise<boolean> {
   return argument.includes('/') || argument.startsWith('.') || (await exists(argument));
@@ -192,7 +198,7 @@ export async function resolveFetchedProject(
   argument: string,
   cache: CacheLayout,
   request: RecipeRequest = {},
-): Promise<ProjectRef> {
+): Promise<FetchedProjectRef> {
   const { recipe } = await requestedRecipe(argument, request, cache);
   const what =
     recipe.source.kind === 'local' && (await isPathArgument(argument))
@@ -207,7 +213,7 @@ async function fetchedProject(
   cache: CacheLayout,
   what: string,
   fetch: string,
-): Promise<ProjectRef> {
+): Promise<FetchedProjectRef> {
   const state = await fetchState(cache, recipe);
   if (state.kind !== 'fetched') {
     throw new UserError(`${what} is ${state.reason}: run '${fetch}' first`);

@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import type { CacheLayout } from '../../core/cache.js';
-import type { ProjectRef } from '../../project/project.js';
+import type { FetchedProjectRef } from '../../project/project.js';
 import { note, type EventSink } from '../../events/types.js';
 import { copyProjectTree, exists, makeTempDir, removeTree } from '../../core/fs.js';
 import { withLock } from '../../records/lock.js';
@@ -221,7 +221,7 @@ export interface ContextMapLocation {
  * and the classes' time limits taken from the project, for `trace` and for inject alike.
  */
 export function traceFetchedProject(
-  project: ProjectRef,
+  project: FetchedProjectRef,
   options: {
     cache: CacheLayout;
     classes: string[];
@@ -241,7 +241,7 @@ export function traceFetchedProject(
     out: options.map.contextMap,
     perTest: options.perTest,
     tree: project.base.commit,
-    baselineId: baseline ? recordId(baseline) : null,
+    baselineId: recordId(baseline),
     lock: options.map.lock,
     events: options.events,
   });

@@ -1,7 +1,7 @@
 import type { CacheLayout } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
 import { note, type EventSink } from '../../events/types.js';
-import type { ProjectRef } from '../../project/project.js';
+import type { FetchedProjectRef } from '../../project/project.js';
 import { baselineClass, isUsable } from '../../project/baseline.js';
 import {
   traceFetchedProject,
@@ -15,18 +15,13 @@ import {
  * `tests`, every class the baseline marks usable is a candidate witness.
  */
 export async function witnessContexts(
-  project: ProjectRef,
+  project: FetchedProjectRef,
   cache: CacheLayout,
   map: ContextMapLocation,
   tests: string[] | undefined,
   events: EventSink,
 ): Promise<ExecutionContextRecord[]> {
-  const baseline = project.baseline;
-  if (!tests && !baseline) {
-    throw new UserError(
-      `${project.label} has no baseline to choose witnesses from: pass --test <FQCN>, or fetch it with 'witnessgym corpus fetch'`,
-    );
-  }
+  const { baseline } = project;
   // A named class that cannot be a witness is skipped with its reason, not the end of the run.
   const skipped: string[] = [];
   const skip = (testClass: string, reason: string) => {
@@ -34,12 +29,12 @@ export async function witnessContexts(
     note(events, 'inject', `--test ${testClass} cannot be a witness, skipped: ${reason}`);
   };
   const wanted: string[] = [];
-  for (const testClass of tests ?? baseline!.classes.filter(isUsable).map((e) => e.testClass)) {
+  for (const testClass of tests ?? baseline.classes.filter(isUsable).map((e) => e.testClass)) {
     const entry = baselineClass(baseline, testClass);
-    if (baseline && !entry) {
+    if (!entry) {
       throw new UserError(`--test ${testClass}: not a test class of ${project.label}'s baseline`);
     }
-    if (entry?.usability.kind === 'Unusable') skip(testClass, entry.usability.reason);
+    if (entry.usability.kind === 'Unusable') skip(testClass, entry.usability.reason);
     else wanted.push(testClass);
   }
   const { records: selected } = await traceFetchedProject(project, {

@@ -4,7 +4,11 @@ import { projectCache, type CacheLayout } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
 import { exists, removeTree } from '../../core/fs.js';
 import { git } from '../../core/git.js';
-import { resolveFetchedProject, type ProjectRef } from '../../project/project.js';
+import {
+  resolveFetchedProject,
+  type FetchedProjectRef,
+  type ProjectRef,
+} from '../../project/project.js';
 import { baseState, materialise, sameBase } from '../../project/state.js';
 import { BUILD_OUTPUT } from '../../toolchains/layout.js';
 import { loadCaseState } from './archive.js';
@@ -15,7 +19,10 @@ import type { CaseRecord } from './case.js';
  * alike: both keep their pristine tree under the cache's projects), with the tree it was built
  * from, else a one-line user error.
  */
-export async function caseProject(record: CaseRecord, cache: CacheLayout): Promise<ProjectRef> {
+export async function caseProject(
+  record: CaseRecord,
+  cache: CacheLayout,
+): Promise<FetchedProjectRef> {
   const label = `${record.project.name}@${record.project.version}`;
   const pristine = projectCache(cache, record.project).pristine;
   if (!(await exists(pristine))) {

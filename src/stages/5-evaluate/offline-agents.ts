@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { CacheLayout } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
-import type { ProjectRef } from '../../project/project.js';
+import type { FetchedProjectRef } from '../../project/project.js';
 import { mavenTestRunner } from '../../runners/maven.js';
 import { testSourceFile } from '../../toolchains/layout.js';
 import { mavenToolchain } from '../../toolchains/maven/maven.js';
@@ -30,7 +30,7 @@ export interface CaseContext {
   bench: string;
   caseDir: string;
   record: CaseRecord;
-  project: ProjectRef;
+  project: FetchedProjectRef;
   cache: CacheLayout;
 }
 
@@ -127,7 +127,7 @@ function existingTestsAgent(): EvaluationAgent {
     network: { kind: 'none' },
     async forAttempt({ project, cache, record }) {
       const passedOnClean = new Set(
-        (project.baseline?.classes ?? [])
+        project.baseline.classes
           .filter((entry) => entry.status === 'Passed')
           .map((entry) => entry.testClass),
       );
@@ -144,7 +144,7 @@ function existingTestsAgent(): EvaluationAgent {
             if (compiled.kind !== 'Compiled') {
               return finished('', started, 'the buggy tree does not compile');
             }
-            const suiteMs = project.baseline?.suite.durationMs ?? 600_000;
+            const suiteMs = project.baseline.suite.durationMs;
             const run = await toolchain.runTests(
               compiled.workDir,
               project.build,
