@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { copyProjectTree, makeTempDir } from '../../core/fs.js';
@@ -32,7 +32,61 @@ async function patched(source: string, recipe: Recipe): Promise<string> {
   return copy;
 }
 
+/** A project of one pom, as the ladder sees it (source and tree the same). */
+async function onePom(text: string): Promise<string> {
+  const dir = path.join(await makeTempDir('ladder-test'), 'project');
+  await mkdir(dir);
+  await writeFile(path.join(dir, 'pom.xml'), text);
+  return dir;
+}
+
+/** commons-cli 1.4's own levels, inherited by commons-parent 42's animal-sniffer signature. */
+const COMMONS_CLI_POM = `<project>
+  <parent><groupId>org.apache.commons</groupId><artifactId>commons-parent</artifactId><version>42</version></parent>
+  <artifactId>commons-cli</artifactId>
+  <properties>
+    <maven.compiler.source>1.5</maven.compiler.source>
+    <maven.compiler.target>1.5</maven.compiler.target>
+  </properties>
+</project>
+`;
+
 describe('the fetch ladder, one step', () => {
+  it('raises a level written 1.5 to 1.8, in the pom and the flags, so a parent reading its digits finds java18', async () => {
+    const source = await onePom(COMMONS_CLI_POM);
+    const step = await adaptRecipe(
+      localRecipe(source),
+      load('ladder-unpinned-compiler-3.1.txt'),
+      [{ id: 'pin-compiler-plugin', why: '', trigger: '' }],
+      source,
+      source,
+    );
+    expect(step?.remedy.id).toBe('raise-java-level');
+    expect(step!.recipe.build.mavenArgs).toEqual([
+      '-Dmaven.compiler.source=1.8',
+      '-Dmaven.compiler.target=1.8',
+    ]);
+    const pom = await readFile(path.join(await patched(source, step!.recipe), 'pom.xml'), 'utf8');
+    expect(pom).toContain('<maven.compiler.target>1.8</maven.compiler.target>');
+  });
+
+  it('unbinds the execution of a plugin whose own artifact Central lacks, in the root pom', async () => {
+    const source = await onePom(COMMONS_CLI_POM);
+    // The real failure, of a plugin without a skip flag the table knows.
+    const output = load('animal-sniffer-java80-signature.txt').replaceAll(
+      'org.codehaus.mojo:animal-sniffer-maven-plugin',
+      'org.example:signature-maven-plugin',
+    );
+    const step = await adaptRecipe(localRecipe(source), output, [], source, source);
+    expect(step?.remedy.id).toBe('skip-unresolvable-plugin');
+    expect(step!.remedy.trigger).toMatch(/^org\.example:signature-maven-plugin:1\.15:check: /);
+    expect(step!.recipe.notes).toMatch(/^fetch ladder, skip-unresolvable-plugin: /);
+    const pom = await readFile(path.join(await patched(source, step!.recipe), 'pom.xml'), 'utf8');
+    expect(pom).toMatch(
+      /<artifactId>signature-maven-plugin<\/artifactId>\s*<executions>\s*<execution>\s*<id>checkAPIcompatibility<\/id>\s*<phase>none<\/phase>/,
+    );
+  });
+
   it('pins the compiler plugin by a pom patch that applies to the source', async () => {
     const { source, tree } = await project('ladder-unpinned-compiler');
     const recipe = localRecipe(source);

@@ -59,6 +59,32 @@ describe('remedies for known build failures (real Maven output)', () => {
     ).toEqual(['disable-bundle-manifest']);
   });
 
+  it("unbinds a build plugin whose own artifact Central lacks, after the plugin's own skip flag (commons-cli 1.4)", () => {
+    const output = load('animal-sniffer-java80-signature.txt');
+    const matches = matchingRemedies(output);
+    expect(matches.map((match) => match.remedy.id)).toEqual([
+      'skip-animal-sniffer',
+      'skip-unresolvable-plugin',
+    ]);
+    expect(matches[1]!.trigger).toMatch(
+      /^org\.codehaus\.mojo:animal-sniffer-maven-plugin:1\.15:check: Failed to obtain signature: .*Could not find artifact org\.codehaus\.mojo\.signature:java80:signature:1\.0/,
+    );
+    const cachedMiss = output.replace(
+      /Could not find artifact (\S+) in central \((\S+)\)/,
+      '$1 was not found in $2 during a previous attempt. This failure was cached in the local repository',
+    );
+    expect(ids(cachedMiss)).toContain('skip-unresolvable-plugin');
+    // A transfer that failed is not an artifact Central lacks; the build's own plugins stay.
+    expect(ids(output.replace('Could not find artifact', 'Could not transfer artifact'))).toEqual([
+      'skip-animal-sniffer',
+    ]);
+    expect(
+      ids(
+        '[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.11.0:compile (default-compile) on project p: Execution default-compile of goal org.apache.maven.plugins:maven-compiler-plugin:3.11.0:compile failed: Could not find artifact org.example:processor:jar:1.0 in central',
+      ),
+    ).toEqual([]);
+  });
+
   it('has unique ids and a signature for each remedy', () => {
     expect(new Set(REMEDIES.map((remedy) => remedy.id)).size).toBe(REMEDIES.length);
     for (const remedy of REMEDIES) {

@@ -11,7 +11,9 @@ export type RemedyAction =
   | { kind: 'maven-args'; args: string[] }
   | { kind: 'pom-edit'; edit: PomEdit }
   /** Unbind the execution whose goal failed (the plugin and execution id the build names). */
-  | { kind: 'disable-failed-execution' };
+  | { kind: 'disable-failed-execution' }
+  /** `-Dmaven.compiler.source` and `.target` at `level`, spelled as the tree's poms spell levels. */
+  | { kind: 'java-level-args'; level: number };
 
 export interface Remedy {
   id: string;
@@ -57,12 +59,12 @@ export const REMEDIES: readonly Remedy[] = [
   },
   {
     id: 'raise-java-level',
-    why: 'JDK 17 compiles no Java level below 7; the levels the poms declare below 8 are raised to 8',
+    why: 'JDK 17 compiles no Java level below 7; the levels the poms declare below 8 are raised to 8 (1.8 where they are written 1.x)',
     signature: { output: LEVEL_UNSUPPORTED },
     adds: [
       { kind: 'pom-edit', edit: { kind: 'raise-java-level', to: 8 } },
       // For a level set by a property of a parent pom outside the tree, which no edit reaches.
-      { kind: 'maven-args', args: ['-Dmaven.compiler.source=8', '-Dmaven.compiler.target=8'] },
+      { kind: 'java-level-args', level: 8 },
     ],
   },
   {
@@ -129,6 +131,19 @@ export const REMEDIES: readonly Remedy[] = [
     '-Dmaven.buildNumber.skip=true',
     'buildnumber',
   ),
+  {
+    // Last: a plugin with a skip flag of its own is skipped by it above. The build's own plugins
+    // (compiler, resources, surefire) are left out, as the build means nothing without them.
+    id: 'skip-unresolvable-plugin',
+    why: "a build plugin's execution needs an artifact Maven Central does not have (e.g. an animal-sniffer signature); its execution is unbound (phase none)",
+    signature: {
+      goal: /^(?!org\.apache\.maven\.plugins:maven-(?:compiler|resources|surefire)-plugin:)[^:\s]+:[^:\s]+:[^:\s]+:[^:\s]+$/,
+      // Absent from Central, now or at a cached earlier attempt; not a transfer that failed.
+      output:
+        /^[^:\s]+:[^:\s]+:[^:\s]+:[^:\s]+: .*(?:Could not find artifact |was not found in \S+ during a previous attempt)/,
+    },
+    adds: [{ kind: 'disable-failed-execution' }],
+  },
 ];
 
 /** A remedy whose signature a build output shows, and the line that showed it. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyPomEdit, type PomEdit } from './pom-edit.js';
+import { applyPomEdit, javaLevelAsWritten, type PomEdit } from './pom-edit.js';
 
 const pinCompiler: PomEdit = {
   kind: 'pin-plugin',
@@ -109,7 +109,7 @@ describe('pom edits', () => {
     const raised = edited(text, { kind: 'raise-java-level', to: 8 })!;
     expect(raised).toContain('<joda.release.version>8</joda.release.version>');
     expect(raised).toContain('<commons.release.version>1.5</commons.release.version>');
-    expect(raised).toContain('<java.version>8</java.version>');
+    expect(raised).toContain('<java.version>1.8</java.version>');
   });
 
   it('raises Java levels below 8 in properties and plugin configuration, and only those', () => {
@@ -117,12 +117,24 @@ describe('pom edits', () => {
       '  <properties><maven.compiler.source>1.6</maven.compiler.source><maven.compiler.target>11</maven.compiler.target></properties>\n  <configuration><release>6</release><testSource> 1.5 </testSource><source>1.8</source><target><echo/></target></configuration>\n',
     );
     const raised = edited(text, { kind: 'raise-java-level', to: 8 })!;
-    expect(raised).toContain('<maven.compiler.source>8</maven.compiler.source>');
+    expect(raised).toContain('<maven.compiler.source>1.8</maven.compiler.source>');
     expect(raised).toContain('<maven.compiler.target>11</maven.compiler.target>');
-    expect(raised).toContain('<release>8</release><testSource>8</testSource><source>1.8</source>');
+    expect(raised).toContain(
+      '<release>8</release><testSource>1.8</testSource><source>1.8</source>',
+    );
     expect(raised).toContain('<target><echo/></target>');
     expect(
       edited(pom('<release>11</release>'), { kind: 'raise-java-level', to: 8 }),
     ).toBeUndefined();
+  });
+
+  it('spells a raised level as the poms spell the levels it raises: 1.x, unless bare only', () => {
+    const dotted = [{ path: 'pom.xml', text: pom('<source>1.5</source><release>9</release>') }];
+    const bare = [{ path: 'pom.xml', text: pom('<release>6</release><source>1.8</source>') }];
+    const none = [{ path: 'pom.xml', text: pom('<release>11</release>') }];
+    expect(javaLevelAsWritten(dotted, 8)).toBe('1.8');
+    expect(javaLevelAsWritten(bare, 8)).toBe('8');
+    expect(javaLevelAsWritten(none, 8)).toBe('1.8');
+    expect(javaLevelAsWritten(dotted, 11)).toBe('11');
   });
 });

@@ -13,7 +13,11 @@ export interface PomFile {
 export type PomEdit =
   /** Every declaration of the plugin gets `version`; with none, the root pom declares it. */
   | { kind: 'pin-plugin'; groupId: string; artifactId: string; version: string }
-  /** Every Java level below `to` written in a pom (property or plugin configuration) becomes `to`. */
+  /**
+   * Every Java level below `to` written in a pom (property or plugin configuration) becomes `to`,
+   * spelled as it was: `1.5` becomes `1.8`, since parents read the digits (commons-parent names the
+   * animal-sniffer signature `java${major}${minor}`: `1.8` gives java18, `8` the missing java80).
+   */
   | { kind: 'raise-java-level'; to: number }
   /**
    * An execution the project inherits is unbound (`<phase>none</phase>` under its id, in the
@@ -127,20 +131,51 @@ function disableExecution(
 
 /** Levels under the names Maven, the compiler plugin and common parents give them. */
 const JAVA_LEVEL =
-  /<((?:maven\.compiler\.)?(?:release|source|target|testRelease|testSource|testTarget)|(?:[\w-]+\.)?java\.version)>\s*(?:1\.)?(\d+)\s*<\/\1>/g;
+  /<((?:maven\.compiler\.)?(?:release|source|target|testRelease|testSource|testTarget)|(?:[\w-]+\.)?java\.version)>\s*(1\.)?(\d+)\s*<\/\1>/g;
 /**
  * A parent's own level property (joda-parent: `<release>${joda.release.version}</release>`),
  * taken only as a bare number: `commons.release.version` holds a version such as 1.5.
  */
 const PARENT_LEVEL_PROPERTY = /<([\w-]+\.release\.version)>\s*(\d+)\s*<\/\1>/g;
 
+/** A Java level in the `1.x` form where asked and valid (up to 8), else as a bare number. */
+function spelledLevel(level: number, dotted: boolean): string {
+  return dotted && level <= 8 ? `1.${level}` : String(level);
+}
+
+/**
+ * `level` spelled as the poms spell the levels below it: `1.8` unless they write bare numbers
+ * only. With none in the tree the level comes from a parent outside it, old enough (below 8)
+ * to write `1.x`.
+ */
+export function javaLevelAsWritten(poms: PomFile[], level: number): string {
+  const below = poms.flatMap((pom) => [
+    ...[...pom.text.matchAll(JAVA_LEVEL)].map((match) => ({
+      dotted: match[2] !== undefined,
+      level: Number(match[3]),
+    })),
+    ...[...pom.text.matchAll(PARENT_LEVEL_PROPERTY)].map((match) => ({
+      dotted: false,
+      level: Number(match[2]),
+    })),
+  ]);
+  const raised = below.filter((found) => found.level < level);
+  const dotted = raised.length === 0 || raised.some((found) => found.dotted);
+  return spelledLevel(level, dotted);
+}
+
 /** The poms `edit` changes, with their new text; `root` is the project's own pom. */
 export function applyPomEdit(poms: PomFile[], root: string, edit: PomEdit): PomFile[] {
   if (edit.kind === 'raise-java-level') {
+    const to = edit.to;
     return poms.flatMap((pom) => {
-      const raise = (whole: string, tag: string, level: string) =>
-        Number(level) < edit.to ? `<${tag}>${edit.to}</${tag}>` : whole;
-      const text = pom.text.replace(JAVA_LEVEL, raise).replace(PARENT_LEVEL_PROPERTY, raise);
+      const raise = (whole: string, tag: string, dotted: string | undefined, level: string) =>
+        Number(level) < to ? `<${tag}>${spelledLevel(to, dotted !== undefined)}</${tag}>` : whole;
+      const text = pom.text
+        .replace(JAVA_LEVEL, raise)
+        .replace(PARENT_LEVEL_PROPERTY, (whole: string, tag: string, level: string) =>
+          raise(whole, tag, undefined, level),
+        );
       return text === pom.text ? [] : [{ path: pom.path, text }];
     });
   }
