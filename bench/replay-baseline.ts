@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
 import { describeVerdict } from '../src/core/verdict.js';
 import { resolveProject } from '../src/project/project.js';
-import { replayTestClass } from '../src/cli/replay.js';
+import { replayTestClass } from '../src/stages/0-corpus/replay.js';
 import { fetchCorpusProject } from '../src/stages/0-corpus/fetch.js';
 import { loadRecipes } from '../src/project/recipe.js';
 import { plainSink } from '../src/events/render.js';

@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
-import type { ReplayResult } from '../src/cli/replay.js';
+import type { ReplayResult } from '../src/stages/0-corpus/replay.js';
 import { findRecipe, type Recipe } from '../src/project/recipe.js';
 import { JvmRunner, staleSources } from '../src/toolchains/jvm/runner.js';
 import { cli, editedCopy, fetchCorpus, processesMentioning, type Edit } from './helpers.js';

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ReplayResult } from '../src/cli/replay.js';
+import type { ReplayResult } from '../src/stages/0-corpus/replay.js';
 import { cli, editedCopy, fetchCorpus, processesMentioning, type Edit } from './helpers.js';
 
 /*

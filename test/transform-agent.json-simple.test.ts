@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { TransformSummary } from '../src/cli/transform-command.js';
+import type { TransformSummary } from '../src/stages/3-transform/driver.js';
 import { exists, makeTempDir } from '../src/core/fs.js';
 import { packageRoot } from '../src/core/package-root.js';
 import { shellJoin } from '../src/core/process.js';

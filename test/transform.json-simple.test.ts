@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../src/core/fs.js';
-import type { TransformSummary } from '../src/cli/transform-command.js';
+import type { TransformSummary } from '../src/stages/3-transform/driver.js';
 import type { InjectionRecord } from '../src/stages/2-inject/records.js';
 import type { TransformRecord } from '../src/stages/3-transform/transform.js';
 import { cli, fetchCorpus, readLines } from './helpers.js';

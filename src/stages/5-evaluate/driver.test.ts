@@ -1,17 +1,14 @@
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cacheLayout } from '../core/cache.js';
-import { UserError } from '../core/errors.js';
-import { makeTempDir } from '../core/fs.js';
-import { silent } from '../events/types.js';
-import {
-  agentNetwork,
-  runEvaluateCommand,
-  type EvaluateCommandOptions,
-} from './evaluate-command.js';
+import { cacheLayout } from '../../core/cache.js';
+import { UserError } from '../../core/errors.js';
+import { makeTempDir } from '../../core/fs.js';
+import { silent } from '../../events/types.js';
+import { agentNetwork, rescoreRun, runEvaluate, type EvaluateStageOptions } from './driver.js';
+import { EvaluationStore } from './store.js';
 
-const options = (overrides: Partial<EvaluateCommandOptions>): EvaluateCommandOptions => ({
+const options = (overrides: Partial<EvaluateStageOptions>): EvaluateStageOptions => ({
   agent: 'witness',
   setting: 'both',
   attempts: 3,
@@ -29,8 +26,8 @@ describe('witnessgym evaluate: user mistakes are one clear error, and nothing is
     const bench = path.join(dir, 'bench');
     await mkdir(bench);
     const cache = cacheLayout(path.join(dir, 'cache'));
-    const run = (o: Partial<EvaluateCommandOptions>, where = bench) =>
-      runEvaluateCommand(where, options({ run: path.join(dir, 'run'), ...o }), cache, silent);
+    const run = (o: Partial<EvaluateStageOptions>, where = bench) =>
+      runEvaluate(where, options({ run: path.join(dir, 'run'), ...o }), cache, silent);
     await expect(run({})).rejects.toThrow(/is not a benchmark/);
     await writeFile(path.join(bench, 'cases.jsonl'), '');
     await expect(run({ agent: 'gpt' })).rejects.toThrow(/unknown agent 'gpt': use one of witness/);
@@ -76,5 +73,32 @@ describe('agentNetwork: what the sandboxed agent may reach', () => {
     expect(() =>
       agentNetwork(options({ agent: 'codex', network: false, allowEndpoint: ['a.example:443'] })),
     ).toThrow(/contradict/);
+  });
+});
+
+describe('witnessgym rescore: user mistakes are one clear error', () => {
+  it('refuses what is not a run, a run without a known benchmark, and a --bench that is none', async () => {
+    const dir = await makeTempDir('rescore-command');
+    const cache = cacheLayout(path.join(dir, 'cache'));
+    const rescore = (run: string, bench?: string) =>
+      rescoreRun(run, { runs: 3, verifyTimeout: 1200, ...(bench ? { bench } : {}) }, cache, silent);
+    await expect(rescore(path.join(dir, 'nothing'))).rejects.toThrow(/holds no evaluation results/);
+
+    // A run made before the benchmark was recorded.
+    const run = path.join(dir, 'run');
+    EvaluationStore.open(run).close();
+    await expect(rescore(run)).rejects.toThrow(/does not record its benchmark.*--bench DIR/);
+    await expect(rescore(run, path.join(dir, 'nothing'))).rejects.toThrow(/is not a benchmark/);
+
+    // At its default place, <bench>/evaluation, the run's benchmark is the directory holding it.
+    const bench = path.join(dir, 'bench');
+    await mkdir(bench);
+    await writeFile(path.join(bench, 'cases.jsonl'), '');
+    const atDefault = path.join(bench, 'evaluation');
+    EvaluationStore.open(atDefault).close();
+    await expect(rescore(atDefault)).resolves.toMatchObject({ bench, rows: 0, changed: 0 });
+    // The benchmark given once is recorded for the next rescore.
+    await rescore(run, bench);
+    await expect(rescore(run)).resolves.toMatchObject({ bench });
   });
 });

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { silent } from '../events/types.js';
-import type { ProjectRef } from '../project/project.js';
-import { DEFAULT_TESTS } from '../stages/0-corpus/recipe.js';
-import { DEFAULT_BUILD } from '../toolchains/build.js';
-import { projectLayout } from '../toolchains/layout.js';
-import { loadTransformSpecs, selectTransforms } from '../stages/3-transform/spec.js';
-import { stepSources, type TransformCommandOptions } from './transform-command.js';
+import { silent } from '../../events/types.js';
+import type { ProjectRef } from '../../project/project.js';
+import { DEFAULT_TESTS } from '../../project/recipe.js';
+import { DEFAULT_BUILD } from '../../toolchains/build.js';
+import { projectLayout } from '../../toolchains/layout.js';
+import { loadTransformSpecs, selectTransforms } from './spec.js';
+import { stepSources, type TransformStageOptions } from './driver.js';
 
-const options: TransformCommandOptions = {
+const options: TransformStageOptions = {
   from: '/nonexistent',
   transforms: 't_call_stack_deepen_v1',
   out: '/nonexistent/out',
@@ -18,7 +18,7 @@ const options: TransformCommandOptions = {
   agentTimeout: 60,
 };
 
-async function sourcesFor(transforms: string, overrides: Partial<TransformCommandOptions>) {
+async function sourcesFor(transforms: string, overrides: Partial<TransformStageOptions>) {
   const all = await loadTransformSpecs();
   return stepSources(selectTransforms(all, transforms), all, { ...options, ...overrides });
 }

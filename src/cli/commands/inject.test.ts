@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { InjectSummary, TypeSummary } from '../stages/2-inject/records.js';
-import { formatInjectSummary } from './inject-command.js';
+import type { InjectSummary, TypeSummary } from '../../stages/2-inject/records.js';
+import { formatInjectSummary } from './inject.js';
 
 const type = (overrides: Partial<TypeSummary>): TypeSummary => ({
   typeId: 't',

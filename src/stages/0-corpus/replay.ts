@@ -1,17 +1,17 @@
 import path from 'node:path';
-import type { CacheLayout } from '../core/cache.js';
-import { UserError } from '../core/errors.js';
-import { exists } from '../core/fs.js';
-import { combineRuns, type SingleVerdict, type Verdict } from '../core/verdict.js';
-import type { ProjectRef } from '../project/project.js';
-import { baselineClass, type BaselineClass } from '../stages/0-corpus/baseline.js';
-import type { JvmRunner } from '../toolchains/jvm/runner.js';
-import { testSourceFile } from '../toolchains/layout.js';
-import type { Toolchain } from '../toolchains/types.js';
-import { createTestRunner } from '../runners/index.js';
-import { timeLimit } from '../runners/time-limits.js';
-import type { RunnerName } from '../runners/types.js';
-import { withReruns, withTimeLimit } from '../runners/wrappers.js';
+import type { CacheLayout } from '../../core/cache.js';
+import { UserError } from '../../core/errors.js';
+import { exists } from '../../core/fs.js';
+import { combineRuns, type SingleVerdict, type Verdict } from '../../core/verdict.js';
+import type { ProjectRef } from '../../project/project.js';
+import { baselineClass, type BaselineClass } from '../../project/baseline.js';
+import type { JvmRunner } from '../../toolchains/jvm/runner.js';
+import { testSourceFile } from '../../toolchains/layout.js';
+import type { Toolchain } from '../../toolchains/types.js';
+import { createTestRunner } from '../../runners/index.js';
+import { timeLimit } from '../../runners/time-limits.js';
+import type { RunnerName } from '../../runners/types.js';
+import { withReruns, withTimeLimit } from '../../runners/wrappers.js';
 
 export interface ReplayOptions {
   runner: RunnerName;

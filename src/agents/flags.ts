@@ -1,5 +1,5 @@
-import type { AgentAdapter } from '../agents/types.js';
-import { createAgentAdapter } from '../agents/adapters/index.js';
+import type { AgentAdapter } from './types.js';
+import { createAgentAdapter } from './adapters/index.js';
 
 /** The agent flags `inject` and `transform` share (`--engine agent`), as the CLI parses them. */
 export interface AgentFlags {

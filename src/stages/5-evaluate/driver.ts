@@ -1,26 +1,26 @@
 import path from 'node:path';
-import type { CacheLayout } from '../core/cache.js';
-import { UserError } from '../core/errors.js';
-import { exists } from '../core/fs.js';
-import type { EventSink } from '../events/types.js';
-import { sandboxAvailability, type NetworkPolicy } from '../sandbox/bwrap.js';
-import { parseEndpoint } from '../sandbox/egress-proxy.js';
-import { runEvaluation, type EvaluateResult } from '../stages/5-evaluate/evaluate.js';
+import type { CacheLayout } from '../../core/cache.js';
+import { UserError } from '../../core/errors.js';
+import { exists } from '../../core/fs.js';
+import type { EventSink } from '../../events/types.js';
+import { sandboxAvailability, type NetworkPolicy } from '../../sandbox/bwrap.js';
+import { parseEndpoint } from '../../sandbox/egress-proxy.js';
+import { runEvaluation, type EvaluateResult } from './evaluate.js';
+import { runRescore, type RescoreResult } from './rescore.js';
 import {
   loadScript,
   offlineAgent,
   OFFLINE_AGENTS,
   type EvaluationAgent,
   type OfflineAgentName,
-} from '../stages/5-evaluate/offline-agents.js';
-import { SETTINGS, type Setting } from '../stages/5-evaluate/records.js';
-import { EvaluationStore, STORE_FILE } from '../stages/5-evaluate/store.js';
-import { renderTables, resultTables, type ResultTables } from '../stages/6-report/tables.js';
-import { AGENT_NAMES } from '../agents/adapters/index.js';
-import { VENDOR_ENDPOINTS } from '../agents/adapters/cli.js';
-import { agentAdapterFrom, type AgentFlags } from './agent-flags.js';
+} from './offline-agents.js';
+import { SETTINGS, type Setting } from './records.js';
+import { AGENT_NAMES } from '../../agents/adapters/index.js';
+import { VENDOR_ENDPOINTS } from '../../agents/adapters/cli.js';
+import { agentAdapterFrom, type AgentFlags } from '../../agents/flags.js';
 
-export interface EvaluateCommandOptions extends AgentFlags {
+/** What `witnessgym evaluate` is asked: the agent, the settings, the budget, the sandbox. */
+export interface EvaluateStageOptions extends AgentFlags {
   agent: string;
   setting: string;
   attempts: number;
@@ -44,17 +44,15 @@ export interface EvaluateCommandOptions extends AgentFlags {
   /** Host paths the sandboxed agent may read, or read and write, at their own path. */
   sandboxRead?: string[];
   sandboxWrite?: string[];
-  json?: boolean;
 }
 
-export interface EvaluateSummary extends Omit<EvaluateResult, 'rows'> {
+export interface EvaluateStageResult extends EvaluateResult {
   agent: string;
   settings: Setting[];
-  tables: ResultTables;
 }
 
 /** What the sandboxed agent may reach; a malformed endpoint is a UserError. */
-export function agentNetwork(options: EvaluateCommandOptions): NetworkPolicy {
+export function agentNetwork(options: EvaluateStageOptions): NetworkPolicy {
   if (options.network === false) {
     if (options.allowEndpoint?.length) {
       throw new UserError('--no-network and --allow-endpoint contradict each other');
@@ -72,7 +70,7 @@ function settingsOf(value: string): Setting[] {
   throw new UserError(`--setting must be NoEC, WithEC or both, not '${value}'`);
 }
 
-async function evaluationAgent(options: EvaluateCommandOptions): Promise<EvaluationAgent> {
+async function evaluationAgent(options: EvaluateStageOptions): Promise<EvaluationAgent> {
   if ((OFFLINE_AGENTS as readonly string[]).includes(options.agent)) {
     const script = options.script ? await loadScript(options.script) : undefined;
     if (script && options.agent !== 'scripted') {
@@ -102,12 +100,13 @@ async function evaluationAgent(options: EvaluateCommandOptions): Promise<Evaluat
   };
 }
 
-export async function runEvaluateCommand(
+/** The evaluate stage: an agent's attempts on a benchmark's cases, and their tables. */
+export async function runEvaluate(
   bench: string,
-  options: EvaluateCommandOptions,
+  options: EvaluateStageOptions,
   cache: CacheLayout,
   events: EventSink,
-): Promise<EvaluateSummary> {
+): Promise<EvaluateStageResult> {
   if (!(await exists(path.join(bench, 'cases.jsonl')))) {
     throw new UserError(
       `${bench} is not a benchmark (no cases.jsonl): build one with 'witnessgym build'`,
@@ -137,39 +136,32 @@ export async function runEvaluateCommand(
     screen: options.screen,
     events,
   });
-  const { rows, ...rest } = result;
-  return { ...rest, agent: agent.name, settings, tables: resultTables(rows) };
+  return { ...result, agent: agent.name, settings };
 }
 
-/** `witnessgym report <run>`: the tables of a run directory's finished attempts, every agent's. */
-export async function runReportCommand(runDir: string): Promise<ResultTables> {
-  if (!(await exists(path.join(runDir, STORE_FILE)))) {
-    throw new UserError(
-      `${runDir} holds no evaluation results (no ${STORE_FILE}): run 'witnessgym evaluate' with --run ${runDir}`,
-    );
-  }
-  const store = EvaluationStore.open(runDir);
-  try {
-    return resultTables(store.allAttempts());
-  } finally {
-    store.close();
-  }
+export interface RescoreStageOptions {
+  /** The benchmark, for runs that do not record theirs. */
+  bench?: string;
+  again?: boolean;
+  runs: number;
+  /** Seconds. */
+  verifyTimeout: number;
 }
 
-export function formatEvaluateSummary(summary: EvaluateSummary): string {
-  const lines = [
-    `evaluated ${summary.agent} (${summary.settings.join(', ')}) on ${summary.items} items: ${summary.attemptsRun} attempts run, ${summary.alreadyDone} items done earlier; results in ${summary.runDir}`,
-  ];
-  if (summary.interruptedBefore > 0) {
-    lines.push(`${summary.interruptedBefore} attempts an earlier run left in flight were redone`);
-  }
-  if (summary.harnessFaults > 0) {
-    lines.push(
-      `${summary.harnessFaults} harness faults (retried; counted apart from the agent's failures)`,
-    );
-  }
-  for (const missed of summary.notEvaluated)
-    lines.push(`not evaluated: ${missed.item}: ${missed.reason}`);
-  lines.push('', renderTables(summary.tables));
-  return lines.join('\n');
+/** Every stored submission of a run judged again by this verifier. */
+export async function rescoreRun(
+  runDir: string,
+  options: RescoreStageOptions,
+  cache: CacheLayout,
+  events: EventSink,
+): Promise<RescoreResult> {
+  return runRescore({
+    runDir: path.resolve(runDir),
+    ...(options.bench !== undefined ? { bench: path.resolve(options.bench) } : {}),
+    cache,
+    again: options.again ?? false,
+    runs: options.runs,
+    verifyTimeoutMs: options.verifyTimeout * 1000,
+    events,
+  });
 }

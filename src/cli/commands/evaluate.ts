@@ -1,0 +1,112 @@
+import type { Command } from 'commander';
+import { runEvaluate, type EvaluateStageOptions } from '../../stages/5-evaluate/driver.js';
+import type { EvaluateResult } from '../../stages/5-evaluate/evaluate.js';
+import type { Setting } from '../../stages/5-evaluate/records.js';
+import { renderTables, resultTables, type ResultTables } from '../../stages/6-report/tables.js';
+import {
+  cacheFrom,
+  collect,
+  EXIT_VERDICT,
+  positiveInteger,
+  printJson,
+  withAgentOptions,
+  withProgress,
+} from '../common.js';
+
+/** What `evaluate` prints: the run's counts and the tables of its rows. */
+interface EvaluateSummary extends Omit<EvaluateResult, 'rows'> {
+  agent: string;
+  settings: Setting[];
+  tables: ResultTables;
+}
+
+function formatEvaluateSummary(summary: EvaluateSummary): string {
+  const lines = [
+    `evaluated ${summary.agent} (${summary.settings.join(', ')}) on ${summary.items} items: ${summary.attemptsRun} attempts run, ${summary.alreadyDone} items done earlier; results in ${summary.runDir}`,
+  ];
+  if (summary.interruptedBefore > 0) {
+    lines.push(`${summary.interruptedBefore} attempts an earlier run left in flight were redone`);
+  }
+  if (summary.harnessFaults > 0) {
+    lines.push(
+      `${summary.harnessFaults} harness faults (retried; counted apart from the agent's failures)`,
+    );
+  }
+  for (const missed of summary.notEvaluated)
+    lines.push(`not evaluated: ${missed.item}: ${missed.reason}`);
+  lines.push('', renderTables(summary.tables));
+  return lines.join('\n');
+}
+
+async function evaluate(
+  bench: string,
+  options: EvaluateStageOptions & { json?: boolean },
+  command: Command,
+): Promise<void> {
+  const { rows, ...rest } = await withProgress(options.json ?? false, (events) =>
+    runEvaluate(bench, options, cacheFrom(command), events),
+  );
+  const summary: EvaluateSummary = { ...rest, tables: resultTables(rows) };
+  if (options.json) printJson(summary);
+  else process.stdout.write(`${formatEvaluateSummary(summary)}\n`);
+  // Items that could not be evaluated or judged are a result to notice, not a crash.
+  process.exitCode =
+    summary.notEvaluated.length === 0 && summary.tables.unjudged.length === 0 ? 0 : EXIT_VERDICT;
+}
+
+/** `witnessgym evaluate`. */
+export function register(program: Command): void {
+  withAgentOptions(
+    program
+      .command('evaluate')
+      .description(
+        "evaluate an agent on a benchmark: with the witness hidden, can it write a test that exposes each case's bug? Each attempt runs in a fresh workspace (process agents in a bubblewrap sandbox) and is judged by Maven in fresh buggy and clean trees; results go to a SQLite database in --run, and a rerun resumes. Offline agents: witness (positive control), none (negative control), existing-tests (the suite's give-away), scripted (--script)",
+      )
+      .usage('<bench> --agent <name> [options]')
+      .argument('<bench>', "a benchmark directory from 'witnessgym build'"),
+  )
+    .option('--setting <setting>', 'NoEC, WithEC or both', 'both')
+    .option('--attempts <n>', 'attempts per case and setting', positiveInteger('--attempts'), 3)
+    .option(
+      '--cases <filter...>',
+      'case id globs (commons-csv@*) and key=value terms (type, bucket, depth, project, category)',
+    )
+    .option('--concurrency <n>', 'items evaluated at once', positiveInteger('--concurrency'), 1)
+    .option('--run <dir>', 'where the results database lives (default <bench>/evaluation)')
+    .option('--script <file>', 'scripted agent: a JSON file of files to write per attempt')
+    .option(
+      '--verify-timeout <seconds>',
+      'limit for verifying one attempt',
+      positiveInteger('--verify-timeout'),
+      1200,
+    )
+    .option(
+      '--case-timeout <seconds>',
+      'limit for all attempts of one case and setting',
+      positiveInteger('--case-timeout'),
+      4200,
+    )
+    .option(
+      '--runs <n>',
+      'fresh runs per side a witness must agree in',
+      positiveInteger('--runs'),
+      3,
+    )
+    .option(
+      '--allow-endpoint <host:port>',
+      "an endpoint the sandboxed agent may reach through the harness's proxy (repeatable; replaces the agent's defaults: claude-code api.anthropic.com:443, codex api.openai.com:443, opencode both and models.dev:443, command none)",
+      collect,
+    )
+    .option('--no-network', 'let the sandboxed agent reach nothing, not even its model')
+    .option(
+      '--no-screen',
+      "judge without the static screen of submitted tests (the sandbox alone: for studying the screen's effect); rows record it",
+    )
+    .option(
+      '--sandbox-read <path...>',
+      'host paths the sandboxed agent may read (its program or configuration outside /usr)',
+    )
+    .option('--sandbox-write <path...>', 'host paths the sandboxed agent may read and write')
+    .option('--json', 'machine-readable output')
+    .action(evaluate);
+}
