@@ -183,7 +183,7 @@ describe('agent engine with the command adapter and the scripted agent', () => {
     expect(result.stop).toBe('accepted');
     expect(judged).toHaveLength(3);
     const [first, second, third] = result.attempts;
-    expect(first!.outcome).toEqual({ kind: 'exited', code: 0, signal: null });
+    expect(first!.outcome).toEqual({ kind: 'Exited', code: 0, signal: null });
     expect(first!.report).toMatchObject({ kind: 'Parsed', report: { repro_exit_code: 0 } });
     expect(first!.harness).toMatchObject({ kind: 'Rejected', reason: 'witness still passes' });
     expect(first!.judgement.kind).toBe('Rejected');
@@ -251,7 +251,7 @@ describe('agent engine with the command adapter and the scripted agent', () => {
     });
     const { result } = await inject(adapter, 2, 2000);
 
-    expect(result.attempts[0]!.outcome).toEqual({ kind: 'timeout' });
+    expect(result.attempts[0]!.outcome).toEqual({ kind: 'Timeout' });
     expect(result.attempts[0]!.durationMs).toBeLessThan(8000);
     expect(result.attempts[0]!.report.kind).toBe('Missing');
     const pids = JSON.parse(await readFile(pidFile, 'utf8')) as {
@@ -432,7 +432,7 @@ describe('agent engine with the built-in openai agent against a fake endpoint', 
     const { result } = await inject(adapter, 2);
 
     expect(result.acceptedAttempt).toBe(2);
-    expect(result.attempts[0]!.outcome).toEqual({ kind: 'completed' });
+    expect(result.attempts[0]!.outcome).toEqual({ kind: 'Completed' });
     expect(result.attempts[0]!.report.kind).toBe('Missing');
     expect(result.attempts[1]!.report.kind).toBe('Parsed');
     expect(await readFile(path.join(workspace, COUNTER), 'utf8')).toContain('if (step < 0)');
@@ -495,7 +495,7 @@ describe('agent engine with the built-in openai agent against a fake endpoint', 
     expect(result.stop).toBe('agentFailedToStart');
     expect(judged).toHaveLength(0);
     expect(result.attempts[0]!.outcome).toEqual({
-      kind: 'failedToStart',
+      kind: 'FailedToStart',
       reason: expect.stringMatching(/^HTTP 401: .*invalid api key/),
     });
   });

@@ -434,7 +434,7 @@ describe('witnessgym evaluate: attacks on the oracle are never a success', () =>
       '1',
     ]);
     expect(rowsOf(run).rows.map((row) => [row.diagnosis.kind, row.agentOutcome.kind])).toEqual([
-      ['AgentTimeout', 'timeout'],
+      ['AgentTimeout', 'Timeout'],
     ]);
     expect(await processesMentioning(marker)).toEqual([]);
   });

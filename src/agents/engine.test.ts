@@ -39,7 +39,7 @@ function fakeAgent(finalTexts: string[], events: string[]) {
       events.push(`run ${inputs.length}`);
       const finalText = finalTexts[inputs.length - 1]!;
       return {
-        outcome: { kind: 'exited', code: 0, signal: null },
+        outcome: { kind: 'Exited', code: 0, signal: null },
         finalText,
         transcript: finalText,
         durationMs: 1,

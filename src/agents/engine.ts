@@ -88,17 +88,17 @@ export const DEFAULT_ATTEMPTS = 3;
 
 function describeOutcome(outcome: AgentOutcome, timeoutMs: number): string {
   switch (outcome.kind) {
-    case 'exited':
+    case 'Exited':
       return outcome.code === null
         ? `the agent was ended by signal ${outcome.signal ?? 'unknown'}`
         : `the agent exited with code ${outcome.code}`;
-    case 'completed':
+    case 'Completed':
       return 'the agent finished its conversation';
-    case 'timeout':
+    case 'Timeout':
       return `the agent hit the time limit of ${Math.round(timeoutMs / 1000)} s and was stopped`;
-    case 'failedToStart':
+    case 'FailedToStart':
       return `the agent failed to start: ${outcome.reason}`;
-    case 'failed':
+    case 'Failed':
       return `the agent run broke off: ${outcome.reason}`;
   }
 }
@@ -192,7 +192,7 @@ export async function runAgentTask<Report>(
       `attempt ${number}: ${describeOutcome(run.outcome, timeoutMs)} after ${run.durationMs} ms; report ${report.kind}`,
     );
 
-    if (run.outcome.kind === 'failedToStart') {
+    if (run.outcome.kind === 'FailedToStart') {
       // Nothing ran, and a missing executable or refused endpoint will not fix itself.
       const reason = describeOutcome(run.outcome, timeoutMs);
       attempts.push({

@@ -7,14 +7,14 @@ import { z } from 'zod';
 
 export const AgentOutcomeSchema = z.discriminatedUnion('kind', [
   z.strictObject({
-    kind: z.literal('exited'),
+    kind: z.literal('Exited'),
     code: z.number().int().nullable(),
     signal: z.string().nullable(),
   }),
-  z.strictObject({ kind: z.literal('completed') }),
-  z.strictObject({ kind: z.literal('timeout') }),
-  z.strictObject({ kind: z.literal('failedToStart'), reason: z.string() }),
-  z.strictObject({ kind: z.literal('failed'), reason: z.string() }),
+  z.strictObject({ kind: z.literal('Completed') }),
+  z.strictObject({ kind: z.literal('Timeout') }),
+  z.strictObject({ kind: z.literal('FailedToStart'), reason: z.string() }),
+  z.strictObject({ kind: z.literal('Failed'), reason: z.string() }),
 ]);
 
 export const AttemptJudgementSchema = z.discriminatedUnion('kind', [

@@ -3,15 +3,15 @@ import type { Sandbox } from '../sandbox/bwrap.js';
 /** How an agent run ended. */
 export type AgentOutcome =
   /** A CLI agent's process ended by itself (code null when a signal ended it). */
-  | { kind: 'exited'; code: number | null; signal: string | null }
+  | { kind: 'Exited'; code: number | null; signal: string | null }
   /** The built-in loop received a final assistant message. */
-  | { kind: 'completed' }
+  | { kind: 'Completed' }
   /** The run hit its time limit; a process agent's whole process group was killed. */
-  | { kind: 'timeout' }
+  | { kind: 'Timeout' }
   /** The agent never ran: missing executable, unreachable or refusing endpoint. */
-  | { kind: 'failedToStart'; reason: string }
+  | { kind: 'FailedToStart'; reason: string }
   /** The run broke off after starting: endpoint error mid-run, turn budget exhausted. */
-  | { kind: 'failed'; reason: string };
+  | { kind: 'Failed'; reason: string };
 
 export interface AgentRunInput {
   workspace: string;

@@ -131,8 +131,8 @@ describe('createAgentAdapter', () => {
       { agent: 'claude-code' },
       { WITNESSGYM_CLAUDE_BIN: '/nonexistent/claude' },
     );
-    expect(result.outcome).toMatchObject({ kind: 'failedToStart' });
-    expect(result.outcome.kind === 'failedToStart' && result.outcome.reason).toMatch(
+    expect(result.outcome).toMatchObject({ kind: 'FailedToStart' });
+    expect(result.outcome.kind === 'FailedToStart' && result.outcome.reason).toMatch(
       /^exit code 127: .*\/nonexistent\/claude: not found/,
     );
   });
@@ -173,8 +173,8 @@ describe('createAgentAdapter', () => {
 
   it('reports a command line whose program is missing as failing to start', async () => {
     const result = await runIn({ agent: 'command', agentCommand: 'no-such-agent-program --go' });
-    expect(result.outcome).toMatchObject({ kind: 'failedToStart' });
-    expect(result.outcome.kind === 'failedToStart' && result.outcome.reason).toMatch(
+    expect(result.outcome).toMatchObject({ kind: 'FailedToStart' });
+    expect(result.outcome.kind === 'FailedToStart' && result.outcome.reason).toMatch(
       /^exit code 127: .*not found/,
     );
   });
@@ -184,7 +184,7 @@ describe('createAgentAdapter', () => {
       agent: 'command',
       agentCommand: 'cat; echo "exit soon" >&2; exit 3',
     });
-    expect(result.outcome).toEqual({ kind: 'exited', code: 3, signal: null });
+    expect(result.outcome).toEqual({ kind: 'Exited', code: 3, signal: null });
     expect(result.finalText).toBe('SYSTEM\n\nPAYLOAD\n');
     expect(result.transcript).toContain('[stderr]\nexit soon');
   });
@@ -212,7 +212,7 @@ describe('createAgentAdapter', () => {
         const byFile = await run(
           `cat {prompt_file}; cat ${secret} || echo unreadable; pwd; echo mine > Written.java`,
         );
-        expect(byFile.outcome).toEqual({ kind: 'exited', code: 0, signal: null });
+        expect(byFile.outcome).toEqual({ kind: 'Exited', code: 0, signal: null });
         expect(byFile.finalText).toBe('SYSTEM\n\nPAYLOAD\nunreadable\n/workspace\n');
         expect(await readFile(path.join(workspace, 'Written.java'), 'utf8')).toBe('mine\n');
         const byStdin = await run('cat');

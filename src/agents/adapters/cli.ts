@@ -106,18 +106,18 @@ async function runInvocation(
     stdout = result.stdout;
     stderr = result.stderr;
     if (result.timedOut) {
-      outcome = { kind: 'timeout' };
+      outcome = { kind: 'Timeout' };
     } else if (result.exitCode !== null && NOT_FOUND_CODES.includes(result.exitCode)) {
       outcome = {
-        kind: 'failedToStart',
+        kind: 'FailedToStart',
         reason: `exit code ${result.exitCode}: ${capTail(stderr.trim(), 300) || 'command not found'}`,
       };
     } else {
-      outcome = { kind: 'exited', code: result.exitCode, signal: result.signal };
+      outcome = { kind: 'Exited', code: result.exitCode, signal: result.signal };
     }
   } catch (error) {
     // spawn itself failed: no such executable or working directory.
-    outcome = { kind: 'failedToStart', reason: `${file}: ${errorMessage(error)}` };
+    outcome = { kind: 'FailedToStart', reason: `${file}: ${errorMessage(error)}` };
   }
   let finalText = stdout;
   if (invocation.finalTextFile) {

@@ -127,12 +127,12 @@ export function createOpenAIAdapter(
           { signal },
         );
       } catch (error) {
-        if (signal.aborted) return { outcome: { kind: 'timeout' }, finalText: '' };
+        if (signal.aborted) return { outcome: { kind: 'Timeout' }, finalText: '' };
         const reason = describeError(error);
         transcript.push(`[error turn ${turn}] ${reason}`);
         // A first request that fails is a wrong URL, key or model: later ones are mid-run trouble.
         return {
-          outcome: turn === 1 ? { kind: 'failedToStart', reason } : { kind: 'failed', reason },
+          outcome: turn === 1 ? { kind: 'FailedToStart', reason } : { kind: 'Failed', reason },
           finalText: '',
         };
       }
@@ -141,7 +141,7 @@ export function createOpenAIAdapter(
       const message = completion.choices[0]?.message;
       if (!message) {
         return {
-          outcome: { kind: 'failed', reason: 'the endpoint returned no choices' },
+          outcome: { kind: 'Failed', reason: 'the endpoint returned no choices' },
           finalText: '',
         };
       }
@@ -153,7 +153,7 @@ export function createOpenAIAdapter(
       });
       if (message.content) transcript.push(`[assistant turn ${turn}]\n${message.content}`);
       if (calls.length === 0)
-        return { outcome: { kind: 'completed' }, finalText: message.content ?? '' };
+        return { outcome: { kind: 'Completed' }, finalText: message.content ?? '' };
       for (const call of calls) {
         const name = call.type === 'function' ? call.function.name : call.custom.name;
         const args = call.type === 'function' ? call.function.arguments : call.custom.input;
@@ -165,10 +165,10 @@ export function createOpenAIAdapter(
         transcript.push(`[tool ${name} ${args}]\n${capMiddle(result, 4000)}`);
         messages.push({ role: 'tool', tool_call_id: call.id, content: result });
       }
-      if (signal.aborted) return { outcome: { kind: 'timeout' }, finalText: '' };
+      if (signal.aborted) return { outcome: { kind: 'Timeout' }, finalText: '' };
     }
     return {
-      outcome: { kind: 'failed', reason: `turn budget of ${maxTurns} model requests exhausted` },
+      outcome: { kind: 'Failed', reason: `turn budget of ${maxTurns} model requests exhausted` },
       finalText: '',
     };
   }
@@ -212,8 +212,8 @@ export function createOpenAIAdapter(
         result = {
           outcome:
             error instanceof StartError
-              ? { kind: 'failedToStart', reason }
-              : { kind: 'failed', reason },
+              ? { kind: 'FailedToStart', reason }
+              : { kind: 'Failed', reason },
           finalText: '',
         };
       } finally {

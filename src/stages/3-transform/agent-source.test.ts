@@ -82,7 +82,7 @@ function agent(edit: (workspace: string) => Promise<void>, finalText: string) {
         seen.push({ workspace: input.workspace, counter, prompt: input.userPrompt });
         await edit(input.workspace);
         return {
-          outcome: { kind: 'exited', code: 0, signal: null },
+          outcome: { kind: 'Exited', code: 0, signal: null },
           finalText,
           transcript: finalText,
           durationMs: 1,

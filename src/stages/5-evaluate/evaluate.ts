@@ -234,7 +234,7 @@ async function runAgent(
     return await adapter.run(input);
   } catch (error) {
     return {
-      outcome: { kind: 'failed', reason: errorMessage(error) },
+      outcome: { kind: 'Failed', reason: errorMessage(error) },
       finalText: '',
       transcript: `the agent adapter threw: ${errorMessage(error)}`,
       durationMs: 0,
@@ -245,10 +245,10 @@ async function runAgent(
 /** The diagnosis of an agent run that ended badly, before anything it wrote is looked at. */
 function agentDiagnosis(run: AgentRunResult): Diagnosis | undefined {
   switch (run.outcome.kind) {
-    case 'timeout':
+    case 'Timeout':
       return { kind: 'AgentTimeout' };
-    case 'failedToStart':
-    case 'failed':
+    case 'FailedToStart':
+    case 'Failed':
       return { kind: 'AgentFailed', reason: run.outcome.reason };
     default:
       return undefined;

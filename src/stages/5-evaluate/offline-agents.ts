@@ -49,7 +49,7 @@ export interface EvaluationAgent {
 
 function finished(text: string, started: number, transcript = text): AgentRunResult {
   return {
-    outcome: { kind: 'exited', code: 0, signal: null },
+    outcome: { kind: 'Exited', code: 0, signal: null },
     finalText: text,
     transcript,
     durationMs: Math.round(performance.now() - started),

@@ -25,7 +25,7 @@ function row(caseSuffix: string, diagnosis: Diagnosis, test: string | null): Att
     diagnosis,
     paperSuccess: diagnosis.kind === 'Success',
     coverage: null,
-    agentOutcome: { kind: 'exited', code: 0, signal: null },
+    agentOutcome: { kind: 'Exited', code: 0, signal: null },
     agentMs: 1,
     verifyMs: 2,
     usage: null,

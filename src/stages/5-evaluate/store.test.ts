@@ -1,10 +1,11 @@
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { sha256Text } from '../../core/fs.js';
 import type { AttemptRow } from './records.js';
-import { EvaluationStore } from './store.js';
+import { EvaluationStore, STORE_FILE } from './store.js';
 
 function row(attempt: number, diagnosis: AttemptRow['diagnosis']): AttemptRow {
   return {
@@ -22,7 +23,7 @@ function row(attempt: number, diagnosis: AttemptRow['diagnosis']): AttemptRow {
     diagnosis,
     paperSuccess: diagnosis.kind === 'Success',
     coverage: null,
-    agentOutcome: { kind: 'exited', code: 0, signal: null },
+    agentOutcome: { kind: 'Exited', code: 0, signal: null },
     agentMs: 1,
     verifyMs: 2,
     usage: null,
@@ -53,6 +54,30 @@ describe('EvaluationStore', () => {
     expect(again.attempts(key).map((r) => r.diagnosis.kind)).toEqual(['NoTest']);
     expect(again.text(sha256Text('transcript text'))).toBe('transcript text');
     again.close();
+  });
+
+  it('migrates a store of schema 1 (camelCase agent outcomes) and rejects an unknown schema', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'store-'));
+    const store = EvaluationStore.open(dir);
+    store.begin({ ...key, attempt: 1 });
+    store.finish({ ...row(1, { kind: 'AgentTimeout' }), agentOutcome: { kind: 'Timeout' } }, []);
+    store.close();
+    // The row and version as schema 1 wrote them.
+    const old = new Database(path.join(dir, STORE_FILE));
+    old.exec(`UPDATE attempts SET row = json_set(row, '$.agentOutcome.kind', 'timeout')`);
+    old.exec(`UPDATE meta SET value = '1' WHERE key = 'schema'`);
+    old.close();
+    const migrated = EvaluationStore.open(dir);
+    expect(migrated.attempts(key).map((r) => r.agentOutcome)).toEqual([{ kind: 'Timeout' }]);
+    expect(migrated.meta('schema')).toBe('2');
+    migrated.close();
+
+    const future = new Database(path.join(dir, STORE_FILE));
+    future.exec(`UPDATE meta SET value = '9' WHERE key = 'schema'`);
+    future.close();
+    expect(() => EvaluationStore.open(dir)).toThrow(
+      /has results of schema 9; this witnessgym writes schema 2: use another --run directory/,
+    );
   });
 
   it('drops an attempt a killed run left in flight and records the interruption', async () => {

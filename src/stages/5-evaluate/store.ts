@@ -22,7 +22,17 @@ import {
  */
 
 export const STORE_FILE = 'results.sqlite';
-const SCHEMA_VERSION = 1;
+/** 2: agent outcome kinds PascalCase (`timeout` became `Timeout`); a store of 1 is migrated. */
+const SCHEMA_VERSION = 2;
+
+/** The rename of schema 2, as SQL over each row's JSON: the rows are otherwise unchanged. */
+const AGENT_OUTCOME_KINDS_V2 = `
+UPDATE attempts SET row = json_set(row, '$.agentOutcome.kind',
+  CASE json_extract(row, '$.agentOutcome.kind')
+    WHEN 'exited' THEN 'Exited' WHEN 'completed' THEN 'Completed' WHEN 'timeout' THEN 'Timeout'
+    WHEN 'failedToStart' THEN 'FailedToStart' WHEN 'failed' THEN 'Failed'
+    ELSE json_extract(row, '$.agentOutcome.kind') END)
+WHERE row IS NOT NULL`;
 
 export interface ItemKey {
   caseId: string;
@@ -129,7 +139,10 @@ export class EvaluationStore {
     })();
   }
 
-  /** Opens (or creates) the run's database; one of another schema version is a user error. */
+  /**
+   * Opens (or creates) the run's database, migrating one of schema 1; one of another schema
+   * version is a user error.
+   */
   static open(runDir: string): EvaluationStore {
     mkdirSync(runDir, { recursive: true });
     const db = new Database(path.join(runDir, STORE_FILE));
@@ -141,6 +154,12 @@ export class EvaluationStore {
       { value: string } | undefined;
     if (version === undefined) {
       db.prepare(`INSERT INTO meta VALUES ('schema', ?)`).run(String(SCHEMA_VERSION));
+    } else if (version.value === '1') {
+      // Evaluations cost agent runs: an older run is carried forward, not given up.
+      db.transaction(() => {
+        db.exec(AGENT_OUTCOME_KINDS_V2);
+        db.prepare(`UPDATE meta SET value = ? WHERE key = 'schema'`).run(String(SCHEMA_VERSION));
+      })();
     } else if (version.value !== String(SCHEMA_VERSION)) {
       db.close();
       throw new UserError(

@@ -57,7 +57,7 @@ function row(options: RowOptions = {}): AttemptRow {
     diagnosis,
     paperSuccess: options.paperSuccess ?? diagnosis.kind === 'Success',
     coverage: options.coverage ?? null,
-    agentOutcome: { kind: 'completed' },
+    agentOutcome: { kind: 'Completed' },
     agentMs: 1,
     verifyMs: 1,
     usage: null,

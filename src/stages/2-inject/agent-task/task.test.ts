@@ -59,7 +59,7 @@ function fakeAdapter(runs: { outcome?: AgentOutcome; finalText: string }[]) {
         events.push(`run ${inputs.length}`);
         const run = runs[inputs.length - 1]!;
         return {
-          outcome: run.outcome ?? { kind: 'exited', code: 0, signal: null },
+          outcome: run.outcome ?? { kind: 'Exited', code: 0, signal: null },
           finalText: run.finalText,
           transcript: run.finalText,
           durationMs: 5,
@@ -170,7 +170,7 @@ describe('runAgentInjection', () => {
 
   it('stops without judging when the agent cannot start', async () => {
     const agent = fakeAdapter([
-      { outcome: { kind: 'failedToStart', reason: 'spawn claude ENOENT' }, finalText: '' },
+      { outcome: { kind: 'FailedToStart', reason: 'spawn claude ENOENT' }, finalText: '' },
     ]);
     const { judge, seen } = scriptedJudge([], agent.events);
     const result = await inject(agent, judge);
@@ -186,7 +186,7 @@ describe('runAgentInjection', () => {
 
   it('tells the next attempt that the previous one timed out', async () => {
     const agent = fakeAdapter([
-      { outcome: { kind: 'timeout' }, finalText: '' },
+      { outcome: { kind: 'Timeout' }, finalText: '' },
       { finalText: reportLine() },
     ]);
     const { judge } = scriptedJudge([rejected, accepted], agent.events);

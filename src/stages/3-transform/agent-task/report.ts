@@ -46,6 +46,7 @@ export function transformReportFormat(transformId: string): ReportFormat<Transfo
 /** One agent step's run (prompts, attempt, report, verdict), as `agent-runs/<id>.json`. */
 export const TransformAgentRunFile = defineRecord({
   kind: 'transform-agent-run',
-  version: 1,
+  // 2: agent outcome kinds PascalCase. Only written (a log of runs), so version 1 is not migrated.
+  version: 2,
   schema: agentTaskResultSchema(TransformReportSchema),
 });

@@ -29,7 +29,7 @@ function agent(finalText: string) {
       run: async (input: AgentRunInput): Promise<AgentRunResult> => {
         inputs.push(input);
         return {
-          outcome: { kind: 'exited', code: 0, signal: null },
+          outcome: { kind: 'Exited', code: 0, signal: null },
           finalText,
           transcript: finalText,
           durationMs: 1,
