@@ -73,6 +73,32 @@ export interface BaselineOptions {
   build: BuildSettings;
   tests: TestSelection;
   events: EventSink;
+  /** Run only this many of the selected test classes, spread evenly over them (a check). */
+  sample?: number;
+}
+
+/**
+ * `count` of the compiled test classes the selection picks, evenly spaced in name order, as one
+ * `-Dtest` value. Without a selection of the recipe's own, Surefire's default includes choose.
+ */
+async function sampledSelection(
+  projectDir: string,
+  options: BaselineOptions,
+  count: number,
+): Promise<string> {
+  const { toolchain, build, tests } = options;
+  const pattern = surefireTestPattern(tests) ?? SUREFIRE_DEFAULT_SELECTION;
+  const testClassesDir = path.resolve(projectDir, projectLayout(build).testClasses);
+  const candidates = (await compiledTestClasses(testClassesDir)).filter((name) =>
+    surefireSelects(pattern, name),
+  );
+  if (candidates.length === 0) throw new Error(`no compiled test class matches ${pattern}`);
+  const taken = Math.min(count, candidates.length);
+  const picked = Array.from(
+    { length: taken },
+    (_, index) => candidates[Math.floor((index * candidates.length) / taken)]!,
+  );
+  return picked.map((testClass) => toolchain.selectClass(testClass)).join(',');
 }
 
 /**
@@ -82,8 +108,13 @@ export interface BaselineOptions {
 export async function runBaseline(projectDir: string, options: BaselineOptions): Promise<Baseline> {
   const { toolchain, context, build, tests } = options;
   const log = (line: string) => note(options.events, 'baseline', line);
-  const selection = surefireTestPattern(tests);
-  log(`running the test suite (limit ${tests.suiteTimeoutSeconds} s)`);
+  const selection =
+    options.sample === undefined
+      ? surefireTestPattern(tests)
+      : await sampledSelection(projectDir, options, options.sample);
+  log(
+    `running the test suite${options.sample === undefined ? '' : ` sampled (${selection})`} (limit ${tests.suiteTimeoutSeconds} s)`,
+  );
   const suiteRun = await toolchain.runTests(projectDir, build, context, {
     ...(selection ? { selection } : {}),
     timeoutMs: tests.suiteTimeoutSeconds * 1000,
