@@ -142,8 +142,23 @@ export function within(inner: Node, outer: Node): boolean {
   return inner.startIndex >= outer.startIndex && inner.endIndex <= outer.endIndex;
 }
 
-function isComment(node: Node): boolean {
+export function isComment(node: Node): boolean {
   return node.type === 'line_comment' || node.type === 'block_comment';
+}
+
+/** Whether two nodes are the same node of one tree (either may be missing). */
+export function sameNode(a: Node | null | undefined, b: Node | null | undefined): boolean {
+  return !!a && !!b && a.id === b.id;
+}
+
+/** The operator token of a binary, unary or assignment expression. */
+export function operatorOf(node: Node): string {
+  return field(node, 'operator')?.type ?? '';
+}
+
+/** Statements of a block (or the statement itself), comments left out. */
+export function statementsOf(node: Node): Node[] {
+  return node.type === 'block' ? kids(node).filter((k) => !isComment(k)) : [node];
 }
 
 /**

@@ -15,13 +15,11 @@ import {
 import {
   accessKey,
   argumentsOf,
-  describeDroppedGuard,
   droppedNullGuard,
-  guardRemovalSites,
-  isComparable,
   isCollectionElement,
   type NullCheck,
-} from './null-guard-removed.js';
+} from '../../../lang/java/nullness.js';
+import { describeDroppedGuard, guardRemovalSites, isComparable } from './null-guard-removed.js';
 import { plausibility, type CandidateEdit, type Injector } from './types.js';
 
 /** Maps that hold null values (the concurrent ones and Hashtable reject them on the spot). */
