@@ -4,11 +4,11 @@
  * the transform stage run three ways in one run. Prints validations per minute for each way,
  * their ratios, the share of test methods selection ran, and whether every decision agreed.
  *
- *   npm run bench:validation-selection [-- --from dir1,dir2] [--transforms a,b] [--per-project 3]
+ *   npm run bench:validation-selection -- --from dir1,dir2 [--transforms a,b] [--per-project 3]
  *     [--seed 1] [--candidates 4] [--other-classes 5] [--no-maven]
  *
- * --from names inject output directories (default: the commons-csv and commons-codec ones under
- * /work/inject-outs); --per-project injections are drawn from each with the seed.
+ * --from (required) names inject output directories (`witnessgym inject --out`, e.g. of
+ * commons-csv and commons-codec); --per-project injections are drawn from each with the seed.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,8 +16,7 @@ import { parseArgs } from 'node:util';
 import { cacheLayout, projectCache, resolveCacheDir } from '../src/core/cache.js';
 import { seededRandom, shuffled } from '../src/core/random.js';
 import { plainSink } from '../src/events/render.js';
-import { pristineState, resolveFetchedProject } from '../src/project/project.js';
-import { WorkingCopy } from '../src/project/working-copy.js';
+import { resolveFetchedProject } from '../src/project/project.js';
 import { readRecords } from '../src/records/record.js';
 import { jvmTestRunner } from '../src/runners/jvm.js';
 import { mavenTestRunner } from '../src/runners/maven.js';
@@ -27,17 +26,15 @@ import { InjectionLine, type InjectionRecord } from '../src/stages/2-inject/reco
 import { deterministicSource } from '../src/stages/3-transform/candidates.js';
 import { operatorFor } from '../src/stages/3-transform/operators/index.js';
 import { loadTransformSpecs, selectTransforms } from '../src/stages/3-transform/spec.js';
-import { transformInjections, type TransformRecord } from '../src/stages/3-transform/transform.js';
+import { openTransformer } from '../src/stages/3-transform/driver.js';
+import { describeStop, type TransformRecord } from '../src/stages/3-transform/transform.js';
 import { JvmRunner } from '../src/toolchains/jvm/runner.js';
 import { mavenToolchain } from '../src/toolchains/maven/maven.js';
 import { formatTable } from './lib/candidates.js';
 
 const { values } = parseArgs({
   options: {
-    from: {
-      type: 'string',
-      default: '/work/inject-outs/commons-csv,/work/inject-outs/commons-codec',
-    },
+    from: { type: 'string' },
     transforms: { type: 'string', default: 't_call_stack_deepen_v1,t_private_adapter_layer_v1' },
     'per-project': { type: 'string', default: '3' },
     seed: { type: 'string', default: '1' },
@@ -47,6 +44,13 @@ const { values } = parseArgs({
   },
 });
 
+if (values.from === undefined) {
+  process.stderr.write(
+    'validation-selection: --from <dir,...> is required: the --out directories of inject runs (e.g. of commons-csv and commons-codec)\n',
+  );
+  process.exit(2);
+}
+const fromDirs = values.from.split(',');
 const cache = cacheLayout(resolveCacheDir());
 const events = plainSink((line) => process.stderr.write(`${line}\n`));
 const operators = selectTransforms(await loadTransformSpecs(), values.transforms).map((spec) =>
@@ -110,7 +114,7 @@ function decisions(record: TransformRecord): string[] {
   const end =
     record.outcome.kind === 'Kept'
       ? 'kept'
-      : `short at step ${record.outcome.step + 1}: ${record.outcome.reason.split('\n')[0]}`;
+      : `short at ${describeStop(record.outcome.stoppedAt)}: ${record.outcome.reason.split('\n')[0]}`;
   return [...steps, end];
 }
 
@@ -124,7 +128,7 @@ const ways: Way[] = values['no-maven']
   ? ['selection', 'whole-class']
   : ['selection', 'whole-class', 'maven'];
 
-for (const from of values.from.split(',')) {
+for (const from of fromDirs) {
   const all = (await readRecords(path.join(from, 'injections.jsonl'), InjectionLine)).records;
   const injections: InjectionRecord[] = shuffled(all, seededRandom(seed)).slice(0, perProject);
   if (injections.length === 0) continue;
@@ -140,38 +144,31 @@ for (const from of values.from.split(',')) {
   try {
     for (const way of ways) {
       const result = results.get(way)!;
-      const copy = await WorkingCopy.create(
-        project.root,
-        pristineState(project),
-        project.layout,
-        'transform',
-      );
-      const inner =
-        way === 'maven' ? mavenTestRunner(mavenToolchain, cache) : jvmTestRunner(cache, jvm);
+      const { transformer, close } = await openTransformer({
+        cache,
+        project,
+        contexts,
+        copyName: 'transform',
+        maven: false,
+        otherClassLimit: Number(values['other-classes']),
+        validation: way === 'selection' ? 'per-test' : 'whole-class',
+        events,
+        jvm,
+        fast: (warm) =>
+          timed(
+            way === 'maven' ? mavenTestRunner(mavenToolchain, cache) : jvmTestRunner(cache, warm),
+            result.spent,
+            way === 'maven',
+          ),
+      });
       const started = performance.now();
       try {
-        await transformInjections(
-          injections,
-          operators,
-          {
-            cache,
-            project,
-            copy,
-            fast: timed(inner, result.spent, way === 'maven'),
-            maven: null,
-            contexts,
-            otherClassLimit: Number(values['other-classes']),
-            validation: way === 'selection' ? 'per-test' : 'whole-class',
-            events,
-          },
-          async (record) => {
-            result.records.push(record);
-          },
-        );
+        for (const injection of injections) {
+          result.records.push(await transformer.transform(injection, operators));
+        }
       } finally {
         result.wallMs += performance.now() - started;
-        await inner.close();
-        await copy.close();
+        await close();
       }
       process.stderr.write(`[${project.label}] ${way}: done\n`);
     }
