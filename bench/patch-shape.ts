@@ -5,14 +5,14 @@
  * without `--inject-out`, runs inject on `--projects` first (as `witnessgym inject` does, into a
  * temporary directory). Prints a table per project and the summary lines of issue 12.
  *
- *   npm run bench:patch-shape -- --inject-out DIR [--inject-out DIR2] [--json]
- *   npm run bench:patch-shape [-- --projects a,b --types all --count 2 --max-tries 60 --seed 1]
- *     [--defects4j DIR]
+ *   npm run bench:patch-shape -- --defects4j DIR --inject-out DIR [--inject-out DIR2] [--json]
+ *   npm run bench:patch-shape -- --defects4j DIR [--projects a,b --types all --count 2]
+ *     [--max-tries 60 --seed 1]
+ *
+ * --defects4j (required) is a directory of Defects4J project data (<Project>/patches/*.src.patch).
  */
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { exists } from '../src/core/fs.js';
-import { packageRoot } from '../src/core/package-root.js';
 import { plainSink } from '../src/events/render.js';
 import type { InjectionRecord } from '../src/stages/2-inject/records.js';
 import { formatTable } from './lib/candidates.js';
@@ -40,15 +40,19 @@ const { values } = parseArgs({
     count: { type: 'string', default: '2' },
     'max-tries': { type: 'string', default: '60' },
     seed: { type: 'string', default: '1' },
-    defects4j: {
-      type: 'string',
-      default: path.join(packageRoot(), '..', 'shared', 'data', 'defects4j'),
-    },
+    defects4j: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 });
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
+if (values.defects4j === undefined) {
+  log(
+    'patch-shape: --defects4j <dir> is required: a directory of Defects4J data, the reference the injections are shown beside',
+  );
+  process.exit(2);
+}
+const defects4jDir = values.defects4j;
 const records: InjectionRecord[] = values['inject-out']
   ? await readInjections(values['inject-out'])
   : await injectForShape({
@@ -59,8 +63,8 @@ const records: InjectionRecord[] = values['inject-out']
       seed: Number(values.seed),
       events: plainSink(log),
     });
-const haveDefects4J = await exists(values.defects4j);
-if (!haveDefects4J) log(`no Defects4J data at ${values.defects4j} (--defects4j): no reference`);
+const haveDefects4J = await exists(defects4jDir);
+if (!haveDefects4J) log(`no Defects4J data at ${defects4jDir} (--defects4j): no reference`);
 
 interface ProjectShape {
   project: string;
@@ -77,7 +81,7 @@ for (const name of names) {
   const mine = records.filter((record) => record.state.base.name === name);
   const injected = mine.map(shapeOfInjection);
   const defects4j = (haveDefects4J && DEFECTS4J_PROJECTS[name]) || null;
-  const reference = defects4j ? await readDefects4J(values.defects4j, defects4j) : [];
+  const reference = defects4j ? await readDefects4J(defects4jDir, defects4j) : [];
   projects.push({
     project: name,
     defects4j,
