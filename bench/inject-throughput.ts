@@ -49,7 +49,7 @@ for (const name of values.projects.split(',')) {
   const contexts = await witnessContexts(project, cache, map, undefined, events);
   const out = await makeTempDir('inject-bench');
   try {
-    const summary = await injectWithRules({
+    const { summary } = await injectWithRules({
       cache,
       project,
       toolchain: mavenToolchain,

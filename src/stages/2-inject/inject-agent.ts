@@ -20,7 +20,7 @@ import {
   withValidationSession,
   writeRunSummary,
   type InjectOptions,
-} from './inject.js';
+} from './session.js';
 import { AgentRunFile, type EngineRef, type InjectSummary, type TypeSummary } from './records.js';
 import { writeRecordFile } from '../../records/record.js';
 import { injectorFor } from './rules/index.js';
