@@ -15,6 +15,7 @@ import {
   type OfflineAgentName,
 } from './offline-agents.js';
 import { SETTINGS, type Setting } from './records.js';
+import { DEFAULT_RUN_DIR } from './store.js';
 import { AGENT_NAMES } from '../../agents/adapters/index.js';
 import { VENDOR_ENDPOINTS } from '../../agents/adapters/cli.js';
 import { agentAdapterFrom, type AgentFlags } from '../../agents/flags.js';
@@ -122,7 +123,7 @@ export async function runEvaluate(
   const agent = await evaluationAgent(options);
   const result = await runEvaluation({
     bench,
-    runDir: path.resolve(options.run ?? path.join(bench, 'evaluation')),
+    runDir: path.resolve(options.run ?? path.join(bench, DEFAULT_RUN_DIR)),
     cache,
     agent,
     settings,

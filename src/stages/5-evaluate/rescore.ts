@@ -10,7 +10,13 @@ import { caseProject } from '../4-archive/materialize.js';
 import { provenance, verifierId } from './provenance.js';
 import type { AttemptRow, Diagnosis } from './records.js';
 import { scoreSubmission, scorerTools } from './score.js';
-import { EvaluationStore, STORE_FILE, type AttemptKey, type RescoreRow } from './store.js';
+import {
+  DEFAULT_RUN_DIR,
+  EvaluationStore,
+  STORE_FILE,
+  type AttemptKey,
+  type RescoreRow,
+} from './store.js';
 import type { SubmissionVerdict, SubmittedTest } from './verify-submission.js';
 
 /*
@@ -255,7 +261,7 @@ export interface RescoreResult extends StoreRescore {
  */
 async function benchOf(store: EvaluationStore, runDir: string, given?: string): Promise<string> {
   const recorded = store.meta('bench');
-  const defaultPlace = path.basename(runDir) === 'evaluation' ? path.dirname(runDir) : undefined;
+  const defaultPlace = path.basename(runDir) === DEFAULT_RUN_DIR ? path.dirname(runDir) : undefined;
   const bench = given ?? recorded ?? defaultPlace;
   if (bench === undefined) {
     throw new UserError(

@@ -22,6 +22,8 @@ import {
  */
 
 export const STORE_FILE = 'results.sqlite';
+/** Where in a benchmark its evaluation's run directory is, unless `--run` names another. */
+export const DEFAULT_RUN_DIR = 'evaluation';
 /** 2: agent outcome kinds PascalCase (`timeout` became `Timeout`); a store of 1 is migrated. */
 const SCHEMA_VERSION = 2;
 
