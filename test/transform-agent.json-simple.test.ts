@@ -188,7 +188,7 @@ describe('transform --engine agent (scripted agent) on json-simple', () => {
     expect(result.exitCode, result.stderr).toBe(1);
     expect(decided.outcome).toMatchObject({
       kind: 'Short',
-      step: 0,
+      stoppedAt: { kind: 'step', index: 0 },
       reason: `${CHARACTERS}: public or protected signature added:  class Characters`,
     });
   });
@@ -213,7 +213,7 @@ describe('transform --engine agent (scripted agent) on json-simple', () => {
     expect(result.exitCode, result.stderr).toBe(1);
     expect(decided.outcome).toMatchObject({
       kind: 'Short',
-      step: 0,
+      stoppedAt: { kind: 'step', index: 0 },
       reason: `changes ${JSONER_TEST}, outside the production sources (src/main/java)`,
     });
   });
@@ -225,7 +225,10 @@ describe('transform --engine agent (scripted agent) on json-simple', () => {
       '--no-maven',
     );
     expect(result.exitCode, result.stderr).toBe(1);
-    expect(decided.outcome).toMatchObject({ kind: 'Short', step: 0 });
+    expect(decided.outcome).toMatchObject({
+      kind: 'Short',
+      stoppedAt: { kind: 'step', index: 0 },
+    });
     if (decided.outcome.kind === 'Short') {
       expect(decided.outcome.reason).toMatch(
         /^report: the TRANSFORM_REPORT_JSON: line is not valid JSON/,

@@ -2,9 +2,14 @@ import { describe, expect, it } from 'vitest';
 import {
   countedCases,
   firstStepOutOfReach,
+  injectShortfall,
+  transformShortfall,
   triedInSequence,
   type BuildCaseRecord,
+  type CaseStop,
 } from './build.js';
+
+const atStep = (index: number, operator = 'x'): CaseStop => ({ kind: 'step', index, operator });
 
 function entry(
   bucket: string,
@@ -26,7 +31,11 @@ describe('countedCases', () => {
     const first = entry('mid-long', { kind: 'Archived', caseId: 'p@1-a' });
     const twin = entry('mid-short', { kind: 'Archived', caseId: 'p@1-a' });
     const other = entry('short', { kind: 'Archived', caseId: 'p@1-b' }, 'inj2');
-    const short = entry('short', { kind: 'Short', stage: 'step 1 x', reason: 'no site' }, 'inj3');
+    const short = entry(
+      'short',
+      { kind: 'Short', stoppedAt: atStep(0), reason: 'no site' },
+      'inj3',
+    );
     const counted = countedCases([first, twin, short, other]);
     expect([...counted]).toEqual([first, other]);
   });
@@ -35,7 +44,7 @@ describe('countedCases', () => {
 describe('triedInSequence', () => {
   const gate = ['t_rare_profile_gate_v1'];
   it('takes a bug tried at a depth as tried for every cell with the same operators', () => {
-    const tried = [entry('short', { kind: 'Short', stage: 'step 1 x', reason: 'no site' })];
+    const tried = [entry('short', { kind: 'Short', stoppedAt: atStep(0), reason: 'no site' })];
     expect(triedInSequence(tried, { typeId: 't', bucket: 'long', depth: 1 }, 'inj1')).toBe(true);
     expect(triedInSequence(tried, { typeId: 't', bucket: 'short', depth: 1 }, 'inj2')).toBe(false);
     expect(triedInSequence(tried, { typeId: 't', bucket: 'short', depth: 3 }, 'inj1')).toBe(false);
@@ -54,9 +63,9 @@ describe('triedInSequence', () => {
 });
 
 describe('firstStepOutOfReach', () => {
-  const short = (stage: string, injection: string) =>
-    entry('short', { kind: 'Short', stage, reason: 'no site' }, injection);
-  const atGate = (injection: string) => short('step 1 t_rare_profile_gate_v1', injection);
+  const short = (stoppedAt: CaseStop, injection: string, reason = 'no site') =>
+    entry('short', { kind: 'Short', stoppedAt, reason }, injection);
+  const atGate = (injection: string) => short(atStep(0, 't_rare_profile_gate_v1'), injection);
 
   it('holds when the last three bugs fell short at the first operator and none was kept', () => {
     expect(firstStepOutOfReach([atGate('a'), atGate('b'), atGate('c')])).toBe(true);
@@ -64,9 +73,71 @@ describe('firstStepOutOfReach', () => {
   });
 
   it('fails when a bug got further, or one of the cell was kept', () => {
-    const further = short('step 2 t_call_stack_deepen_v1', 'c');
+    const further = short(atStep(1, 't_call_stack_deepen_v1'), 'c');
     expect(firstStepOutOfReach([atGate('a'), atGate('b'), further])).toBe(false);
     const kept = entry('short', { kind: 'Archived', caseId: 'p@1-a' }, 'k');
     expect(firstStepOutOfReach([kept, atGate('a'), atGate('b'), atGate('c')])).toBe(false);
+  });
+
+  it('does not count bugs unfit for any step as lost to the first operator', () => {
+    const unfit = (injection: string) =>
+      short({ kind: 'precondition' }, injection, 'the witness does not fail on the buggy state');
+    expect(firstStepOutOfReach([unfit('a'), unfit('b'), unfit('c')])).toBe(false);
+    expect(firstStepOutOfReach([atGate('a'), atGate('b'), unfit('c')])).toBe(false);
+  });
+});
+
+describe('why a cell is short', () => {
+  it('tallies where the bugs tried stopped, the steps apart from before them and the final checks', () => {
+    const entries = [
+      entry('short', { kind: 'Short', stoppedAt: atStep(0, 'gate'), reason: 'gate: no site' }, 'a'),
+      entry('short', { kind: 'Short', stoppedAt: atStep(0, 'gate'), reason: 'gate: no site' }, 'b'),
+      entry(
+        'short',
+        {
+          kind: 'Short',
+          stoppedAt: { kind: 'precondition' },
+          reason: 'the witness does not fail on the buggy state (Passed)',
+        },
+        'c',
+      ),
+      entry(
+        'short',
+        {
+          kind: 'Short',
+          stoppedAt: { kind: 'final', check: 'maven' },
+          reason: 'Passed under Maven',
+        },
+        'd',
+      ),
+      entry('short', { kind: 'Archived', caseId: 'p@1-e' }, 'e'),
+    ];
+    expect(transformShortfall('p@1', entries)).toBe(
+      'p@1: 4 bugs fell short in transformation (2× step 1 gate: gate; 1× before the steps: the witness does not fail on the buggy state; 1× final maven: Passed under Maven)',
+    );
+    expect(transformShortfall('p@1', entries.slice(4))).toBeUndefined();
+    const gate = (injection: string) =>
+      entry('short', { kind: 'Short', stoppedAt: atStep(0, 'gate'), reason: 'no site' }, injection);
+    expect(transformShortfall('p@1', [gate('a'), gate('b'), gate('c')])).toMatch(
+      /; the last 3 fell short at the first operator, so no more were injected$/,
+    );
+  });
+
+  it('says what inject made of a type only when it fell short of what was asked', () => {
+    const type = {
+      typeId: 't',
+      name: 'T',
+      sitesFound: 9,
+      tried: 6,
+      accepted: 2,
+      acceptanceRate: 2 / 6,
+      rejectedBy: {},
+      ended: 'sites-exhausted' as const,
+      durationMs: 1,
+    };
+    expect(injectShortfall({ project: 'p@1', bucket: 'short', asked: 4, type })).toBe(
+      'p@1: 2 short bugs of 4 asked for (9 sites, 6 tried, sites-exhausted)',
+    );
+    expect(injectShortfall({ project: 'p@1', bucket: 'short', asked: 2, type })).toBeUndefined();
   });
 });

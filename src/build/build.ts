@@ -11,13 +11,14 @@ import { mavenTestRunner } from '../runners/maven.js';
 import type { ExecutionContextRecord } from '../stages/1-trace/trace.js';
 import { witnessContexts } from '../stages/2-inject/contexts.js';
 import { injectWithRules } from '../stages/2-inject/inject.js';
-import { InjectionLine, type InjectionRecord } from '../stages/2-inject/records.js';
-import type { BugTypeSpec } from '../stages/2-inject/spec.js';
+import { TypeSummarySchema, type InjectionRecord } from '../stages/2-inject/records.js';
+import { specHash, type BugTypeSpec } from '../stages/2-inject/spec.js';
 import type { CandidateSource } from '../stages/3-transform/candidates.js';
 import {
   createTransformer,
-  finalCheckOf,
+  describeStop,
   shortLikeSharedSteps,
+  StoppedAtSchema,
   transformId,
   TransformLine,
   type TransformRecord,
@@ -43,10 +44,25 @@ const CellKeySchema = z.strictObject({
   sequence: z.array(z.string()).optional(),
 });
 
-/** One bug tried in one cell, and what became of it. */
+/** Where a bug tried in a cell stopped short: in transformation, or refused by the archive. */
+const CaseStopSchema = z.discriminatedUnion('kind', [
+  ...StoppedAtSchema.options,
+  z.strictObject({ kind: z.literal('archive') }),
+]);
+export type CaseStop = z.infer<typeof CaseStopSchema>;
+
+export function describeCaseStop(at: CaseStop): string {
+  return at.kind === 'archive' ? 'archive' : describeStop(at);
+}
+
+/**
+ * One bug tried in one cell, and what became of it. Version 2 says where a Short one stopped as
+ * data (version 1 wrote a string that counted a bug unfit for steps as lost to the first operator);
+ * a build directory of version 1 is refused, since its transformed cases are redone per version.
+ */
 export const BuildCaseLine = defineRecord({
   kind: 'build-case',
-  version: 1,
+  version: 2,
   schema: z.strictObject({
     cell: CellKeySchema,
     project: z.string(),
@@ -54,17 +70,40 @@ export const BuildCaseLine = defineRecord({
     transform: z.string(),
     outcome: z.discriminatedUnion('kind', [
       z.strictObject({ kind: z.literal('Archived'), caseId: z.string() }),
-      z.strictObject({
-        kind: z.literal('Short'),
-        /** The step (1-based) no candidate passed, 0 before any step, or the Maven check. */
-        stage: z.string(),
-        reason: z.string(),
-      }),
+      z.strictObject({ kind: z.literal('Short'), stoppedAt: CaseStopSchema, reason: z.string() }),
     ]),
     durationMs: z.number(),
   }),
 });
 export type BuildCaseRecord = z.infer<typeof BuildCaseLine.schema>;
+
+/** What inject made of a type for one project's bucket, against the count the build asked. */
+const InjectedTypeSchema = z.strictObject({
+  project: z.string(),
+  bucket: z.string(),
+  asked: z.number().int(),
+  type: TypeSummarySchema,
+});
+export type InjectedType = z.infer<typeof InjectedTypeSchema>;
+
+/**
+ * A project's bucket whose inject-then-transform rounds ran to their end, with the settings they
+ * ran with (the seed is the build directory's own) and what inject made of each type. A rerun
+ * with the same settings would only try more bugs after the rounds had judged the tries enough;
+ * it takes this record and the ledger instead. Other settings (more cases, tries or spares) work
+ * again.
+ */
+export const FinishedBucketLine = defineRecord({
+  kind: 'build-bucket-finished',
+  version: 1,
+  schema: z.strictObject({
+    project: z.string(),
+    bucket: z.string(),
+    settings: z.string(),
+    injected: z.array(InjectedTypeSchema),
+  }),
+});
+export type FinishedBucketRecord = z.infer<typeof FinishedBucketLine.schema>;
 
 /** What the archive stage gets for a kept case. */
 export interface KeptCase {
@@ -89,6 +128,8 @@ export interface BuildOptions {
   maven: boolean;
   /** Candidates an inject run tries per type at most. */
   maxTries: number;
+  /** Candidates each step tries (the sources' setting): with the others, what a bucket ran with. */
+  candidates: number;
   /** Extra bugs injected per cell, beyond what it wants, for the ones transformation loses. */
   spare: number;
   otherClassLimit: number;
@@ -130,20 +171,40 @@ export function triedInSequence(
   );
 }
 
-/** The build's ledger: every bug tried in a cell, appended as it is decided. */
+/**
+ * The build's ledger: every bug tried in a cell, appended as it is decided, and the buckets whose
+ * rounds ran to their end.
+ */
 class Ledger {
   private counted: Set<BuildCaseRecord>;
 
   private constructor(
-    private readonly file: string,
+    private readonly dir: string,
     readonly entries: BuildCaseRecord[],
+    readonly finishedBuckets: FinishedBucketRecord[],
   ) {
     this.counted = countedCases(entries);
   }
 
   static async open(out: string): Promise<Ledger> {
-    const file = path.join(out, 'build', 'cases.jsonl');
-    return new Ledger(file, (await readRecords(file, BuildCaseLine)).records);
+    const dir = path.join(out, 'build');
+    return new Ledger(
+      dir,
+      (await readRecords(path.join(dir, 'cases.jsonl'), BuildCaseLine)).records,
+      (await readRecords(path.join(dir, 'finished.jsonl'), FinishedBucketLine)).records,
+    );
+  }
+
+  finished(project: string, bucket: string, settings: string): FinishedBucketRecord | undefined {
+    return this.finishedBuckets.find(
+      (record) =>
+        record.project === project && record.bucket === bucket && record.settings === settings,
+    );
+  }
+
+  async finish(record: FinishedBucketRecord): Promise<void> {
+    await appendRecords(path.join(this.dir, 'finished.jsonl'), FinishedBucketLine, [record]);
+    this.finishedBuckets.push(record);
   }
 
   counts(entry: BuildCaseRecord): boolean {
@@ -164,7 +225,7 @@ class Ledger {
   }
 
   async append(entry: BuildCaseRecord): Promise<void> {
-    await appendRecords(this.file, BuildCaseLine, [entry]);
+    await appendRecords(path.join(this.dir, 'cases.jsonl'), BuildCaseLine, [entry]);
     this.entries.push(entry);
     this.counted = countedCases(this.entries);
   }
@@ -206,9 +267,48 @@ export function firstStepOutOfReach(entries: readonly BuildCaseRecord[]): boolea
     last.length === FIRST_STEP_TRIES &&
     !entries.some((entry) => entry.outcome.kind === 'Archived') &&
     last.every(
-      (entry) => entry.outcome.kind === 'Short' && entry.outcome.stage.startsWith('step 1 '),
+      (entry) =>
+        entry.outcome.kind === 'Short' &&
+        entry.outcome.stoppedAt.kind === 'step' &&
+        entry.outcome.stoppedAt.index === 0,
     )
   );
+}
+
+/** Why a project's bugs of a type fell short of what the build asked of a bucket, if they did. */
+export function injectShortfall({
+  project,
+  bucket,
+  asked,
+  type,
+}: InjectedType): string | undefined {
+  if (type.accepted >= asked) return undefined;
+  return `${project}: ${type.accepted} ${bucket} bugs of ${asked} asked for (${type.sitesFound ?? '?'} sites, ${type.tried} tried, ${type.ended})`;
+}
+
+/**
+ * Why a project's bugs tried in a cell were lost, from its ledger entries: how many stopped where,
+ * each with the gist of its reason (up to its first colon or parenthesis).
+ */
+export function transformShortfall(
+  project: string,
+  entries: readonly BuildCaseRecord[],
+): string | undefined {
+  const tally = new Map<string, number>();
+  let short = 0;
+  for (const entry of entries) {
+    if (entry.outcome.kind !== 'Short') continue;
+    short++;
+    const gist = entry.outcome.reason.replace(/ \(.*$/, '').split(':')[0];
+    const what = `${describeCaseStop(entry.outcome.stoppedAt)}: ${gist}`;
+    tally.set(what, (tally.get(what) ?? 0) + 1);
+  }
+  if (short === 0) return undefined;
+  const counts = [...tally].map(([what, count]) => `${count}× ${what}`).join('; ');
+  const outOfReach = firstStepOutOfReach(entries)
+    ? `; the last ${FIRST_STEP_TRIES} fell short at the first operator, so no more were injected`
+    : '';
+  return `${project}: ${short} bugs fell short in transformation (${counts})${outOfReach}`;
 }
 
 /** One transformation job: a bug in a cell. */
@@ -232,6 +332,10 @@ function transformOut(out: string, project: ProjectRef): string {
   );
 }
 
+function injectedKey(project: string, bucket: string, typeId: string): string {
+  return JSON.stringify([project, bucket, typeId]);
+}
+
 /** Which bucket a bug sits in: its witness's context length, as the trace measured it. */
 function bucketOf(injection: InjectionRecord): string {
   return injection.witness.bucket;
@@ -239,7 +343,8 @@ function bucketOf(injection: InjectionRecord): string {
 
 class Build {
   private readonly shortReasons = new Map<string, Map<string, string>>();
-  private readonly injected: BuildResult['injected'] = [];
+  /** What inject made of each type per project and bucket: a later round's replaces the earlier. */
+  private readonly injected = new Map<string, InjectedType>();
 
   private readonly resumed: number;
 
@@ -272,11 +377,11 @@ class Build {
     return Math.max(0, cell.wanted - this.ledger.archived(cell));
   }
 
-  /** Says why a cell is short; a later round's word from the same source replaces the earlier. */
-  private reason(cell: PlanCell, source: string, reason: string): void {
+  /** Says why a cell is short in a project, besides what inject and the ledger say. */
+  private reason(cell: PlanCell, project: string, reason: string): void {
     const key = cellKey(cell.key);
     const reasons = this.shortReasons.get(key) ?? new Map<string, string>();
-    reasons.set(source, reason);
+    reasons.set(project, reason);
     this.shortReasons.set(key, reasons);
   }
 
@@ -292,20 +397,80 @@ class Build {
       .map((cell) => ({
         cell,
         archived: this.ledger.archived(cell),
-        reasons: [...(this.shortReasons.get(cellKey(cell.key))?.values() ?? [])],
+        reasons: this.shortfallReasons(cell),
       }));
     return {
       ledger: this.ledger.entries,
       resumed: this.resumed,
       kept: await this.keptCases(),
       shortfalls,
-      injected: this.injected,
+      injected: [...this.injected.values()].map(({ project, bucket, type }) => ({
+        project,
+        bucket,
+        typeId: type.typeId,
+        accepted: type.accepted,
+        tried: type.tried,
+      })),
       durationMs: Date.now() - started,
     };
   }
 
+  /**
+   * Why a cell is short, per project: its witnesses, what inject made of its type (this run's or
+   * a finished bucket's), and what the ledger says of the bugs tried in it, whichever run tried
+   * them.
+   */
+  private shortfallReasons(cell: PlanCell): string[] {
+    const said = this.shortReasons.get(cellKey(cell.key));
+    return this.options.projects.flatMap((project) => {
+      const injected = this.injected.get(injectedKey(project.label, cell.bucket, cell.typeId));
+      const reasons = [
+        said?.get(project.label),
+        injected && injectShortfall(injected),
+        transformShortfall(
+          project.label,
+          this.ledger.inCell(cell).filter((entry) => entry.project === project.label),
+        ),
+      ];
+      return reasons.filter((reason) => reason !== undefined);
+    });
+  }
+
+  /**
+   * What a project's bucket runs with besides the seed: its cells and what they want, the bug
+   * types as their specs read, and the settings of inject and of the steps.
+   */
+  private bucketSettings(bucket: string): string {
+    const { cells, specs } = this.options;
+    return sha256Text(
+      JSON.stringify([
+        cells
+          .filter((cell) => cell.bucket === bucket)
+          .map((cell) => [cellKey(cell.key), cell.wanted, cell.sequence]),
+        specs.map((spec) => [spec.id, specHash(spec)]),
+        this.options.maxTries,
+        this.options.spare,
+        this.options.candidates,
+        this.options.maven,
+        this.options.otherClassLimit,
+        this.options.collateralLimit,
+        TransformLine.version,
+      ]),
+    ).slice(0, 16);
+  }
+
   private async buildProject(project: FetchedProjectRef): Promise<void> {
     const { cache, events } = this.options;
+    const buckets = [...new Set(this.options.cells.map((cell) => cell.bucket))].filter((bucket) =>
+      this.options.cells.some((cell) => cell.bucket === bucket && this.wantedMore(cell) > 0),
+    );
+    // A bucket whose rounds ran to their end with these settings is not worked again.
+    const unfinished = buckets.filter((bucket) => {
+      const finished = this.ledger.finished(project.label, bucket, this.bucketSettings(bucket));
+      for (const injected of finished?.injected ?? []) this.noteInjected(injected);
+      return !finished;
+    });
+    if (unfinished.length === 0) return;
     const contexts = await witnessContexts(
       project,
       cache,
@@ -313,8 +478,7 @@ class Build {
       undefined,
       events,
     );
-    const buckets = [...new Set(this.options.cells.map((cell) => cell.bucket))];
-    for (const bucket of buckets) {
+    for (const bucket of unfinished) {
       const cells = this.options.cells.filter(
         (cell) => cell.bucket === bucket && this.wantedMore(cell) > 0,
       );
@@ -324,7 +488,7 @@ class Build {
         for (const cell of cells) {
           this.reason(
             cell,
-            `${project.label} witnesses`,
+            project.label,
             `${project.label} has no passing test class with a ${bucket} context`,
           );
         }
@@ -345,7 +509,19 @@ class Build {
         await this.transformAll(project, contexts, wanting, injections);
         if (this.ledger.entries.length === tried) break;
       }
+      await this.ledger.finish({
+        project: project.label,
+        bucket,
+        settings: this.bucketSettings(bucket),
+        injected: [...this.injected.values()].filter(
+          (entry) => entry.project === project.label && entry.bucket === bucket,
+        ),
+      });
     }
+  }
+
+  private noteInjected(entry: InjectedType): void {
+    this.injected.set(injectedKey(entry.project, entry.bucket, entry.type.typeId), entry);
   }
 
   /**
@@ -374,8 +550,10 @@ class Build {
       if (!spec) continue;
       byCount.set(count, [...(byCount.get(count) ?? []), spec]);
     }
+    // A bug an inject output records twice (outputs of earlier versions do) is one bug, tried once.
+    const bugs = new Map<string, InjectionRecord>();
     for (const [count, specs] of [...byCount].sort((a, b) => a[0] - b[0])) {
-      const summary = await injectWithRules({
+      const { summary, accepted } = await injectWithRules({
         cache: this.options.cache,
         project,
         toolchain: mavenToolchain,
@@ -390,27 +568,10 @@ class Build {
         events: this.options.events,
       });
       for (const type of summary.types) {
-        this.injected.push({
-          project: project.label,
-          bucket,
-          typeId: type.typeId,
-          accepted: type.accepted,
-          tried: type.tried,
-        });
-        if (type.accepted < count) {
-          for (const cell of cells.filter((entry) => entry.typeId === type.typeId)) {
-            this.reason(
-              cell,
-              `${project.label} inject`,
-              `${project.label}: ${type.accepted} ${bucket} bugs of ${count} asked for (${type.sitesFound ?? '?'} sites, ${type.tried} tried, ${type.ended})`,
-            );
-          }
-        }
+        this.noteInjected({ project: project.label, bucket, asked: count, type });
       }
+      for (const record of accepted) bugs.set(record.id, record);
     }
-    const { records } = await readRecords(path.join(out, 'injections.jsonl'), InjectionLine);
-    // A bug an inject output records twice (outputs of earlier versions do) is one bug, tried once.
-    const bugs = new Map(records.map((record) => [record.id, record]));
     return [...bugs.values()].filter((record) => bucketOf(record) === bucket);
   }
 
@@ -455,26 +616,6 @@ class Build {
     } finally {
       for (const worker of workers) await worker.close();
     }
-    for (const cell of cells) {
-      const shortOnes = this.ledger
-        .inCell(cell)
-        .filter((entry) => entry.project === project.label && entry.outcome.kind === 'Short');
-      if (this.wantedMore(cell) > 0 && shortOnes.length > 0) {
-        const tally = new Map<string, number>();
-        for (const entry of shortOnes) {
-          if (entry.outcome.kind !== 'Short') continue;
-          const what = `${entry.outcome.stage}: ${entry.outcome.reason.replace(/ \(.*$/, '').split(':')[0]}`;
-          tally.set(what, (tally.get(what) ?? 0) + 1);
-        }
-        this.reason(
-          cell,
-          `${project.label} transform`,
-          `${project.label}: ${shortOnes.length} bugs fell short in transformation (${[...tally]
-            .map(([what, count]) => `${count}× ${what}`)
-            .join('; ')})`,
-        );
-      }
-    }
   }
 
   private async decide(
@@ -506,11 +647,10 @@ class Build {
       transform: id,
     };
     if (record.outcome.kind === 'Short') {
-      const { step, reason } = record.outcome;
-      const stage = finalCheckOf(reason) ?? `step ${step + 1} ${cell.sequence[step] ?? ''}`.trim();
+      const { stoppedAt, reason } = record.outcome;
       await this.ledger.append({
         ...base,
-        outcome: { kind: 'Short', stage, reason },
+        outcome: { kind: 'Short', stoppedAt, reason },
         durationMs: Date.now() - started,
       });
     } else {
@@ -525,7 +665,7 @@ class Build {
         outcome:
           archived.kind === 'Archived'
             ? archived
-            : { kind: 'Short', stage: 'archive', reason: archived.reason },
+            : { kind: 'Short', stoppedAt: { kind: 'archive' }, reason: archived.reason },
         durationMs: Date.now() - started,
       });
     }
@@ -534,7 +674,7 @@ class Build {
       `${cellKey(cell.key)} ${injection.id}`,
       last.outcome.kind === 'Archived'
         ? `archived ${last.outcome.caseId}`
-        : `short at ${last.outcome.stage}: ${last.outcome.reason}`,
+        : `short at ${describeCaseStop(last.outcome.stoppedAt)}: ${last.outcome.reason}`,
     );
   }
 
@@ -547,8 +687,10 @@ class Build {
     const rejectedBy: Record<string, number> = {};
     for (const entry of this.ledger.entries) {
       if (entry.outcome.kind !== 'Short') continue;
-      const stage = entry.outcome.stage.replace(/^step \d+ /, '');
-      rejectedBy[stage] = (rejectedBy[stage] ?? 0) + 1;
+      const { stoppedAt } = entry.outcome;
+      // Steps by operator, whichever step it was.
+      const by = stoppedAt.kind === 'step' ? stoppedAt.operator : describeCaseStop(stoppedAt);
+      rejectedBy[by] = (rejectedBy[by] ?? 0) + 1;
     }
     this.options.events.emit({
       kind: 'BuildProgress',

@@ -80,9 +80,41 @@ export const StepSchema = z.strictObject({
 });
 export type Step = z.infer<typeof StepSchema>;
 
+/** The checks that close a case after its steps, on its final state. */
+export const FinalCheckSchema = z.enum(['whole classes', 'maven']);
+export type FinalCheck = z.infer<typeof FinalCheckSchema>;
+
+/**
+ * Where a case stopped short: before any step (the bug as injected gives the steps nothing to
+ * work on), at a step (0-based) no candidate passed, or at a final check of the last state.
+ */
+export const StoppedAtSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('precondition') }),
+  z.strictObject({ kind: z.literal('step'), index: z.number().int(), operator: z.string() }),
+  z.strictObject({ kind: z.literal('final'), check: FinalCheckSchema }),
+]);
+export type StoppedAt = z.infer<typeof StoppedAtSchema>;
+
+/** Where a case stopped, as a person reads it: `step 2 t_helper_call_v1`, `final maven`. */
+export function describeStop(at: StoppedAt): string {
+  switch (at.kind) {
+    case 'precondition':
+      return 'before the steps';
+    case 'step':
+      return `step ${at.index + 1} ${at.operator}`;
+    case 'final':
+      return `final ${at.check}`;
+  }
+}
+
+/**
+ * Version 3 records where a Short case stopped as data; version 2's reasons carried it as a
+ * prefix and counted a bug unfit for steps as stopped at the first. A version-2 file is refused
+ * by the reader (the build keeps its transformed cases per version and redoes them).
+ */
 export const TransformLine = defineRecord({
   kind: 'transformed-case',
-  version: 2,
+  version: 3,
   schema: z.strictObject({
     id: z.string(),
     injection: z.string(),
@@ -98,8 +130,8 @@ export const TransformLine = defineRecord({
       }),
       z.strictObject({
         kind: z.literal('Short'),
-        /** The step (0-based) that no candidate passed, and why the last one failed. */
-        step: z.number().int(),
+        stoppedAt: StoppedAtSchema,
+        /** Why: the bug unfit for steps, the last candidate's rejection, or the check's finding. */
         reason: z.string(),
       }),
     ]),
@@ -125,32 +157,13 @@ export function transformId(
   ).slice(0, 16);
 }
 
-/** The checks that close a case after its steps, on its final state. */
-export type FinalCheck = 'whole classes' | 'maven';
-
-const FINAL_CHECK_PREFIXES: Record<FinalCheck, string> = {
-  'whole classes': 'final state, whole classes: ',
-  maven: 'final state: ',
-};
-
-/** A Short outcome's reason for a final check that refuted the case. */
-export function finalCheckReason(check: FinalCheck, reason: string): string {
-  return `${FINAL_CHECK_PREFIXES[check]}${reason}`;
-}
-
-/** Which final check a Short outcome's reason is of, if any: the step reasons are not. */
-export function finalCheckOf(reason: string): FinalCheck | undefined {
-  return (Object.keys(FINAL_CHECK_PREFIXES) as FinalCheck[]).find((check) =>
-    reason.startsWith(FINAL_CHECK_PREFIXES[check]),
-  );
-}
-
 /**
  * The record of a sequence that another one, transformed before for the same injection, already
  * fell short in: one that begins with the same operators and fell short at one of those steps.
  * Those first steps are decided the same way (a deterministic operator does not look past its own
- * step), so this sequence falls short where that one did. Undefined when there is none; one that
- * fell short only in its final checks says nothing of this sequence's different final state.
+ * step), so this sequence falls short where that one did; a bug unfit for any step is unfit for
+ * every sequence. Undefined when there is none; one that fell short only in its final checks says
+ * nothing of this sequence's different final state.
  */
 export function shortLikeSharedSteps(
   injection: Pick<InjectionRecord, 'id' | 'witness'>,
@@ -161,12 +174,13 @@ export function shortLikeSharedSteps(
     ids.map((id) => ({ id, engine: 'deterministic' }));
   for (const record of earlier.values()) {
     if (record.injection !== injection.id || record.outcome.kind !== 'Short') continue;
-    if (finalCheckOf(record.outcome.reason)) continue;
-    const { step } = record.outcome;
-    const shared = sources.slice(0, step + 1);
+    const { stoppedAt } = record.outcome;
+    if (stoppedAt.kind === 'final') continue;
+    const sharedSteps = stoppedAt.kind === 'step' ? stoppedAt.index + 1 : 0;
+    const shared = sources.slice(0, sharedSteps);
     // The same witness and engine: the record's id is the deterministic one of its sequence.
     if (
-      shared.length !== step + 1 ||
+      shared.length !== sharedSteps ||
       shared.some(
         (source, index) =>
           source.engine !== 'deterministic' || source.id !== record.sequence[index],
@@ -175,14 +189,18 @@ export function shortLikeSharedSteps(
     ) {
       continue;
     }
+    const where =
+      stoppedAt.kind === 'step'
+        ? `as its first ${sharedSteps} steps did in ${record.sequence.length === sharedSteps ? 'a shorter' : 'another'} sequence`
+        : 'as in another sequence';
     return {
       ...record,
       id: transformId(injection, sources),
       sequence: sources.map((source) => source.id),
       outcome: {
         kind: 'Short',
-        step,
-        reason: `${record.outcome.reason} (as its first ${step + 1} steps did in ${record.sequence.length === step + 1 ? 'a shorter' : 'another'} sequence, transformed before)`,
+        stoppedAt,
+        reason: `${record.outcome.reason} (${where}, transformed before)`,
       },
       durationMs: 0,
     };
@@ -312,17 +330,18 @@ class TransformRun {
     const buggyRun = await this.runClass(injection.state, { testClass: witness }, this.perTest);
     const buggyFailures = buggyRun.verdict ? methodFailures(buggyRun.verdict) : {};
     const steps: Step[] = [];
-    const short = (step: number, reason: string): TransformRecord => ({
+    const short = (stoppedAt: StoppedAt, reason: string): TransformRecord => ({
       ...base,
-      outcome: { kind: 'Short', step, reason },
+      outcome: { kind: 'Short', stoppedAt, reason },
       steps,
       buggyFailures,
       durationMs: Date.now() - started,
     });
-    if (!anchor0) return short(0, 'the bug patch has no hunk to anchor the steps on');
+    const precondition = { kind: 'precondition' } as const;
+    if (!anchor0) return short(precondition, 'the bug patch has no hunk to anchor the steps on');
     if (Object.keys(buggyFailures).length === 0) {
       return short(
-        0,
+        precondition,
         `the witness does not fail on the buggy state (${buggyRun.compileError ?? describeVerdict(buggyRun.verdict!)})`,
       );
     }
@@ -335,6 +354,7 @@ class TransformRun {
     const added: string[] = [];
     for (const [index, source] of sources.entries()) {
       const stepStarted = Date.now();
+      const here = { kind: 'step', index, operator: source.id } as const;
       // The witness methods still failing: an earlier gate may have narrowed them.
       const failing = steps.at(-1)?.failingMethods ?? buggyFailures;
       const site = await this.siteOf(
@@ -342,7 +362,7 @@ class TransformRun {
         { step: index, sequence, state, anchor, added },
         failing,
       );
-      if (site.kind === 'Lost') return short(index, site.reason);
+      if (site.kind === 'Lost') return short(here, site.reason);
       let validationMs = 0;
       const offer = await source.offer(site.site, async (candidate) => {
         classes ??= await this.buggyClasses(
@@ -355,7 +375,7 @@ class TransformRun {
         validationMs += Date.now() - validationStarted;
         return verdict;
       });
-      if (offer.kind === 'NoneKept') return short(index, offer.reason);
+      if (offer.kind === 'NoneKept') return short(here, offer.reason);
       const { plan, selection } = offer.evidence;
       const kept: Step = {
         operator: source.id,
@@ -393,12 +413,12 @@ class TransformRun {
     if (this.perTest && classes && steps.length > 0) {
       const whole = await this.stepRejection(state, buggyFailures, wholeClassesOf(classes));
       if (typeof whole === 'string') {
-        return short(sources.length - 1, finalCheckReason('whole classes', whole));
+        return short({ kind: 'final', check: 'whole classes' }, whole);
       }
     }
     const confirmStarted = Date.now();
     const maven = await this.confirm(state, witness);
-    if (maven.kind === 'Refuted') return short(sources.length - 1, maven.reason);
+    if (maven.kind === 'Refuted') return short({ kind: 'final', check: 'maven' }, maven.reason);
     return {
       ...base,
       outcome: {
@@ -615,7 +635,7 @@ class TransformRun {
       outcome.kind === 'Failed' && outcome.verdict
         ? `${outcome.reason} (${outcome.verdict})`
         : outcome.reason;
-    return { kind: 'Refuted', reason: finalCheckReason('maven', reason) };
+    return { kind: 'Refuted', reason };
   }
 
   /** The project's class path as the analysis needs it: the same for every step, read once. */

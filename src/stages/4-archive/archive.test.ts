@@ -260,7 +260,14 @@ describe('archiveCase', () => {
     const short = await archiveCase(
       {
         ...input,
-        transform: { ...input.transform, outcome: { kind: 'Short', step: 0, reason: 'no site' } },
+        transform: {
+          ...input.transform,
+          outcome: {
+            kind: 'Short',
+            stoppedAt: { kind: 'step', index: 0, operator: 't_call_stack_deepen_v1' },
+            reason: 'no site',
+          },
+        },
       },
       bench,
     );
