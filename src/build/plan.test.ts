@@ -97,7 +97,9 @@ describe('build plans', () => {
           group('all').replace('depths: [1]', 'depths: [2]'),
         't.yaml',
       ),
-    ).toThrow(/malformed: groups.0.depths.0/);
+    ).toThrow(
+      /^plan t\.yaml is malformed at groups\.0\.depths\.0: expected one of 1, 3, 5, 10; see plans\/smoke\.yaml/,
+    );
   });
 
   it("gives a group's own sequence cells of their own, checked like the plan's", async () => {

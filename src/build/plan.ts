@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../core/errors.js';
 import { packageRoot } from '../core/package-root.js';
-import { parseSpec } from '../core/spec-files.js';
+import { parse as parseYaml } from 'yaml';
 import { ContextBucketSchema, type ContextBucket } from '../stages/1-trace/trace.js';
 import type { BugTypeSpec } from '../stages/2-inject/spec.js';
 import type { TransformSpec } from '../stages/3-transform/spec.js';
@@ -17,11 +17,16 @@ import type { TransformSpec } from '../stages/3-transform/spec.js';
  */
 
 export const DEPTHS = [1, 3, 5, 10] as const;
-const DepthSchema = z.union(DEPTHS.map((depth) => z.literal(depth)));
+const DepthSchema = z.union(
+  DEPTHS.map((depth) => z.literal(depth)),
+  { error: `expected one of ${DEPTHS.join(', ')}` },
+);
 export type Depth = (typeof DEPTHS)[number];
 
 /** The paper's buckets: contexts of 1–150 production methods. */
 const PlanBucketSchema = ContextBucketSchema.exclude(['none', 'beyond']);
+export const PLAN_BUCKETS = PlanBucketSchema.options;
+export type PlanBucket = z.infer<typeof PlanBucketSchema>;
 
 /** The operators applied, in order, at each depth; a depth's list has that many entries. */
 const SequencesSchema = z.partialRecord(z.enum(['1', '3', '5', '10']), z.array(z.string().min(1)));
@@ -78,8 +83,31 @@ export function plansDir(): string {
   return path.join(packageRoot(), 'plans');
 }
 
+/** The shipped plan a malformed one is pointed at: small, and every field in use. */
+const EXAMPLE_PLAN = 'plans/smoke.yaml';
+
+/**
+ * A plan from its YAML; a malformed one is refused in one line: its first problem, and the
+ * shipped example to compare it with.
+ */
 export function parsePlan(text: string, origin: string): Plan {
-  return parseSpec(PlanSchema, 'plan', text, origin);
+  let data: unknown;
+  try {
+    data = parseYaml(text);
+  } catch (error) {
+    const [first] = (error as Error).message.split('\n');
+    throw new UserError(`plan ${origin} is not valid YAML (${first}); see ${EXAMPLE_PLAN}`);
+  }
+  const parsed = PlanSchema.safeParse(data);
+  if (!parsed.success) {
+    const [issue, ...more] = parsed.error.issues;
+    const where = issue!.path.join('.') || 'the top level';
+    const others = more.length > 0 ? ` (and ${more.length} more)` : '';
+    throw new UserError(
+      `plan ${origin} is malformed at ${where}: ${issue!.message}${others}; see ${EXAMPLE_PLAN} for the shape`,
+    );
+  }
+  return parsed.data;
 }
 
 /** A plan by file path, or by name among the shipped plans (`paper`, `smoke`). */
@@ -128,7 +156,11 @@ export function planCells(
     const unknown = [...(group.types === 'all' ? [] : group.types), ...group.except].find(
       (id) => !knownTypes.has(id),
     );
-    if (unknown) throw problem(`unknown bug type '${unknown}' in group '${group.purpose}'`);
+    if (unknown) {
+      throw problem(
+        `unknown bug type '${unknown}' in group '${group.purpose}' (known: ${[...knownTypes].join(', ')})`,
+      );
+    }
     const groupTypes = (group.types === 'all' ? [...knownTypes] : group.types).filter(
       (id) => !group.except.includes(id),
     );
