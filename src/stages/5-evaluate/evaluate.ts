@@ -7,6 +7,7 @@ import type { CacheLayout } from '../../core/cache.js';
 import { errorMessage, UserError } from '../../core/errors.js';
 import { removeTree, sha256Text } from '../../core/fs.js';
 import { globToRegExp } from '../../core/glob.js';
+import { runPool } from '../../core/pool.js';
 import type { EventSink } from '../../events/types.js';
 import { createSandbox, systemJavaArchiveDirs, type Sandbox } from '../../sandbox/bwrap.js';
 import { mavenToolchain } from '../../toolchains/maven/maven.js';
@@ -459,38 +460,30 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
     }
   }
 
-  const queue = [...items];
-  let fatal: AgentSpecMismatch | undefined;
   const notEvaluated: EvaluateResult['notEvaluated'] = [];
-  const worker = async () => {
-    for (let item = queue.shift(); item; item = queue.shift()) {
-      let outcome: string;
-      try {
-        outcome = await runItem(item);
-      } catch (error) {
-        if (error instanceof AgentSpecMismatch) {
-          fatal = error;
-          queue.length = 0;
-          return;
-        }
-        // A case that cannot be set up (not fetched, corrupt) is reported; the run goes on.
-        outcome = `not evaluated: ${errorMessage(error)}`;
-        notEvaluated.push({ item: `${item.caseId} ${item.setting}`, reason: errorMessage(error) });
-      }
-      done++;
-      options.events.emit({
-        kind: 'ItemDone',
-        stage: 'evaluate',
-        done,
-        total: items.length,
-        item: `${item.caseId} ${item.setting}`,
-        outcome,
-      });
+  const evaluateItem = async (item: Item) => {
+    let outcome: string;
+    try {
+      outcome = await runItem(item);
+    } catch (error) {
+      // An agent unlike the one the run recorded stops the run (the pool starts no more items).
+      if (error instanceof AgentSpecMismatch) throw error;
+      // A case that cannot be set up (not fetched, corrupt) is reported; the run goes on.
+      outcome = `not evaluated: ${errorMessage(error)}`;
+      notEvaluated.push({ item: `${item.caseId} ${item.setting}`, reason: errorMessage(error) });
     }
+    done++;
+    options.events.emit({
+      kind: 'ItemDone',
+      stage: 'evaluate',
+      done,
+      total: items.length,
+      item: `${item.caseId} ${item.setting}`,
+      outcome,
+    });
   };
   try {
-    await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
-    if (fatal) throw fatal;
+    await runPool(items, { workers: options.concurrency }, evaluateItem);
     options.events.emit({
       kind: 'StageFinished',
       stage: 'evaluate',
