@@ -2,20 +2,18 @@ import path from 'node:path';
 import { z } from 'zod';
 import { projectCache, type CacheLayout } from '../core/cache.js';
 import { sha256Text } from '../core/fs.js';
+import { runPool } from '../core/pool.js';
 import type { EventSink } from '../events/types.js';
-import { pristineState, type FetchedProjectRef, type ProjectRef } from '../project/project.js';
-import { WorkingCopy } from '../project/working-copy.js';
+import type { FetchedProjectRef, ProjectRef } from '../project/project.js';
 import { appendRecords, defineRecord, readRecords } from '../records/record.js';
-import { jvmTestRunner } from '../runners/jvm.js';
-import { mavenTestRunner } from '../runners/maven.js';
 import type { ExecutionContextRecord } from '../stages/1-trace/trace.js';
 import { witnessContexts } from '../stages/2-inject/contexts.js';
 import { injectWithRules } from '../stages/2-inject/inject.js';
 import { TypeSummarySchema, type InjectionRecord } from '../stages/2-inject/records.js';
 import { specHash, type BugTypeSpec } from '../stages/2-inject/spec.js';
 import type { CandidateSource } from '../stages/3-transform/candidates.js';
+import { openTransformer, type OpenTransformer } from '../stages/3-transform/driver.js';
 import {
-  createTransformer,
   describeStop,
   shortLikeSharedSteps,
   StoppedAtSchema,
@@ -23,7 +21,6 @@ import {
   TransformLine,
   type TransformRecord,
 } from '../stages/3-transform/transform.js';
-import { JvmRunner } from '../toolchains/jvm/runner.js';
 import { mavenToolchain } from '../toolchains/maven/maven.js';
 import { cellKey, type CellKey, type PlanCell } from './plan.js';
 
@@ -588,7 +585,15 @@ class Build {
     );
     const workers = await Promise.all(
       Array.from({ length: Math.max(1, this.options.workers) }, (_, index) =>
-        this.worker(project, contexts, index),
+        openTransformer({
+          cache: this.options.cache,
+          project,
+          contexts,
+          copyName: `build-${index}`,
+          maven: this.options.maven,
+          otherClassLimit: this.options.otherClassLimit,
+          events: this.options.events,
+        }),
       ),
     );
     try {
@@ -604,13 +609,8 @@ class Build {
           );
         }
         if (jobs.length === 0) break;
-        let next = 0;
-        await Promise.all(
-          workers.map(async (worker) => {
-            for (let job = jobs[next++]; job; job = jobs[next++]) {
-              await this.decide(project, contexts, job, worker, earlier, file);
-            }
-          }),
+        await runPool(jobs, { workers: workers.length }, (job, worker) =>
+          this.decide(project, contexts, job, workers[worker]!, earlier, file),
         );
       }
     } finally {
@@ -622,7 +622,7 @@ class Build {
     project: ProjectRef,
     contexts: readonly ExecutionContextRecord[],
     job: Job,
-    worker: TransformWorker,
+    worker: OpenTransformer,
     earlier: Map<string, TransformRecord>,
     file: string,
   ): Promise<void> {
@@ -702,45 +702,6 @@ class Build {
       outcome,
     });
   }
-
-  private async worker(
-    project: ProjectRef,
-    contexts: readonly ExecutionContextRecord[],
-    index: number,
-  ): Promise<TransformWorker> {
-    const { cache } = this.options;
-    const copy = await WorkingCopy.create(
-      project.root,
-      pristineState(project),
-      project.layout,
-      `build-${index}`,
-    );
-    const jvm = new JvmRunner(cache);
-    const maven = this.options.maven ? mavenTestRunner(mavenToolchain, cache) : null;
-    const transformer = await createTransformer({
-      cache,
-      project,
-      copy,
-      fast: jvmTestRunner(cache, jvm),
-      maven,
-      contexts,
-      otherClassLimit: this.options.otherClassLimit,
-      events: this.options.events,
-    });
-    return {
-      transformer,
-      close: async () => {
-        await maven?.close();
-        await jvm.close();
-        await copy.close();
-      },
-    };
-  }
-}
-
-interface TransformWorker {
-  transformer: Awaited<ReturnType<typeof createTransformer>>;
-  close(): Promise<void>;
 }
 
 /** Runs the build; the ledger in `out/build/` says what an earlier run already decided. */
