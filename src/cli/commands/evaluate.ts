@@ -24,6 +24,9 @@ function formatEvaluateSummary(summary: EvaluateSummary): string {
   const lines = [
     `evaluated ${summary.agent} (${summary.settings.join(', ')}) on ${summary.items} items: ${summary.attemptsRun} attempts run, ${summary.alreadyDone} items done earlier; results in ${summary.runDir}`,
   ];
+  if (summary.attemptLimit.kind === 'Once') {
+    lines.push(`one attempt per item: ${summary.attemptLimit.reason}`);
+  }
   if (summary.interruptedBefore > 0) {
     lines.push(`${summary.interruptedBefore} attempts an earlier run left in flight were redone`);
   }

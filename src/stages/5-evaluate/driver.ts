@@ -93,6 +93,7 @@ async function evaluationAgent(options: EvaluateStageOptions): Promise<Evaluatio
   }
   return {
     name: options.agent,
+    attempts: { kind: 'AsAsked' },
     sandboxed: true,
     network: agentNetwork(options),
     readOnly: (options.sandboxRead ?? []).map((dir) => path.resolve(dir)),

@@ -14,8 +14,14 @@ import { mavenToolchain } from '../../toolchains/maven/maven.js';
 import { benchLayout, caseIds, readCaseFile } from '../4-archive/archive.js';
 import type { CaseRecord } from '../4-archive/case.js';
 import { caseProject } from '../4-archive/materialize.js';
-import type { CaseContext, EvaluationAgent } from './offline-agents.js';
-import type { AttemptRow, CaseDimensions, Diagnosis, Setting } from './records.js';
+import type { AttemptLimit, CaseContext, EvaluationAgent } from './offline-agents.js';
+import {
+  itemSucceeded,
+  type AttemptRow,
+  type CaseDimensions,
+  type Diagnosis,
+  type Setting,
+} from './records.js';
 import { workspaceSubmission } from './submission.js';
 import { EvaluationStore, type AttemptKey } from './store.js';
 import type { SubmissionVerdict } from './verify-submission.js';
@@ -65,6 +71,8 @@ export interface EvaluateResult {
   attemptsRun: number;
   interruptedBefore: number;
   harnessFaults: number;
+  /** The agent's attempts per item, and why one when it is given one (kept in the store too). */
+  attemptLimit: AttemptLimit;
   /** Items that could not be set up (project not fetched, corrupt case), with why. */
   notEvaluated: { item: string; reason: string }[];
   rows: AttemptRow[];
@@ -256,6 +264,19 @@ function agentDiagnosis(run: AgentRunResult): Diagnosis | undefined {
   }
 }
 
+/** The attempts an item of an agent gets: those asked for, or one (see AttemptLimit). */
+export function attemptsGiven(limit: AttemptLimit, asked: number): number {
+  return limit.kind === 'Once' ? 1 : asked;
+}
+
+/** An item is over once an attempt succeeded or the attempts it is given are used. */
+export function itemOver(
+  rows: readonly Pick<AttemptRow, 'diagnosis'>[],
+  attempts: number,
+): boolean {
+  return itemSucceeded(rows) || rows.length >= attempts;
+}
+
 export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateResult> {
   const bench = benchLayout(options.bench);
   const matches = caseMatcher(options.cases);
@@ -292,8 +313,11 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
   });
   const started = performance.now();
 
-  const finishedItem = (rows: AttemptRow[]) =>
-    rows.some((row) => row.diagnosis.kind === 'Success') || rows.length >= options.attempts;
+  const limit = options.agent.attempts;
+  const attempts = attemptsGiven(limit, options.attempts);
+  // Beside the rows, so a reader of the run sees why an item has fewer attempts than asked.
+  store.setMeta(`attempts:${agentName}`, JSON.stringify(limit));
+  const finishedItem = (rows: AttemptRow[]) => itemOver(rows, attempts);
 
   async function runItem(item: Item): Promise<string> {
     const record = records.get(item.caseId)!;
@@ -357,7 +381,7 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
           );
         }
         store.begin(attemptKey);
-        const prompt = userPrompt(prompts.payload, attempt, options.attempts, rows);
+        const prompt = userPrompt(prompts.payload, attempt, attempts, rows);
         const agentTimeoutMs = Math.max(
           1000,
           Math.min(options.agentTimeoutMs, caseDeadline - Date.now()),
@@ -407,7 +431,8 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
       await removeTree(itemDir);
     }
     const last = rows[rows.length - 1]!;
-    return `${last.diagnosis.kind} after ${rows.length} attempt${rows.length === 1 ? '' : 's'}`;
+    const once = limit.kind === 'Once' ? ` (one attempt: ${limit.reason})` : '';
+    return `${last.diagnosis.kind} after ${rows.length} attempt${rows.length === 1 ? '' : 's'}${once}`;
   }
 
   /** The attempt's diagnosis; harness faults are recorded and the verification retried. */
@@ -498,6 +523,7 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
       attemptsRun,
       interruptedBefore: store.interrupted,
       harnessFaults: store.counts().faults,
+      attemptLimit: limit,
       notEvaluated,
       rows,
     };

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../core/fs.js';
 import type { CaseRecord } from '../4-archive/case.js';
-import { fillPlaceholders, loadScript } from './offline-agents.js';
+import { attemptsGiven, itemOver } from './evaluate.js';
+import { fillPlaceholders, loadScript, offlineAgent } from './offline-agents.js';
 
 const record = {
   officialTest: {
@@ -36,5 +37,23 @@ describe('scripted agent', () => {
     await writeFile(bad, JSON.stringify({ attempts: [] }));
     await expect(loadScript(bad)).rejects.toThrow(/--script .*bad\.json/);
     await expect(loadScript(path.join(dir, 'missing.json'))).rejects.toThrow(/missing\.json/);
+  });
+});
+
+describe('attempts of the offline agents', () => {
+  const noTest = { diagnosis: { kind: 'NoTest' as const } };
+
+  it('gives existing-tests one attempt, saying why, and the others those asked for', () => {
+    const existing = offlineAgent('existing-tests');
+    expect(existing.attempts).toMatchObject({
+      kind: 'Once',
+      reason: expect.stringMatching(/^existing-tests submits the same files on every attempt/),
+    });
+    expect(itemOver([noTest], attemptsGiven(existing.attempts, 3))).toBe(true);
+    for (const name of ['witness', 'none'] as const) {
+      const agent = offlineAgent(name);
+      expect(attemptsGiven(agent.attempts, 3)).toBe(3);
+      expect(itemOver([noTest], attemptsGiven(agent.attempts, 3))).toBe(false);
+    }
   });
 });

@@ -34,9 +34,17 @@ export interface CaseContext {
   cache: CacheLayout;
 }
 
+/** How many attempts an item of an agent is given. */
+export type AttemptLimit =
+  /** As many as the run asks for (`--attempts`). */
+  | { kind: 'AsAsked' }
+  /** One: every further attempt would submit what the first did, and be judged the same. */
+  | { kind: 'Once'; reason: string };
+
 /** An agent as the evaluation uses it: one adapter per case, and whether it needs the sandbox. */
 export interface EvaluationAgent {
   name: string;
+  attempts: AttemptLimit;
   /** Process agents run in the sandbox; the offline agents are the harness's own. */
   sandboxed: boolean;
   /** What the sandboxed agent may reach (its model endpoint); the offline agents reach nothing. */
@@ -80,6 +88,7 @@ async function writeInto(workspace: string, file: string, content: string): Prom
 function witnessAgent(): EvaluationAgent {
   return {
     name: 'witness',
+    attempts: { kind: 'AsAsked' },
     sandboxed: false,
     network: { kind: 'none' },
     async forAttempt({ bench, record }) {
@@ -105,6 +114,7 @@ function witnessAgent(): EvaluationAgent {
 function noneAgent(): EvaluationAgent {
   return {
     name: 'none',
+    attempts: { kind: 'AsAsked' },
     sandboxed: false,
     network: { kind: 'none' },
     forAttempt: async () => ({
@@ -123,6 +133,12 @@ function noneAgent(): EvaluationAgent {
 function existingTestsAgent(): EvaluationAgent {
   return {
     name: 'existing-tests',
+    // It neither reads the prompt nor the feedback: the suite on the buggy tree decides alone.
+    attempts: {
+      kind: 'Once',
+      reason:
+        'existing-tests submits the same files on every attempt (the first existing test that fails on the buggy tree), whatever the feedback',
+    },
     sandboxed: false,
     network: { kind: 'none' },
     async forAttempt({ project, cache, record }) {
@@ -226,6 +242,7 @@ export async function loadScript(file: string): Promise<Script> {
 function scriptedAgent(script: Script): EvaluationAgent {
   return {
     name: 'scripted',
+    attempts: { kind: 'AsAsked' },
     sandboxed: false,
     network: { kind: 'none' },
     async forAttempt({ record, project }, attempt) {
