@@ -32,7 +32,16 @@ beforeAll(async () => {
 interface LedgerLine {
   cell: unknown;
   injection: string;
-  outcome: { kind: string };
+  outcome: { kind: string; stoppedAt?: { kind: string } };
+}
+
+/** Lines of a stage output file, none when it is missing. */
+async function lineCount(file: string): Promise<number> {
+  try {
+    return (await readFile(file, 'utf8')).split('\n').filter((line) => line.trim() !== '').length;
+  } catch {
+    return 0;
+  }
 }
 
 async function ledgerLines(out: string): Promise<LedgerLine[]> {
@@ -105,10 +114,75 @@ describe('witnessgym build', () => {
     const verified = await cli(['case', 'verify', path.join(resumed, first!), '--json']);
     expect(verified.exitCode, verified.stdout).toBe(0);
 
+    // A Short entry says where the bug stopped, as data.
+    for (const line of ledger.filter((entry) => entry.outcome.kind === 'Short')) {
+      expect(['precondition', 'step', 'final', 'archive']).toContain(line.outcome.stoppedAt?.kind);
+    }
+
     // Another seed into the same directory is refused before any work, in one line (more cells
     // or projects would extend the build instead).
     const other = await cli([...ARGS, '--seed', '7', '--out', resumed]);
     expect(other.exitCode).toBe(2);
     expect(other.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('witnessgym build: a rerun of a finished build', () => {
+  it('keeps what was tried and why a cell is short, and tries nothing more', async () => {
+    const out = path.join(await makeTempDir('build-short'), 'bench');
+    // One try per inject run and no spare: the cell cannot fill, and the rounds end it short.
+    const short = [
+      ...ARGS.slice(0, -1),
+      '4',
+      '--max-tries',
+      '1',
+      '--spare',
+      '0',
+      '--workers',
+      '1',
+      '--out',
+      out,
+      '--json',
+    ];
+    const first = await cli(short);
+    expect(first.exitCode, first.stderr).toBe(1);
+    const [projectWork] = await readdir(path.join(out, 'work'));
+    const work = path.join(out, 'work', projectWork!, 'inject-short');
+    const tried = async () => ({
+      ledger: (await ledgerLines(out)).length,
+      injections: await lineCount(path.join(work, 'injections.jsonl')),
+      rejections: await lineCount(path.join(work, 'rejections.jsonl')),
+    });
+    const before = await tried();
+    expect(before.injections + before.rejections).toBeGreaterThan(0);
+    const cellsOf = (json: unknown) => (json as { cells: { reasons: string[] }[] }).cells;
+    const [cell] = cellsOf(first.json);
+    expect(cell!.reasons.length).toBeGreaterThan(0);
+
+    const rerun = await cli(short);
+    expect(rerun.exitCode, rerun.stderr).toBe(1);
+    expect(await tried()).toEqual(before);
+    expect(cellsOf(rerun.json)).toEqual(cellsOf(first.json));
+  });
+});
+
+describe('witnessgym build: usage errors', () => {
+  it('refuses a mistyped bucket with exit 2, in one line, writing nothing', async () => {
+    const out = path.join(await makeTempDir('build-usage'), 'bench');
+    const result = await cli([
+      'build',
+      'json-simple',
+      '--types',
+      'all',
+      '--buckets',
+      'shrt',
+      '--out',
+      out,
+    ]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/--buckets: 'shrt' is not one of short, mid-short, mid-long, long/),
+    ]);
+    await expect(readdir(out)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });
