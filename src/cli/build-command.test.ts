@@ -7,6 +7,7 @@ import { makeTempDir } from '../core/fs.js';
 import { silent } from '../events/types.js';
 import {
   formatBuildSummary,
+  recordedInputs,
   runBuildCommand,
   type BuildCommandOptions,
   type BuildSummary,
@@ -90,6 +91,21 @@ describe('witnessgym build: usage errors, in one line, before anything is writte
     );
     await writeFile(plan, 'name: [mine\n');
     expect(await refusal({ plan })).toMatch(/^plan mine\.yaml is not valid YAML \(.*\); see plans/);
+  });
+});
+
+describe('a build directory', () => {
+  it('is refused to another seed, and to a witnessgym whose ledger it cannot read', async () => {
+    const out = await makeTempDir('build-inputs');
+    const inputs = { id: 'a', projects: ['p@1'], plan: 'smoke', seed: 1, cells: [] };
+    await recordedInputs(out, inputs);
+    await recordedInputs(out, inputs);
+    await expect(recordedInputs(out, { ...inputs, id: 'b', seed: 7 })).rejects.toThrow(
+      /holds a build with --seed 1: rerun with that seed/,
+    );
+    await expect(recordedInputs(out, { ...inputs, id: 'b' })).rejects.toThrow(
+      /holds a build an older witnessgym wrote .*: pass another --out/,
+    );
   });
 });
 

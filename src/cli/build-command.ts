@@ -157,7 +157,11 @@ export function commandLinePlan(
   };
 }
 
-async function recordedInputs(out: string, inputs: z.infer<typeof BuildInputsFile.schema>) {
+/** Records what the build is asked for; a directory of another seed or ledger version is refused. */
+export async function recordedInputs(
+  out: string,
+  inputs: z.infer<typeof BuildInputsFile.schema>,
+): Promise<void> {
   const file = path.join(out, 'build', 'inputs.json');
   const earlier = await readRecordFile(file, BuildInputsFile);
   if (earlier && earlier.id !== inputs.id) {
