@@ -251,8 +251,8 @@ describe('agent engine with the command adapter and the scripted agent', () => {
     });
     const { result } = await inject(adapter, 2, 2000);
 
+    // The script never exits on its own: a timeout outcome with its group gone is the kill.
     expect(result.attempts[0]!.outcome).toEqual({ kind: 'Timeout' });
-    expect(result.attempts[0]!.durationMs).toBeLessThan(8000);
     expect(result.attempts[0]!.report.kind).toBe('Missing');
     const pids = JSON.parse(await readFile(pidFile, 'utf8')) as {
       agentPgid: number;

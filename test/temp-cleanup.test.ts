@@ -23,9 +23,15 @@ describe('temporary directories', () => {
         ],
         { stdio: ['ignore', 'pipe', 'inherit'] },
       );
-      const dir = await new Promise<string>((resolve) =>
-        child.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())),
-      );
+      // A child that ends before printing (dist/ not built, say) fails the test at once.
+      const dir = await new Promise<string>((resolve, reject) => {
+        child.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
+        child.once('exit', (code) =>
+          reject(
+            new Error(`the child ended (exit ${code}) before making a directory; is ${FS} built?`),
+          ),
+        );
+      });
       expect(await exists(dir)).toBe(true);
       const ended = new Promise<NodeJS.Signals | null>((resolve) =>
         child.once('exit', (_code, how) => resolve(how)),
