@@ -3,6 +3,7 @@ import { createReadStream, rmSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { killLiveProcessGroupsSync } from './process.js';
 
 /** Writes through a sibling temporary file and a rename, so readers never see half a file. */
 export async function writeFileAtomic(file: string, content: string): Promise<void> {
@@ -45,28 +46,52 @@ export function sha256Text(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** Temporary directories not yet removed: a run stopped by a signal removes them on its way out. */
+/**
+ * Temporary directories not yet removed, and working trees that are temporary in effect: a run
+ * stopped by a signal removes them on its way out.
+ */
 const liveTempDirs = new Set<string>();
 let signalHandlersInstalled = false;
 
-function removeTempDirsAndReraise(signal: NodeJS.Signals): void {
-  for (const dir of liveTempDirs) rmSync(dir, { recursive: true, force: true });
+/**
+ * What a stop by signal does before the process ends, never throwing (the process must still
+ * end by its signal): the processes it started are killed, then its temporary trees removed.
+ */
+export function cleanUpForStop(): void {
+  // A Maven still writing into a tree makes its removal fail (ENOTEMPTY): processes go first.
+  killLiveProcessGroupsSync();
+  for (const dir of liveTempDirs) {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+    } catch (error) {
+      process.stderr.write(`witnessgym: stopping: ${dir} is left behind: ${String(error)}\n`);
+    }
+  }
   liveTempDirs.clear();
-  process.removeListener('SIGINT', removeTempDirsAndReraise);
-  process.removeListener('SIGTERM', removeTempDirsAndReraise);
+}
+
+function cleanUpAndReraise(signal: NodeJS.Signals): void {
+  cleanUpForStop();
+  process.removeListener('SIGINT', cleanUpAndReraise);
+  process.removeListener('SIGTERM', cleanUpAndReraise);
   signalHandlersInstalled = false;
   // The default action (ending the process) applies once this handler is gone.
   process.kill(process.pid, signal);
 }
 
-export async function makeTempDir(prefix: string): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), `witnessgym-${prefix}-`));
+/** Removes `dir` if the process is stopped by a signal before removeTree removes it. */
+export function removeAtStop(dir: string): void {
   if (!signalHandlersInstalled) {
-    process.once('SIGINT', removeTempDirsAndReraise);
-    process.once('SIGTERM', removeTempDirsAndReraise);
+    process.once('SIGINT', cleanUpAndReraise);
+    process.once('SIGTERM', cleanUpAndReraise);
     signalHandlersInstalled = true;
   }
   liveTempDirs.add(dir);
+}
+
+export async function makeTempDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), `witnessgym-${prefix}-`));
+  removeAtStop(dir);
   return dir;
 }
 

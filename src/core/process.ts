@@ -97,6 +97,31 @@ function isGroupAlive(pgid: number): boolean {
   return processGroupMembers(pgid).length > 0;
 }
 
+/** Process groups this process started that may still run: a stop by signal ends them first. */
+const liveGroups = new Set<number>();
+
+/** Marks a group this process started (its leader's pid) as one a stop must end. */
+export function trackProcessGroup(pgid: number): void {
+  liveGroups.add(pgid);
+}
+
+export function untrackProcessGroup(pgid: number): void {
+  liveGroups.delete(pgid);
+}
+
+/**
+ * Kills every group this process started and waits, blocking, until none has a live member or
+ * `waitMs` passed: for a stop by signal, where no other code may run meanwhile (it would start
+ * more), and a Maven still writing into a tree would keep it from being removed.
+ */
+export function killLiveProcessGroupsSync(waitMs = 5000): void {
+  for (const pgid of liveGroups) killGroup(pgid, 'SIGKILL');
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  const deadline = Date.now() + waitMs;
+  while ([...liveGroups].some(isGroupAlive) && Date.now() < deadline) Atomics.wait(nap, 0, 0, 20);
+  liveGroups.clear();
+}
+
 function killGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pgid, signal);
@@ -128,6 +153,7 @@ export async function runProcess(
     stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   const pgid = child.pid;
+  if (pgid !== undefined) trackProcessGroup(pgid);
   let timedOut = false;
   let timer: NodeJS.Timeout | undefined;
 
@@ -168,6 +194,7 @@ export async function runProcess(
     killGroup(pgid, 'SIGKILL');
     for (let waited = 0; waited < 10_000 && isGroupAlive(pgid); waited += 20) await sleep(20);
   }
+  if (pgid !== undefined) untrackProcessGroup(pgid);
   // Descendants that escaped the group could hold the pipes open: do not wait on them forever.
   await Promise.race([streamsClosed, sleep(grace)]);
 

@@ -1,11 +1,11 @@
 import { payloadFile, readPayloadDocument } from '../4-archive/payloads.js';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentAdapter, AgentRunResult } from '../../agents/types.js';
 import { specText } from '../../agents/types.js';
 import type { CacheLayout } from '../../core/cache.js';
 import { errorMessage, UserError } from '../../core/errors.js';
-import { removeTree, sha256Text } from '../../core/fs.js';
+import { removeAtStop, removeTree, sha256Text } from '../../core/fs.js';
 import { globToRegExp } from '../../core/glob.js';
 import { runPool } from '../../core/pool.js';
 import type { EventSink } from '../../events/types.js';
@@ -313,6 +313,10 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
   });
   const started = performance.now();
 
+  // The items' trees: scratch like a temporary directory, though in the run directory, so a stop
+  // by signal removes it too.
+  const workDir = path.join(options.runDir, 'work');
+  removeAtStop(workDir);
   const limit = options.agent.attempts;
   const attempts = attemptsGiven(limit, options.attempts);
   // Beside the rows, so a reader of the run sees why an item has fewer attempts than asked.
@@ -344,14 +348,14 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
       ...archived,
       payload: archived.payload.replace(record.verifyCommand, replayCommand),
     };
-    const itemDir = path.join(options.runDir, 'work', item.caseId, item.setting);
+    const itemDir = path.join(workDir, item.caseId, item.setting);
     const given = path.join(itemDir, 'given');
     const workspace = path.join(itemDir, 'workspace');
     const caseDeadline = Date.now() + options.caseTimeoutMs;
-    await writeGivenTree(caseDir, record, project, given);
     let sandbox: Sandbox | undefined;
     let replays: ReplayService | undefined;
     try {
+      await writeGivenTree(caseDir, record, project, given);
       if (options.agent.sandboxed) {
         replays = await startReplayService((args) =>
           agentReplay(args, { caseDir, record, project, cache: options.cache, given, workspace }),
@@ -429,6 +433,7 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
       await sandbox?.dispose();
       await replays?.stop();
       await removeTree(itemDir);
+      await removeIfEmpty(path.dirname(itemDir));
     }
     const last = rows[rows.length - 1]!;
     const once = limit.kind === 'Once' ? ` (one attempt: ${limit.reason})` : '';
@@ -529,5 +534,16 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
     };
   } finally {
     store.close();
+    await removeTree(workDir);
+  }
+}
+
+/** Removes `dir` if it is empty; one that another item still works in is left. */
+async function removeIfEmpty(dir: string): Promise<void> {
+  try {
+    await rmdir(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOTEMPTY' && code !== 'EEXIST' && code !== 'ENOENT') throw error;
   }
 }

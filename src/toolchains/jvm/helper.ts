@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, Socket, type Server } from 'node:net';
 import path from 'node:path';
 import { makeTempDir, removeTree } from '../../core/fs.js';
-import { processGroupMembers } from '../../core/process.js';
+import { processGroupMembers, trackProcessGroup, untrackProcessGroup } from '../../core/process.js';
 import { readAnswer, type AnswerTo, type Op, type Request } from './protocol.js';
 import type { RunnerClasspath } from './setup.js';
 
@@ -95,6 +95,7 @@ export class JvmHelper {
       { cwd: this.workingDirectory, detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
     );
     this.child = child;
+    if (child.pid !== undefined) trackProcessGroup(child.pid);
     this.starts++;
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (chunk: string) => {
@@ -102,6 +103,7 @@ export class JvmHelper {
     });
     const died = new Promise<HelperFault>((resolve) => {
       const report = (code: number | null, signal: NodeJS.Signals | null) => {
+        if (child.pid !== undefined) untrackProcessGroup(child.pid);
         if (this.child !== child) return;
         this.exited = true;
         const outcome: HelperFault = { kind: 'exited', code, signal, stderr: this.stderr };
