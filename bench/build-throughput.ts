@@ -16,8 +16,8 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { cellKey, DEPTHS, loadPlan, planCells } from '../src/build/plan.js';
-import { runBuildCommand } from '../src/cli/build-command.js';
+import { cellKey, DEPTHS, loadPlan, planCells } from '../src/pipeline/plan.js';
+import { runBuildCommand } from '../src/pipeline/driver.js';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
 import { makeTempDir } from '../src/core/fs.js';
 import { plainSink } from '../src/events/render.js';
@@ -26,7 +26,7 @@ import { InjectSummaryFile, InjectionLine, RejectionLine } from '../src/stages/2
 import { loadBugTypeSpecs } from '../src/stages/2-inject/spec.js';
 import { loadTransformSpecs } from '../src/stages/3-transform/spec.js';
 import { TransformLine, type TransformRecord } from '../src/stages/3-transform/transform.js';
-import { BuildCaseLine } from '../src/build/build.js';
+import { BuildCaseLine } from '../src/pipeline/pipeline.js';
 import { pristineState } from '../src/project/project.js';
 import { compiledSources, WorkingCopy } from '../src/project/working-copy.js';
 import { mavenTestRunner } from '../src/runners/maven.js';

@@ -6,7 +6,7 @@ import { packageRoot } from '../src/core/package-root.js';
 import { plainLine } from '../src/events/render.js';
 import type { ProgressEvent } from '../src/events/types.js';
 import { runProcess, type RunResult } from '../src/core/process.js';
-import { DEFAULT_BUILD } from '../src/toolchains/build.js';
+import { DEFAULT_BUILD } from '../src/toolchains/build-settings.js';
 import { mavenToolchain } from '../src/toolchains/maven/maven.js';
 import type { CaseRecord } from '../src/stages/4-archive/case.js';
 

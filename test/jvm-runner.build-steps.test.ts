@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
 import type { SingleVerdict } from '../src/core/verdict.js';
-import { DEFAULT_BUILD, type BuildSettings } from '../src/toolchains/build.js';
+import { DEFAULT_BUILD, type BuildSettings } from '../src/toolchains/build-settings.js';
 import { JvmRunner } from '../src/toolchains/jvm/runner.js';
 import { builtFixture } from './helpers.js';
 

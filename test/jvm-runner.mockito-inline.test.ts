@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
-import { DEFAULT_BUILD } from '../src/toolchains/build.js';
+import { DEFAULT_BUILD } from '../src/toolchains/build-settings.js';
 import { JvmRunner } from '../src/toolchains/jvm/runner.js';
 import { mavenToolchain } from '../src/toolchains/maven/maven.js';
 import { builtFixture } from './helpers.js';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
-import { DEFAULT_BUILD } from '../src/toolchains/build.js';
+import { DEFAULT_BUILD } from '../src/toolchains/build-settings.js';
 import { traceProject, type ExecutionContextRecord } from '../src/stages/1-trace/trace.js';
 import { silent } from '../src/events/types.js';
 import { JvmRunner } from '../src/toolchains/jvm/runner.js';

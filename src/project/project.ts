@@ -16,7 +16,7 @@ import {
   type Recipe,
   type TestSelection,
 } from './recipe.js';
-import { DEFAULT_BUILD, type BuildSettings } from '../toolchains/build.js';
+import { DEFAULT_BUILD, type BuildSettings } from '../toolchains/build-settings.js';
 import { BUILD_OUTPUT, projectLayout, type ProjectLayout } from '../toolchains/layout.js';
 import type { Baseline } from './baseline.js';
 import { fetchState } from './fetched.js';

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { UserError } from '../core/errors.js';
 import { readTextIfExists, sha256Text, writeFileAtomic } from '../core/fs.js';
 import { packageRoot } from '../core/package-root.js';
-import { BuildSettingsSchema } from '../toolchains/build.js';
+import { BuildSettingsSchema } from '../toolchains/build-settings.js';
 
 export const TestSelectionSchema = z.strictObject({
   /** Surefire `-Dtest` patterns selecting the suite; empty keeps the pom's own selection. */

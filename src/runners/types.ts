@@ -1,5 +1,5 @@
 import type { SingleVerdict, Verdict } from '../core/verdict.js';
-import type { BuildSettings } from '../toolchains/build.js';
+import type { BuildSettings } from '../toolchains/build-settings.js';
 import type { ChangedSource, RawTrace, TestOutcome } from '../toolchains/jvm/runner.js';
 
 export type RunnerName = 'maven' | 'jvm';

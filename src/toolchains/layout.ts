@@ -1,4 +1,4 @@
-import type { BuildSettings } from './build.js';
+import type { BuildSettings } from './build-settings.js';
 
 /**
  * Where a project keeps its sources and build output, as paths relative to the project root with

@@ -1,5 +1,5 @@
 import type { SingleVerdict } from '../core/verdict.js';
-import type { BuildSettings } from './build.js';
+import type { BuildSettings } from './build-settings.js';
 import type { SuiteReport } from '../core/test-reports.js';
 
 export interface ToolchainContext {

@@ -6,7 +6,7 @@ import { verdictFromReports, type SuiteReport } from '../../core/test-reports.js
 import { isUsable, type Baseline, type BaselineClass } from '../../project/baseline.js';
 import { note, type EventSink } from '../../events/types.js';
 import type { Toolchain, ToolchainContext } from '../../toolchains/types.js';
-import type { BuildSettings } from '../../toolchains/build.js';
+import type { BuildSettings } from '../../toolchains/build-settings.js';
 import { projectLayout } from '../../toolchains/layout.js';
 import { surefireTestPattern, type TestSelection } from '../../project/recipe.js';
 

@@ -5,7 +5,7 @@ import { cacheLayout } from '../../core/cache.js';
 import { makeTempDir } from '../../core/fs.js';
 import type { JvmRunner, JvmRunRequest, JvmRunResult } from '../../toolchains/jvm/runner.js';
 import { plainSink } from '../../events/render.js';
-import { DEFAULT_BUILD } from '../../toolchains/build.js';
+import { DEFAULT_BUILD } from '../../toolchains/build-settings.js';
 import { traceProject, type TraceOptions } from './trace.js';
 
 /*

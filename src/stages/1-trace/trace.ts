@@ -21,7 +21,7 @@ import { SingleVerdictKindSchema } from '../../records/schemas.js';
 import { jvmTestRunner } from '../../runners/jvm.js';
 import { timeLimit } from '../../runners/time-limits.js';
 import { withTimeLimit, withTracing } from '../../runners/wrappers.js';
-import type { BuildSettings } from '../../toolchains/build.js';
+import type { BuildSettings } from '../../toolchains/build-settings.js';
 import { projectLayout } from '../../toolchains/layout.js';
 import type { JvmRunner, RawTrace, TestOutcome } from '../../toolchains/jvm/runner.js';
 import { baselineClass, type BaselineClass } from '../../project/baseline.js';

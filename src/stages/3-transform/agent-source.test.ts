@@ -7,7 +7,7 @@ import { loadJavaGrammar } from '../../lang/java/syntax.js';
 import type { ProjectRef } from '../../project/project.js';
 import type { ExecutionContextRecord } from '../1-trace/trace.js';
 import { DEFAULT_TESTS } from '../../project/recipe.js';
-import { DEFAULT_BUILD } from '../../toolchains/build.js';
+import { DEFAULT_BUILD } from '../../toolchains/build-settings.js';
 import { projectLayout } from '../../toolchains/layout.js';
 import { agentSource, agentStepRunId } from './agent-source.js';
 import { TRANSFORM_REPORT_PREFIX } from './agent-task/report.js';

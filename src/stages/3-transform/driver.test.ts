@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { silent } from '../../events/types.js';
 import type { ProjectRef } from '../../project/project.js';
 import { DEFAULT_TESTS } from '../../project/recipe.js';
-import { DEFAULT_BUILD } from '../../toolchains/build.js';
+import { DEFAULT_BUILD } from '../../toolchains/build-settings.js';
 import { projectLayout } from '../../toolchains/layout.js';
 import { loadTransformSpecs, selectTransforms } from './spec.js';
 import { stepSources, type TransformStageOptions } from './driver.js';

@@ -8,7 +8,7 @@ import { patchOf, withPatch, type ProjectState } from '../../project/state.js';
 import { compiledSources, type WorkingCopy } from '../../project/working-copy.js';
 import { timeLimit } from '../../runners/time-limits.js';
 import type { TestRunner } from '../../runners/types.js';
-import type { BuildSettings } from '../../toolchains/build.js';
+import type { BuildSettings } from '../../toolchains/build-settings.js';
 import { PROBED_TEXT_LIMIT, type Observation, type ProbedValue } from './operators/gate-signals.js';
 
 /*

@@ -5,7 +5,7 @@ import { exists, makeTempDir } from '../../core/fs.js';
 import type { ProjectRef } from '../../project/project.js';
 import { baseState, patchOf, withPatch, type ProjectBase } from '../../project/state.js';
 import { readRecords } from '../../records/record.js';
-import { DEFAULT_BUILD } from '../../toolchains/build.js';
+import { DEFAULT_BUILD } from '../../toolchains/build-settings.js';
 import { projectLayout } from '../../toolchains/layout.js';
 import { DEFAULT_TESTS } from '../../project/recipe.js';
 import type { ExecutionContextRecord } from '../1-trace/trace.js';

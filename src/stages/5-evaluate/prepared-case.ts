@@ -9,7 +9,7 @@ import type { ProjectRef } from '../../project/project.js';
 import { withLock } from '../../records/lock.js';
 import { defineRecord, readRecordFile, writeRecordFile } from '../../records/record.js';
 import type { PreparedTree } from '../../sandbox/java-runs.js';
-import { testJvmArgs, type BuildSettings } from '../../toolchains/build.js';
+import { testJvmArgs, type BuildSettings } from '../../toolchains/build-settings.js';
 import { prepareProjectRuntime, runnerClasspath } from '../../toolchains/jvm/setup.js';
 import { BUILD_OUTPUT } from '../../toolchains/layout.js';
 import {

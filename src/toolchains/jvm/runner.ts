@@ -4,7 +4,7 @@ import type { CacheLayout } from '../../core/cache.js';
 import { makeTempDir, removeTree, sha256Text } from '../../core/fs.js';
 import { verdictFromReports, type CaseReport, type SuiteReport } from '../../core/test-reports.js';
 import type { SingleVerdict } from '../../core/verdict.js';
-import { testJvmArgs, type BuildSettings } from '../build.js';
+import { testJvmArgs, type BuildSettings } from '../build-settings.js';
 import { projectLayout } from '../layout.js';
 import { jdkTool } from '../maven/maven.js';
 import { JvmHelper, type HelperFault } from './helper.js';
@@ -176,7 +176,7 @@ function runVerdict(answer: RunAnswer): SingleVerdict {
 }
 
 /** Changed sources compiled (and generators rerun) into an overlay, kept for identical requests. */
-interface Build {
+interface CompiledOverlay {
   key: string;
   overlay: string;
   /** The compile answer: a compile error is kept too, as it would recur (a harness fault is not). */
@@ -194,7 +194,7 @@ export class JvmRunner {
   private readonly runtimes = new Map<string, Promise<ProjectRuntime>>();
   private runner: Promise<RunnerClasspath> | undefined;
   /** Most recently used last. */
-  private readonly builds: Build[] = [];
+  private readonly builds: CompiledOverlay[] = [];
   /**
    * Per project runtime, the methods each build step executes, as a runner JVM learnt them; given
    * to every JVM that starts later, so a restart (after a timeout, say) does not learn them again.
@@ -328,7 +328,7 @@ export class JvmRunner {
   ): Promise<
     | {
         kind: 'Build';
-        build: Build;
+        build: CompiledOverlay;
         reused: boolean;
         compileMs: number;
         buildSteps: JvmRunResult['buildSteps'];
@@ -398,7 +398,7 @@ export class JvmRunner {
   }
 
   /** The kept build for `key`, marked in use and most recently used; undefined if none. */
-  private takeBuild(key: string): Build | undefined {
+  private takeBuild(key: string): CompiledOverlay | undefined {
     const index = this.builds.findIndex((build) => build.key === key);
     if (index < 0) return undefined;
     const [build] = this.builds.splice(index, 1);
@@ -408,7 +408,7 @@ export class JvmRunner {
   }
 
   /** Keeps a new build, dropping the least recently used ones no request is using. */
-  private async keepBuild(build: Build): Promise<Build> {
+  private async keepBuild(build: CompiledOverlay): Promise<CompiledOverlay> {
     this.builds.push(build);
     while (this.builds.length > KEPT_BUILDS) {
       const index = this.builds.findIndex((kept) => kept.users === 0);

@@ -12,7 +12,7 @@ import {
 } from '../../records/record.js';
 import { packageRoot } from '../../core/package-root.js';
 import { runProcess } from '../../core/process.js';
-import type { BuildSettings } from '../build.js';
+import type { BuildSettings } from '../build-settings.js';
 import { projectLayout } from '../layout.js';
 import { jdkTool, mavenArgs, mavenEnvironment } from '../maven/maven.js';
 

@@ -6,7 +6,7 @@ import { exists, removeTree } from '../../core/fs.js';
 import { runProcess, shellJoin, type RunResult } from '../../core/process.js';
 import { verdictFromReports, type SuiteReport } from '../../core/test-reports.js';
 import type { SingleVerdict } from '../../core/verdict.js';
-import { testJvmArgs, type BuildSettings } from '../build.js';
+import { testJvmArgs, type BuildSettings } from '../build-settings.js';
 import type { CompileOutcome, TestRun, Toolchain, ToolchainContext } from '../types.js';
 import {
   failedCompileScope,

@@ -6,7 +6,7 @@ import {
   describeCaseStop,
   runBuild,
   type BuildResult,
-} from '../build/build.js';
+} from './pipeline.js';
 import { archiveCase, toolVersions } from '../stages/4-archive/archive.js';
 import { mavenToolchain } from '../toolchains/maven/maven.js';
 import {
@@ -19,7 +19,7 @@ import {
   type Plan,
   type PlanBucket,
   type PlanCell,
-} from '../build/plan.js';
+} from './plan.js';
 import type { CacheLayout } from '../core/cache.js';
 import { UserError } from '../core/errors.js';
 import { note, type EventSink } from '../events/types.js';
@@ -333,52 +333,4 @@ async function summarise(
     operators,
     durationMs,
   };
-}
-
-const percent = (part: number, whole: number) =>
-  whole === 0 ? '-' : `${Math.round((part * 100) / whole)}%`;
-
-export function formatBuildSummary(summary: BuildSummary): string {
-  const lines = [
-    `build ${summary.plan}, seed ${summary.seed}: ${summary.archived} of ${summary.wanted} cases in ${(summary.durationMs / 1000).toFixed(1)} s${summary.msPerCase !== null ? ` (${(summary.msPerCase / 1000).toFixed(1)} s per case this run)` : ''}`,
-    `${'type'.padEnd(46)} ${'bucket'.padEnd(9)} ${'depth'.padStart(5)} ${'cases'.padStart(9)}`,
-    ...summary.cells.map(
-      (row) =>
-        `${row.typeId.padEnd(46)} ${row.bucket.padEnd(9)} ${String(row.depth).padStart(5)} ${`${row.archived}/${row.wanted}`.padStart(9)}${row.sequence ? `  own sequence: ${row.sequence.join(', ')}` : ''}`,
-    ),
-  ];
-  const { inject, transform } = summary.stages;
-  lines.push(
-    `inject: ${inject.accepted} bugs accepted of ${inject.tried} candidates in the projects' inject outputs (${percent(inject.accepted, inject.tried)})`,
-    `transform: ${transform.kept} of ${transform.tried} bugs tried in cells kept (${percent(transform.kept, transform.tried)})${
-      Object.keys(transform.shortAt).length > 0
-        ? `; short at ${Object.entries(transform.shortAt)
-            .map(([stage, count]) => `${stage} ${count}`)
-            .join(', ')}`
-        : ''
-    }`,
-  );
-  if (summary.evolution.length > 0) {
-    lines.push(
-      'patch evolution of the archived cases (paper Table 9):',
-      `${'depth'.padStart(5)} ${'cases'.padStart(5)} ${'lines'.padStart(6)} ${'hunks'.padStart(6)} ${'files'.padStart(6)} ${'accum'.padStart(6)} ${'retain1'.padStart(8)} ${'sim1'.padStart(6)}`,
-      ...summary.evolution.map(
-        (row) =>
-          `${String(row.depth).padStart(5)} ${String(row.runs).padStart(5)} ${row.finalLines.toFixed(1).padStart(6)} ${row.hunks.toFixed(2).padStart(6)} ${row.files.toFixed(2).padStart(6)} ${`${row.lineAccumulation.toFixed(2)}×`.padStart(6)} ${`${(row.firstStepRetention * 100).toFixed(0)}%`.padStart(8)} ${row.firstStepSimilarity.toFixed(2).padStart(6)}`,
-      ),
-    );
-  }
-  const short = summary.cells.filter((row) => row.archived < row.wanted);
-  if (short.length > 0) {
-    lines.push(`${short.length} of ${summary.cells.length} cells short:`);
-    for (const row of short) {
-      lines.push(
-        `  ${cellKey(row)}: ${row.archived} of ${row.wanted}; ${row.reasons.join('; ') || 'no bug of this type and bucket was tried'}`,
-      );
-    }
-  }
-  lines.push(
-    `out: ${summary.out} (a directory per case, cases.jsonl, hidden/ witnesses, build/ ledger, work/ stage outputs)`,
-  );
-  return lines.join('\n');
 }

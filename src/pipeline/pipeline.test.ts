@@ -7,7 +7,7 @@ import {
   triedInSequence,
   type BuildCaseRecord,
   type CaseStop,
-} from './build.js';
+} from './pipeline.js';
 
 const atStep = (index: number, operator = 'x'): CaseStop => ({ kind: 'step', index, operator });
 
