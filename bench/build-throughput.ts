@@ -31,7 +31,7 @@ import { pristineState } from '../src/project/project.js';
 import { compiledSources, WorkingCopy } from '../src/project/working-copy.js';
 import { mavenTestRunner } from '../src/runners/maven.js';
 import { readCaseFile } from '../src/stages/4-archive/archive.js';
-import { caseProject } from '../src/stages/4-archive/materialize.js';
+import { caseProject } from '../src/stages/4-archive/materialise.js';
 import { mavenToolchain } from '../src/toolchains/maven/maven.js';
 
 const { values } = parseArgs({

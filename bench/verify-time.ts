@@ -42,7 +42,7 @@ import {
   readHiddenWitness,
 } from '../src/stages/4-archive/archive.js';
 import type { CaseRecord } from '../src/stages/4-archive/case.js';
-import { caseProject } from '../src/stages/4-archive/materialize.js';
+import { caseProject } from '../src/stages/4-archive/materialise.js';
 import type { Diagnosis, Side } from '../src/stages/5-evaluate/records.js';
 import { scoreSubmission } from '../src/stages/5-evaluate/score.js';
 import {

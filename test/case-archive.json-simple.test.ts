@@ -99,7 +99,7 @@ describe('case archive on json-simple', () => {
     const out = path.join(await makeTempDir('case-tree'), 'workspace');
     const result = await cli([
       'case',
-      'materialize',
+      'materialise',
       caseDir,
       '--out',
       out,
@@ -114,7 +114,7 @@ describe('case archive on json-simple', () => {
     expect(await exists(path.join(out, 'pom.xml'))).toBe(true);
     const file = record.bugRelatedFiles[0]!;
     const clean = path.join(await makeTempDir('case-tree'), 'clean');
-    expect((await cli(['case', 'materialize', caseDir, '--out', clean, '--clean'])).exitCode).toBe(
+    expect((await cli(['case', 'materialise', caseDir, '--out', clean, '--clean'])).exitCode).toBe(
       0,
     );
     expect(await readFile(path.join(out, file), 'utf8')).not.toBe(
@@ -129,7 +129,7 @@ describe('case archive on json-simple', () => {
     await writeFile(marker, 'planted');
     try {
       const out = path.join(await makeTempDir('case-tree'), 'planted');
-      const result = await cli(['case', 'materialize', caseDir, '--out', out]);
+      const result = await cli(['case', 'materialise', caseDir, '--out', out]);
       expect(result.exitCode).toBe(2);
       expect(result.stderr).toContain('was changed since it was fetched (planted-marker.txt)');
     } finally {

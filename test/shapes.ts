@@ -3,7 +3,7 @@ import path from 'node:path';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
 import { packageRoot } from '../src/core/package-root.js';
 import type { TransformSite } from '../src/stages/3-transform/operators/types.js';
-import { analyzeSource, type SourceModel } from '../src/toolchains/jvm/source-model.js';
+import { analyseSource, type SourceModel } from '../src/toolchains/jvm/source-model.js';
 
 /* The operators' fixture files (test/fixtures/transform-operators/shapes) and sites in them. */
 
@@ -16,11 +16,11 @@ export interface Shape {
 export async function loadShape(name: string): Promise<Shape> {
   const file = path.join(packageRoot(), 'test', 'fixtures', 'transform-operators', 'shapes', name);
   const text = await readFile(file, 'utf8');
-  const outcome = await analyzeSource(
+  const outcome = await analyseSource(
     { file, classpath: [], release: '8', ranges: [[0, text.length]] },
     cacheLayout(resolveCacheDir()),
   );
-  if (outcome.kind !== 'analyzed') throw new Error(outcome.reason);
+  if (outcome.kind !== 'analysed') throw new Error(outcome.reason);
   return { source: text, model: outcome.model };
 }
 

@@ -5,7 +5,7 @@ import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
 import { findRecipe } from '../src/project/recipe.js';
 import { prepareProjectRuntime, type ProjectRuntime } from '../src/toolchains/jvm/setup.js';
 import {
-  analyzeSource,
+  analyseSource,
   type SourceModel,
   type SourceModelRequest,
 } from '../src/toolchains/jvm/source-model.js';
@@ -23,13 +23,13 @@ beforeAll(async () => {
   runtime = await prepareProjectRuntime(pristine, (await findRecipe('json-simple'))!.build, cache);
 });
 
-async function analyzed(
+async function analysed(
   root: string,
   ranges?: SourceModelRequest['ranges'],
 ): Promise<{ model: SourceModel; text: string }> {
   const file = path.join(root, JSON_ARRAY);
   const text = await readFile(file, 'utf8');
-  const outcome = await analyzeSource(
+  const outcome = await analyseSource(
     {
       file,
       classpath: [runtime.classes, ...runtime.classpath],
@@ -38,13 +38,13 @@ async function analyzed(
     },
     cache,
   );
-  if (outcome.kind !== 'analyzed') throw new Error(outcome.reason);
+  if (outcome.kind !== 'analysed') throw new Error(outcome.reason);
   return { model: outcome.model, text };
 }
 
 describe('source model', () => {
   it('gives declarations and expression types as the file spells them', async () => {
-    const { model, text } = await analyzed(pristine);
+    const { model, text } = await analysed(pristine);
     expect(model.errors).toEqual([]);
     expect(model.types.map((type) => type.qualifiedName)).toEqual(['org.json.simple.JsonArray']);
 
@@ -83,7 +83,7 @@ describe('source model', () => {
   it('types only the expressions inside the ranges asked for', async () => {
     const text = await readFile(path.join(pristine, JSON_ARRAY), 'utf8');
     const start = text.indexOf('numberOfValues = splitValues.length;');
-    const { model } = await analyzed(pristine, [[start, start + 40]]);
+    const { model } = await analysed(pristine, [[start, start + 40]]);
     expect(model.expressions.length).toBeGreaterThan(0);
     expect(
       model.expressions.every((entry) => entry.start >= start && entry.end <= start + 40),
@@ -106,7 +106,7 @@ describe('source model', () => {
         to: 'public class JsonArray extends ArrayList<Object> implements Jsonable{\n\tprivate static final class SplitState {\n\t\tint count;\n\t}',
       },
     ]);
-    const { model, text } = await analyzed(copy);
+    const { model, text } = await analysed(copy);
     expect(model.errors).toEqual([]);
     expect(model.locals.find((entry) => entry.name === 'holder')?.type).toBe('SplitState[]');
     expect(
@@ -123,7 +123,7 @@ describe('source model', () => {
         to: 'numberOfValues = splitValues;',
       },
     ]);
-    const { model } = await analyzed(copy);
+    const { model } = await analysed(copy);
     expect(model.errors).toHaveLength(1);
     expect(model.errors[0]!.message).toMatch(
       /incompatible types: java.lang.String\[\] cannot be converted to int/,

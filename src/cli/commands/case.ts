@@ -8,7 +8,7 @@ import {
   type MaterialiseCaseOptions,
 } from '../../stages/4-archive/driver.js';
 import type { ExportSummary } from '../../stages/4-archive/export.js';
-import type { MaterialiseOutcome } from '../../stages/4-archive/materialize.js';
+import type { MaterialiseOutcome } from '../../stages/4-archive/materialise.js';
 import {
   verifyOutcomesFile,
   type BenchVerifySummary,
@@ -54,7 +54,7 @@ function formatVerify(outcome: VerifyOutcome): string {
   }
 }
 
-async function caseMaterialize(
+async function caseMaterialise(
   caseDir: string,
   options: MaterialiseCaseOptions & { json?: boolean },
   command: Command,
@@ -93,7 +93,7 @@ async function caseVerify(
   process.exitCode = allVerified(result) ? 0 : EXIT_VERDICT;
 }
 
-/** `witnessgym case materialize|export|verify`. */
+/** `witnessgym case materialise|export|verify`. */
 export function register(program: Command): void {
   const benchCase = program
     .command('case')
@@ -101,7 +101,9 @@ export function register(program: Command): void {
       'the cases of a benchmark: materialise a tree, export snapshots, verify with Maven',
     );
   benchCase
-    .command('materialize')
+    .command('materialise')
+    // The American spelling, which earlier releases used, keeps working.
+    .alias('materialize')
     .description(
       "write a case's buggy tree (or the clean one) from the corpus's pristine tree and the case's patches, without version control or build output; exit 1 when the case's files do not hold what its record says",
     )
@@ -110,7 +112,7 @@ export function register(program: Command): void {
     .option('--clean', 'the clean tree (the pristine project) instead of the buggy one')
     .option('--hide-witness', "leave the witness's test file out (an evaluation workspace)")
     .option('--json', 'machine-readable output')
-    .action(caseMaterialize);
+    .action(caseMaterialise);
   benchCase
     .command('export')
     .description(

@@ -55,7 +55,7 @@ async function applyPatch(root: string, patch: string): Promise<void> {
 }
 
 /** Puts the project's source tree into `staging` and returns its root there. */
-async function materializeSource(
+async function materialiseSource(
   recipe: Recipe,
   cache: CacheLayout,
   staging: string,
@@ -85,7 +85,7 @@ async function buildPristineTree(
 ): Promise<string> {
   const staging = await makeTempDir('unpack');
   try {
-    const root = await materializeSource(recipe, cache, staging, log);
+    const root = await materialiseSource(recipe, cache, staging, log);
     if (!(await exists(path.join(root, 'pom.xml')))) {
       throw new UserError(
         recipe.source.kind === 'local'

@@ -15,7 +15,7 @@ import { defineRecord } from '../../records/record.js';
 import { timeLimit } from '../../runners/time-limits.js';
 import type { TestRunner } from '../../runners/types.js';
 import { prepareProjectRuntime, type ProjectRuntime } from '../../toolchains/jvm/setup.js';
-import { analyzeSource } from '../../toolchains/jvm/source-model.js';
+import { analyseSource } from '../../toolchains/jvm/source-model.js';
 import type { ExecutionContextRecord } from '../1-trace/trace.js';
 import type { InjectionRecord } from '../2-inject/records.js';
 import {
@@ -460,7 +460,7 @@ class TransformRun {
         release: runtime.release,
         // Reads the working copy: asked for before any candidate is checked out.
         model: () =>
-          analyzeSource(
+          analyseSource(
             {
               file,
               classpath: [runtime.classes, ...runtime.classpath],

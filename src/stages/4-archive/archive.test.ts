@@ -21,7 +21,7 @@ import {
   type CaseInput,
 } from './archive.js';
 import { CaseIndexLine } from './case.js';
-import { materialiseCase } from './materialize.js';
+import { materialiseCase } from './materialise.js';
 
 const MAIN = 'src/main/java/p/Counter.java';
 const TEST = 'src/test/java/p/CounterTest.java';

@@ -7,11 +7,11 @@ import { mavenTestRunner } from '../../runners/maven.js';
 import { mavenToolchain } from '../../toolchains/maven/maven.js';
 import { CASE_RECORD, caseIds, readCaseFile } from './archive.js';
 import { exportBenchmark, type ExportSummary } from './export.js';
-import { caseProject, materialiseCase, type MaterialiseOutcome } from './materialize.js';
+import { caseProject, materialiseCase, type MaterialiseOutcome } from './materialise.js';
 import { verifyBenchmark, type BenchVerifySummary } from './verify-bench.js';
 import { verifyCase, type VerifyOutcome } from './verify.js';
 
-/* The case archive's drivers: `witnessgym case materialize|export|verify`. */
+/* The case archive's drivers: `witnessgym case materialise|export|verify`. */
 
 export interface MaterialiseCaseOptions {
   out: string;

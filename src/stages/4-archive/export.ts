@@ -4,7 +4,7 @@ import type { CacheLayout } from '../../core/cache.js';
 import { exists, writeFileAtomic } from '../../core/fs.js';
 import type { ProjectRef } from '../../project/project.js';
 import { benchLayout, caseIds, indexText, readCaseFile, rebuildIndex } from './archive.js';
-import { caseProject, materialiseCase } from './materialize.js';
+import { caseProject, materialiseCase } from './materialise.js';
 
 export interface ExportSummary {
   out: string;

@@ -9,7 +9,7 @@ import { timeLimit } from '../../runners/time-limits.js';
 import type { TestRunner } from '../../runners/types.js';
 import { loadCaseState, readCaseFile, readHiddenWitness } from './archive.js';
 import type { CaseFailureSignature, CaseRecord } from './case.js';
-import { caseProject } from './materialize.js';
+import { caseProject } from './materialise.js';
 
 /*
  * `witnessgym case verify`: a case is sound when, under Maven, its witness fails on the buggy tree

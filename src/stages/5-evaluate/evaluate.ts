@@ -13,7 +13,7 @@ import { createSandbox, systemJavaArchiveDirs, type Sandbox } from '../../sandbo
 import { mavenToolchain } from '../../toolchains/maven/maven.js';
 import { benchLayout, caseIds, readCaseFile } from '../4-archive/archive.js';
 import type { CaseRecord } from '../4-archive/case.js';
-import { caseProject } from '../4-archive/materialize.js';
+import { caseProject } from '../4-archive/materialise.js';
 import type { AttemptLimit, CaseContext, EvaluationAgent } from './offline-agents.js';
 import {
   itemSucceeded,

@@ -6,7 +6,7 @@ import type { EventSink } from '../../events/types.js';
 import type { ProjectRef } from '../../project/project.js';
 import { benchLayout, readCaseFile } from '../4-archive/archive.js';
 import type { CaseRecord } from '../4-archive/case.js';
-import { caseProject } from '../4-archive/materialize.js';
+import { caseProject } from '../4-archive/materialise.js';
 import { provenance, verifierId } from './provenance.js';
 import type { AttemptRow, Diagnosis } from './records.js';
 import { scoreSubmission, scorerTools } from './score.js';

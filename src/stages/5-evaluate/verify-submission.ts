@@ -17,7 +17,7 @@ import {
 import type { ProjectLayout } from '../../toolchains/layout.js';
 import { BUG_PATCH } from '../4-archive/archive.js';
 import type { CaseRecord } from '../4-archive/case.js';
-import { materialiseCase } from '../4-archive/materialize.js';
+import { materialiseCase } from '../4-archive/materialise.js';
 import { touchedMembers } from '../../lang/java/change.js';
 import { loadJavaGrammar } from '../../lang/java/syntax.js';
 import { changedBuggyLines } from './changed-lines.js';

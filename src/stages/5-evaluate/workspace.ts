@@ -4,7 +4,7 @@ import { copyProjectTree, removeTree } from '../../core/fs.js';
 import { git } from '../../core/git.js';
 import type { ProjectRef } from '../../project/project.js';
 import type { CaseRecord } from '../4-archive/case.js';
-import { materialiseCase } from '../4-archive/materialize.js';
+import { materialiseCase } from '../4-archive/materialise.js';
 
 /*
  * The agent's workspace: the buggy tree only, the witness's file left out, no build output, and a

@@ -23,7 +23,7 @@ const Located = {
 const Spelled = z.string().nullable();
 
 export const SourceModelSchema = z.strictObject({
-  kind: z.literal('analyzed'),
+  kind: z.literal('analysed'),
   /** Compile errors javac found in the file (or in what it needs); empty for a sound file. */
   errors: z.array(
     z.strictObject({
@@ -94,7 +94,7 @@ export const SourceModelSchema = z.strictObject({
 export type SourceModel = z.infer<typeof SourceModelSchema>;
 
 export type SourceModelOutcome =
-  | { kind: 'analyzed'; model: SourceModel }
+  | { kind: 'analysed'; model: SourceModel }
   /** The analysis itself could not run (not a compile error of the file: those are in `errors`). */
   | { kind: 'failed'; reason: string };
 
@@ -120,7 +120,7 @@ export function javacRelease(level: string | null): string | null {
   return String(major < OLDEST_RELEASE ? 8 : major);
 }
 
-export async function analyzeSource(
+export async function analyseSource(
   request: SourceModelRequest,
   cache: CacheLayout,
 ): Promise<SourceModelOutcome> {
@@ -147,7 +147,7 @@ export async function analyzeSource(
       .strictObject({ kind: z.literal('failed'), reason: z.string() })
       .safeParse(answer);
     if (failed.success) return failed.data;
-    return { kind: 'analyzed', model: SourceModelSchema.parse(answer) };
+    return { kind: 'analysed', model: SourceModelSchema.parse(answer) };
   } finally {
     await removeTree(dir);
   }
