@@ -8,6 +8,23 @@ const env = {
     process.env.WITNESSGYM_TEST_CACHE || path.join(os.tmpdir(), 'witnessgym-test-cache'),
 };
 
+/**
+ * Integration files that run no Maven build: scripted agents, fake vendor CLIs, signals,
+ * operators on source fixtures, and the operators on json-simple (compiled in a warm JVM; the
+ * project is fetched under its lock, so a fetch by another file is waited for, not repeated).
+ * They run side by side, and beside the serial Maven files.
+ */
+const MEDIUM = [
+  'test/agent-engine.test.ts',
+  'test/cli.test.ts',
+  'test/temp-cleanup.test.ts',
+  'test/transform-operators.bundles.test.ts',
+  'test/transform-operators.dataflow.test.ts',
+  'test/transform-operators.fixtures.test.ts',
+  'test/transform-operators.json-simple.test.ts',
+  'test/transform-operators.rare-gate.test.ts',
+];
+
 export default defineConfig({
   test: {
     projects: [
@@ -20,9 +37,24 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'medium',
+          include: MEDIUM,
+          env,
+          // A test here takes seconds (the json-simple operators set their own limit): two
+          // minutes is a hang. A hook may wait for json-simple's first fetch (a minute or two).
+          testTimeout: 120_000,
+          hookTimeout: 600_000,
+        },
+      },
+      {
+        test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
+          exclude: MEDIUM,
           env,
+          // What several files share (json-simple fetched, injected, built into a benchmark) is
+          // made once per run and handed to them through inject().
+          globalSetup: ['test/global-setup.ts'],
           // Real Maven builds: one at a time on a 2-core machine, minutes not seconds.
           fileParallelism: false,
           testTimeout: 900_000,

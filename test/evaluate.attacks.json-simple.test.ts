@@ -20,10 +20,11 @@ import { diffHunks } from '../src/core/diff-stats.js';
 import { makeTempDir, removeTree } from '../src/core/fs.js';
 import { packageRoot } from '../src/core/package-root.js';
 import type { CaseRecord } from '../src/stages/4-archive/case.js';
-import { caseProject, materialiseCase } from '../src/stages/4-archive/materialize.js';
+import { caseProject, materialiseCase } from '../src/stages/4-archive/materialise.js';
 import type { AttemptRow } from '../src/stages/5-evaluate/records.js';
 import { STORE_FILE } from '../src/stages/5-evaluate/store.js';
-import { cli, fetchCorpus, oneCaseBench, processesMentioning, type CliResult } from './helpers.js';
+import { cli, processesMentioning, type CliResult } from './helpers.js';
+import { sharedOneCaseBench } from './shared-fixture.js';
 
 /*
  * Issue 22's eight attack families on `witnessgym evaluate`, each as an adversarial agent would
@@ -88,9 +89,8 @@ async function textsUnder(root: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  await fetchCorpus('json-simple');
   work = await makeTempDir('attacks');
-  ({ bench, caseDir, record } = await oneCaseBench('json-simple', work));
+  ({ bench, caseDir, record } = await sharedOneCaseBench(work));
 
   const cache = cacheLayout(resolveCacheDir());
   cacheRoot = cache.root;

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cacheLayout, projectCache, resolveCacheDir } from '../src/core/cache.js';
 import { compileTests, isolatedJavaSetup, runTestClass } from '../src/sandbox/java-runs.js';
-import { caseProject } from '../src/stages/4-archive/materialize.js';
+import { caseProject } from '../src/stages/4-archive/materialise.js';
 import { preparedSide } from '../src/stages/5-evaluate/prepared-case.js';
 import { testSourceFile } from '../src/toolchains/layout.js';
 import { makeTempDir, removeTree, sha256Text } from '../src/core/fs.js';
@@ -15,7 +15,8 @@ import type { CaseRecord } from '../src/stages/4-archive/case.js';
 import type { AttemptRow } from '../src/stages/5-evaluate/records.js';
 import { STORE_FILE } from '../src/stages/5-evaluate/store.js';
 import { startFakeOpenAI } from './fixtures/agents/fake-openai-server.js';
-import { cli, fetchCorpus, oneCaseBench, processesMentioning } from './helpers.js';
+import { cli, processesMentioning } from './helpers.js';
+import { sharedOneCaseBench } from './shared-fixture.js';
 
 /*
  * `witnessgym evaluate` end to end on a json-simple benchmark made by `witnessgym build`: the
@@ -29,9 +30,8 @@ let record: CaseRecord;
 let work: string;
 
 beforeAll(async () => {
-  await fetchCorpus('json-simple');
   work = await makeTempDir('evaluate');
-  ({ bench, record } = await oneCaseBench('json-simple', work));
+  ({ bench, record } = await sharedOneCaseBench(work));
 });
 
 interface Summary {
@@ -520,10 +520,11 @@ describe('a sandboxed test run', () => {
   }
 
   it('sees the same on both sides, and no production source or class bytes', async () => {
-    // Mount ids and the host's temporary names change from run to run, not by side.
+    // Mount ids, anonymous device numbers (0:N, counted machine-wide, so other sandboxes running
+    // meanwhile move them) and the host's temporary names change from run to run, not by side.
     const viewOf = async (side: 'buggy' | 'clean') =>
       (await probe('ViewProbe.java', side))
-        .replace(/^\d+ \d+ /gm, '')
+        .replace(/^(mounts=)?\d+ \d+ (0:\d+ )?/gm, '$1')
         .replace(/witnessgym-sandbox-[a-z]+-[A-Za-z0-9]+/g, 'witnessgym-sandbox-*');
     const buggy = await viewOf('buggy');
     const clean = await viewOf('clean');

@@ -143,6 +143,15 @@ describe('bad input to replay', () => {
     expect(result.stderr).toMatch(/unknown project 'no-such-project'.*known: .*json-simple/);
   });
 
+  it('rejects a malformed test class name before doing any work', async () => {
+    const result = await cli(['replay', 'json-simple', '--test', 'not a class', '--json']);
+    expect(result.exitCode).toBe(2);
+    expect(result.json).toMatchObject({
+      kind: 'usage',
+      error: expect.stringMatching(/fully qualified class name/),
+    });
+  });
+
   it('rejects an unknown test class', async () => {
     const result = await cli(['replay', 'json-simple', '--test', 'org.json.simple.NoSuchTest']);
     expect(result.exitCode).toBe(2);

@@ -21,7 +21,7 @@ import { rareInputPathConditioning } from '../src/stages/3-transform/operators/r
 import type { TransformOperator } from '../src/stages/3-transform/operators/types.js';
 import { JvmRunner } from '../src/toolchains/jvm/runner.js';
 import { prepareProjectRuntime } from '../src/toolchains/jvm/setup.js';
-import { analyzeSource } from '../src/toolchains/jvm/source-model.js';
+import { analyseSource } from '../src/toolchains/jvm/source-model.js';
 import { fetchCorpus } from './helpers.js';
 
 /*
@@ -68,7 +68,7 @@ async function tryEverywhere(
   for (const relative of FILES) {
     const file = path.join(copy, relative);
     const source = await readFile(file, 'utf8');
-    const outcome = await analyzeSource(
+    const outcome = await analyseSource(
       {
         file,
         classpath: [runtime.classes, ...runtime.classpath],
@@ -77,7 +77,7 @@ async function tryEverywhere(
       },
       cache,
     );
-    if (outcome.kind !== 'analyzed') throw new Error(outcome.reason);
+    if (outcome.kind !== 'analysed') throw new Error(outcome.reason);
     const foci = withJavaTree(source, (root) =>
       descendants(root, ['if_statement', 'expression_statement', 'return_statement']).map(
         (node) => ({ start: node.startIndex, end: node.endIndex }),
@@ -147,7 +147,7 @@ async function gateEverywhere() {
   for (const relative of FILES) {
     const file = path.join(copy, relative);
     const source = await readFile(file, 'utf8');
-    const outcome = await analyzeSource(
+    const outcome = await analyseSource(
       {
         file,
         classpath: [runtime.classes, ...runtime.classpath],
@@ -156,7 +156,7 @@ async function gateEverywhere() {
       },
       cache,
     );
-    if (outcome.kind !== 'analyzed') throw new Error(outcome.reason);
+    if (outcome.kind !== 'analysed') throw new Error(outcome.reason);
     const foci = withJavaTree(source, (root) =>
       descendants(root, ['if_statement', 'expression_statement', 'return_statement']).map(
         (node) => {
@@ -196,7 +196,9 @@ async function gateEverywhere() {
   return { sites, gated, failures };
 }
 
-describe('transformation operators on json-simple', () => {
+// Each test compiles every candidate of an operator: 10–20 s alone, but this file runs beside the
+// Maven builds (the medium tier), where a loaded machine took over two minutes for one.
+describe('transformation operators on json-simple', { timeout: 600_000 }, () => {
   it('Rare Input Path Conditioning: its probe and its gate compile wherever it gates', async () => {
     const { sites, gated, failures } = await gateEverywhere();
     expect(failures).toEqual([]);

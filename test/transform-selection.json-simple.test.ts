@@ -29,7 +29,8 @@ import {
 } from '../src/stages/3-transform/transform.js';
 import { JvmRunner, type TracedMethod } from '../src/toolchains/jvm/runner.js';
 import { parameterTypes } from '../src/stages/1-trace/locations.js';
-import { cli, fetchCorpus, readLines } from './helpers.js';
+import { readLines } from './helpers.js';
+import { sharedInjection } from './shared-fixture.js';
 
 /*
  * Per-test selection on json-simple in a real JVM: the stage with selection and the stage with
@@ -48,22 +49,7 @@ let options: Omit<TransformOptions, 'copy' | 'validation'>;
 
 beforeAll(async () => {
   await loadJavaGrammar();
-  await fetchCorpus('json-simple');
-  const injected = path.join(await makeTempDir('selection-test'), 'inject');
-  const inject = await cli([
-    'inject',
-    'json-simple',
-    '--types',
-    'logic_predicate_inversion_in_guard,npe_intra_method_guard_removed',
-    '--count',
-    '2',
-    '--seed',
-    '3',
-    '--out',
-    injected,
-    '--json',
-  ]);
-  expect(inject.exitCode, inject.stderr).toBe(0);
+  const injected = await sharedInjection(await makeTempDir('selection-test'));
   injections = await readLines<InjectionRecord>(path.join(injected, 'injections.jsonl'));
   project = await resolveFetchedProject('json-simple', cache);
   options = {
