@@ -36,7 +36,7 @@ const BaselineSchema = z.strictObject({
 export type Baseline = z.infer<typeof BaselineSchema>;
 
 /** `baseline.json` of a fetched project. */
-export const BaselineRecord = defineRecord({
+export const BaselineFile = defineRecord({
   kind: 'baseline',
   version: 2,
   schema: BaselineSchema,

@@ -4,8 +4,8 @@ import { cacheLayout, projectCache, type CacheLayout } from '../core/cache.js';
 import { makeTempDir } from '../core/fs.js';
 import { manifestBeside } from '../records/manifest.js';
 import { writeRecordFile } from '../records/record.js';
-import { BaselineRecord, type Baseline } from './baseline.js';
-import { BaselineManifest, fetchState, FetchRecord } from './fetched.js';
+import { BaselineFile, type Baseline } from './baseline.js';
+import { BaselineManifestFile, fetchState, FetchFile } from './fetched.js';
 import { RecipeSchema, recipeBuildHash, type Recipe } from './recipe.js';
 
 const recipe: Recipe = RecipeSchema.parse({
@@ -42,17 +42,17 @@ beforeAll(async () => {
   const paths = projectCache(cache, recipe);
   const recipeBuild = recipeBuildHash(recipe);
   await mkdir(paths.pristine, { recursive: true });
-  await writeRecordFile(paths.fetchRecord, FetchRecord, {
+  await writeRecordFile(paths.fetchRecord, FetchFile, {
     inputs: { recipeBuildHash: recipeBuild },
     commit: 'c0ffee',
     compiledAt: '2000-01-01T00:00:00.000Z',
   });
-  await writeRecordFile(paths.baseline, BaselineRecord, baseline);
-  await writeRecordFile(manifestBeside(paths.baseline), BaselineManifest, {
+  await writeRecordFile(paths.baseline, BaselineFile, baseline);
+  await writeRecordFile(manifestBeside(paths.baseline), BaselineManifestFile, {
     inputs: {
       recipeBuildHash: recipeBuild,
       pristineCommit: 'c0ffee',
-      baselineVersion: BaselineRecord.version,
+      baselineVersion: BaselineFile.version,
     },
   });
 });
@@ -100,18 +100,18 @@ describe('what the cache holds for a recipe', () => {
     beforeAll(async () => {
       const paths = projectCache(cache, asked);
       await mkdir(paths.pristine, { recursive: true });
-      await writeRecordFile(paths.fetchRecord, FetchRecord, {
+      await writeRecordFile(paths.fetchRecord, FetchFile, {
         inputs: { recipeBuildHash: recipeBuildHash(asked) },
         commit: 'beef',
         compiledAt: '2000-01-01T00:00:00.000Z',
         adapted: { recipe: adapted, remedies },
       });
-      await writeRecordFile(paths.baseline, BaselineRecord, baseline);
-      await writeRecordFile(manifestBeside(paths.baseline), BaselineManifest, {
+      await writeRecordFile(paths.baseline, BaselineFile, baseline);
+      await writeRecordFile(manifestBeside(paths.baseline), BaselineManifestFile, {
         inputs: {
           recipeBuildHash: recipeBuildHash(adapted),
           pristineCommit: 'beef',
-          baselineVersion: BaselineRecord.version,
+          baselineVersion: BaselineFile.version,
         },
       });
     });

@@ -4,7 +4,7 @@ import { projectCache, type CacheLayout, type ProjectCache } from '../core/cache
 import { exists } from '../core/fs.js';
 import { defineManifest, manifestBeside, readIfBuiltFrom } from '../records/manifest.js';
 import { defineRecord, readRecordFile, type RecordOf } from '../records/record.js';
-import { BaselineRecord, type Baseline } from './baseline.js';
+import { BaselineFile, type Baseline } from './baseline.js';
 import { RecipeSchema, recipeBuildHash, type Recipe } from './recipe.js';
 
 /*
@@ -24,7 +24,7 @@ export type AppliedRemedy = z.infer<typeof AppliedRemedySchema>;
  * `fetch.json`: the recipe asked for, its commit, when it compiled, and, when the fetch ladder
  * had to adapt the recipe, the recipe the tree was built with and the remedies that made it.
  */
-export const FetchRecord = defineRecord({
+export const FetchFile = defineRecord({
   kind: 'fetch',
   version: 1,
   schema: z.strictObject({
@@ -37,10 +37,10 @@ export const FetchRecord = defineRecord({
       .optional(),
   }),
 });
-export type FetchRecord = RecordOf<typeof FetchRecord>;
+export type FetchRecord = RecordOf<typeof FetchFile>;
 
 /** Beside `baseline.json`: the tree and recipe it was run on. */
-export const BaselineManifest = defineManifest(
+export const BaselineManifestFile = defineManifest(
   'baseline-manifest',
   z.strictObject({
     recipeBuildHash: z.string(),
@@ -75,7 +75,7 @@ export function baselineInputs(recipe: Recipe, pristineCommit: string) {
   return {
     recipeBuildHash: recipeBuildHash(recipe),
     pristineCommit,
-    baselineVersion: BaselineRecord.version,
+    baselineVersion: BaselineFile.version,
   };
 }
 
@@ -92,7 +92,7 @@ export async function readFetchRecord(
   | { kind: 'stale'; reason: string }
   | { kind: 'current'; record: FetchRecord; built: Recipe }
 > {
-  const found = await readIfBuiltFrom(file, FetchRecord, {});
+  const found = await readIfBuiltFrom(file, FetchFile, {});
   if (found.kind !== 'current') return found;
   const { record } = found;
   const wanted = recipeBuildHash(recipe);
@@ -124,14 +124,14 @@ export async function fetchState(cache: CacheLayout, recipe: Recipe): Promise<Fe
   }
   const manifest = await readIfBuiltFrom(
     manifestBeside(paths.baseline),
-    BaselineManifest,
+    BaselineManifestFile,
     baselineInputs(built, record.commit),
   );
   if (manifest.kind === 'stale') {
     return { kind: 'not-fetched', reason: `out of date (${manifest.reason})` };
   }
   const baseline =
-    manifest.kind === 'current' ? await readRecordFile(paths.baseline, BaselineRecord) : undefined;
+    manifest.kind === 'current' ? await readRecordFile(paths.baseline, BaselineFile) : undefined;
   if (!baseline) return { kind: 'not-fetched', reason: 'only partly fetched' };
   return { kind: 'fetched', project: fetchedProject(recipe, built, record, paths, baseline) };
 }

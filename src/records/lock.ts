@@ -23,7 +23,7 @@ const LockHolderSchema = z.strictObject({
 });
 export type LockHolder = z.infer<typeof LockHolderSchema>;
 
-const LockHolderRecord = defineRecord({
+const LockFile = defineRecord({
   kind: 'cache-lock',
   version: 1,
   schema: LockHolderSchema,
@@ -65,7 +65,7 @@ type LockHeld = { kind: 'held'; holder: LockHolder };
 /** One exclusive creation attempt, or who holds the lock instead. */
 async function tryCreate(file: string, self: LockHolder): Promise<Found> {
   const aside = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  await writeFile(aside, `${JSON.stringify(encodeRecord(self, LockHolderRecord))}\n`);
+  await writeFile(aside, `${JSON.stringify(encodeRecord(self, LockFile))}\n`);
   try {
     await link(aside, file);
     return { kind: 'acquired' };
@@ -79,7 +79,7 @@ async function tryCreate(file: string, self: LockHolder): Promise<Found> {
 
 async function readHolder(file: string): Promise<Found> {
   try {
-    const holder = await readRecordFile(file, LockHolderRecord);
+    const holder = await readRecordFile(file, LockFile);
     return holder ? { kind: 'held', holder } : { kind: 'gone' };
   } catch (error) {
     if (error instanceof RecordError) return { kind: 'unreadable' };

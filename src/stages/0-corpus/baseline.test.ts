@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { cacheLayout, projectCache, type CacheLayout } from '../../core/cache.js';
 import { exists, makeTempDir } from '../../core/fs.js';
 import { silent } from '../../events/types.js';
-import { fetchState, FetchRecord } from '../../project/fetched.js';
+import { fetchState, FetchFile } from '../../project/fetched.js';
 import { RecipeSchema, recipeBuildHash, type Recipe } from '../../project/recipe.js';
 import { writeRecordFile } from '../../records/record.js';
 import { projectLayout } from '../../toolchains/layout.js';
@@ -68,7 +68,7 @@ beforeAll(async () => {
   for (const name of [...COMPILED, 'demo.ATest$Nested', 'demo.Helper', 'demo.SlowTest']) {
     await writeFile(path.join(classes, `${name.slice('demo.'.length)}.class`), '');
   }
-  await writeRecordFile(paths.fetchRecord, FetchRecord, {
+  await writeRecordFile(paths.fetchRecord, FetchFile, {
     inputs: { recipeBuildHash: recipeBuildHash(recipe) },
     commit: 'c0ffee',
     compiledAt: '2000-01-01T00:00:00.000Z',

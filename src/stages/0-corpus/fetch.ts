@@ -12,12 +12,13 @@ import { describeVerdict, type SingleVerdict } from '../../core/verdict.js';
 import { manifestBeside, readIfBuiltFrom } from '../../records/manifest.js';
 import { readRecordFile, writeRecordFile } from '../../records/record.js';
 import { note, type EventSink } from '../../events/types.js';
-import { BaselineRecord } from '../../project/baseline.js';
+import { BaselineFile } from '../../project/baseline.js';
 import {
   baselineInputs,
-  BaselineManifest,
+  BaselineManifestFile,
   fetchedProject,
-  FetchRecord,
+  FetchFile,
+  type FetchRecord,
   fetchState,
   readFetchRecord,
   type AppliedRemedy,
@@ -197,7 +198,7 @@ async function fetchLocked(
     const commit = await buildPristineTree(recipe, cache, paths.pristine, log);
     record = { inputs: { recipeBuildHash: recipeBuildHash(recipe) }, commit, compiledAt: null };
     built = recipe;
-    await writeRecordFile(paths.fetchRecord, FetchRecord, record);
+    await writeRecordFile(paths.fetchRecord, FetchFile, record);
   }
 
   // The ladder: compile; on a failure with a known remedy, adapt the recipe and compile again.
@@ -211,7 +212,7 @@ async function fetchLocked(
     );
     if (compiled.kind === 'Compiled') {
       record = { ...record, compiledAt: new Date().toISOString() };
-      await writeRecordFile(paths.fetchRecord, FetchRecord, record);
+      await writeRecordFile(paths.fetchRecord, FetchFile, record);
       break;
     }
     const { verdict } = compiled;
@@ -257,18 +258,18 @@ async function fetchLocked(
       compiledAt: null,
       adapted: { recipe: built, remedies },
     };
-    await writeRecordFile(paths.fetchRecord, FetchRecord, record);
+    await writeRecordFile(paths.fetchRecord, FetchFile, record);
   }
   await writeRecipeFile(paths.recipe, built);
 
   const manifestFile = manifestBeside(paths.baseline);
   const inputs = baselineInputs(built, record.commit);
-  const manifest = await readIfBuiltFrom(manifestFile, BaselineManifest, inputs);
+  const manifest = await readIfBuiltFrom(manifestFile, BaselineManifestFile, inputs);
   if (manifest.kind === 'stale') {
     log(`running the baseline again: ${manifest.reason}`);
   }
   let baseline =
-    manifest.kind === 'current' ? await readRecordFile(paths.baseline, BaselineRecord) : undefined;
+    manifest.kind === 'current' ? await readRecordFile(paths.baseline, BaselineFile) : undefined;
   if (!baseline && options.baselineSample !== undefined) {
     const sample = await runBaseline(paths.pristine, {
       toolchain: options.toolchain,
@@ -291,8 +292,8 @@ async function fetchLocked(
       tests: built.tests,
       events: options.events,
     });
-    await writeRecordFile(paths.baseline, BaselineRecord, baseline);
-    await writeRecordFile(manifestFile, BaselineManifest, { inputs });
+    await writeRecordFile(paths.baseline, BaselineFile, baseline);
+    await writeRecordFile(manifestFile, BaselineManifestFile, { inputs });
   }
   return fetchedProject(recipe, built, record, paths, baseline);
 }

@@ -87,7 +87,7 @@ export const ExecutionContextLine = defineRecord({
  * Beside the map: what it was traced from. A map traced per test also serves a request without
  * per-test records; the other way round, the map is traced again.
  */
-export const ContextMapManifest = defineManifest(
+export const ContextMapManifestFile = defineManifest(
   'execution-context-manifest',
   z.strictObject({
     /** The traced tree: the pristine commit, or a content hash of a project used in place. */
@@ -101,7 +101,7 @@ export const ContextMapManifest = defineManifest(
     perTest: z.boolean(),
   }),
 );
-export type ContextMapInputs = RecordOf<typeof ContextMapManifest>['inputs'];
+export type ContextMapInputs = RecordOf<typeof ContextMapManifestFile>['inputs'];
 
 function contextOf(trace: MethodLocation[]): ExecutionContext {
   const files: string[] = [];
@@ -152,7 +152,7 @@ export interface TraceOptions {
   classes: { testClass: string; baseline?: BaselineClass }[];
   out: string;
   perTest: boolean;
-  /** What is traced, recorded in the map's manifest (see ContextMapManifest). */
+  /** What is traced, recorded in the map's manifest (see ContextMapManifestFile). */
   tree: string;
   baselineId: string | null;
   /** Held while the map is written. */
@@ -186,7 +186,7 @@ async function readMap(
   wanted: Omit<ContextMapInputs, 'perTest'>,
   perTest: boolean,
 ): Promise<MapState> {
-  const manifest = await readIfBuiltFrom(manifestBeside(out), ContextMapManifest, wanted);
+  const manifest = await readIfBuiltFrom(manifestBeside(out), ContextMapManifestFile, wanted);
   if (manifest.kind === 'missing') {
     return (await exists(out)) ? { kind: 'stale', reason: 'it has no manifest' } : manifest;
   }
@@ -285,7 +285,7 @@ export async function traceProject(
       if (map.kind === 'stale') log(`tracing ${out} afresh: ${map.reason}`);
       await rm(out, { force: true });
       const inputs = { ...wanted, perTest: options.perTest };
-      await writeRecordFile(manifestBeside(out), ContextMapManifest, { inputs });
+      await writeRecordFile(manifestBeside(out), ContextMapManifestFile, { inputs });
       map = { kind: 'current', perTest: options.perTest, done: new Map(), tornLastLine: null };
     }
     if (map.tornLastLine) {
