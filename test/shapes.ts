@@ -20,7 +20,7 @@ export async function loadShape(name: string): Promise<Shape> {
     { file, classpath: [], release: '8', ranges: [[0, text.length]] },
     cacheLayout(resolveCacheDir()),
   );
-  if (outcome.kind !== 'analysed') throw new Error(outcome.reason);
+  if (outcome.kind !== 'Analysed') throw new Error(outcome.reason);
   return { source: text, model: outcome.model };
 }
 

@@ -38,7 +38,7 @@ async function analysed(
     },
     cache,
   );
-  if (outcome.kind !== 'analysed') throw new Error(outcome.reason);
+  if (outcome.kind !== 'Analysed') throw new Error(outcome.reason);
   return { model: outcome.model, text };
 }
 

@@ -120,7 +120,7 @@ describe('deterministicSource', () => {
       reason: 't_call_stack_deepen_v1 has no site around the bug',
       rejected: [],
     });
-    const site = counterSite({ model: async () => ({ kind: 'failed', reason: 'javac crashed' }) });
+    const site = counterSite({ model: async () => ({ kind: 'Failed', reason: 'javac crashed' }) });
     expect(await deterministicSource(fieldOperator(['a']), 2).offer(site, never)).toMatchObject({
       kind: 'NoneKept',
       reason: 'javac crashed',

@@ -119,7 +119,7 @@ export function deterministicSource(operator: TransformOperator, limit: number):
       judge: (candidate: StepCandidate) => Promise<CandidateVerdict<Evidence>>,
     ): Promise<StepOffer<Evidence>> {
       const analysis = await site.model();
-      if (analysis.kind === 'failed') {
+      if (analysis.kind === 'Failed') {
         return { kind: 'NoneKept', reason: analysis.reason, rejected: [] };
       }
       const { source, focus, added } = site;

@@ -49,7 +49,7 @@ export function counterSite(overrides: Partial<StepSite> = {}): StepSite {
     source: BUGGY_COUNTER,
     focus: locateAnchor(BUGGY_COUNTER, BUG_ANCHOR)!,
     added: [],
-    model: async () => ({ kind: 'analysed', model: {} as SourceModel }),
+    model: async () => ({ kind: 'Analysed', model: {} as SourceModel }),
     release: '8',
     profile: async () => 'no test here runs a probe',
     ...overrides,

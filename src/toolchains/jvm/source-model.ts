@@ -23,7 +23,7 @@ const Located = {
 const Spelled = z.string().nullable();
 
 export const SourceModelSchema = z.strictObject({
-  kind: z.literal('analysed'),
+  kind: z.literal('Analysed'),
   /** Compile errors javac found in the file (or in what it needs); empty for a sound file. */
   errors: z.array(
     z.strictObject({
@@ -94,9 +94,9 @@ export const SourceModelSchema = z.strictObject({
 export type SourceModel = z.infer<typeof SourceModelSchema>;
 
 export type SourceModelOutcome =
-  | { kind: 'analysed'; model: SourceModel }
+  | { kind: 'Analysed'; model: SourceModel }
   /** The analysis itself could not run (not a compile error of the file: those are in `errors`). */
-  | { kind: 'failed'; reason: string };
+  | { kind: 'Failed'; reason: string };
 
 export interface SourceModelRequest {
   file: string;
@@ -140,14 +140,14 @@ export async function analyseSource(
     );
     if (run.exitCode !== 0) {
       const why = run.timedOut ? 'timed out' : run.stderr.trim().split('\n')[0] || 'no output';
-      return { kind: 'failed', reason: `the source analysis did not finish: ${why}` };
+      return { kind: 'Failed', reason: `the source analysis did not finish: ${why}` };
     }
     const answer: unknown = JSON.parse(await readFile(output, 'utf8'));
     const failed = z
-      .strictObject({ kind: z.literal('failed'), reason: z.string() })
+      .strictObject({ kind: z.literal('Failed'), reason: z.string() })
       .safeParse(answer);
     if (failed.success) return failed.data;
-    return { kind: 'analysed', model: SourceModelSchema.parse(answer) };
+    return { kind: 'Analysed', model: SourceModelSchema.parse(answer) };
   } finally {
     await removeTree(dir);
   }

@@ -80,7 +80,7 @@ public final class SourceModel {
       answer = analyze(request);
     } catch (RuntimeException e) {
       answer = new LinkedHashMap<>();
-      answer.put("kind", "failed");
+      answer.put("kind", "Failed");
       answer.put("reason", e.toString());
     }
     try (Writer out =
@@ -136,7 +136,7 @@ public final class SourceModel {
       problems.add(problem);
     }
     Map<String, Object> answer = new LinkedHashMap<>();
-    answer.put("kind", "analyzed");
+    answer.put("kind", "Analysed");
     answer.put("errors", problems);
     answer.put("types", collector.types);
     answer.put("methods", collector.methods);
