@@ -71,7 +71,7 @@ describe('JvmHelper', () => {
       `JSON.stringify(request.op === 'ping' ? ${PONG} : { kind: 'TestClassNotFound', id: request.id, className: request.testClass, restart: false })`,
     );
     expect(await helper.request(run, 10_000)).toEqual({
-      kind: 'answered',
+      kind: 'Answered',
       answer: { kind: 'TestClassNotFound', id: 2, className: 'a.FooTest', restart: false },
     });
     expect(helper.running).toBe(true);
@@ -80,7 +80,7 @@ describe('JvmHelper', () => {
   it('refuses a runner of another protocol version before any request', async () => {
     const helper = await fakeRunner(`JSON.stringify({ ...${PONG}, v: ${PROTOCOL_VERSION + 1} })`);
     expect(await helper.request(run, 10_000)).toEqual({
-      kind: 'protocol-fault',
+      kind: 'ProtocolFault',
       startup: true,
       reason: `the runner JVM speaks protocol version ${PROTOCOL_VERSION + 1}, this harness version ${PROTOCOL_VERSION}`,
     });
@@ -92,8 +92,8 @@ describe('JvmHelper', () => {
       `request.op === 'ping' ? JSON.stringify(${PONG}) : '{"kind":"Ran","id":' + request.id`,
     );
     const outcome = await helper.request(run, 10_000);
-    expect(outcome).toMatchObject({ kind: 'protocol-fault' });
-    expect(outcome.kind === 'protocol-fault' && outcome.reason).toMatch(
+    expect(outcome).toMatchObject({ kind: 'ProtocolFault' });
+    expect(outcome.kind === 'ProtocolFault' && outcome.reason).toMatch(
       /^answer to run request 2 is not JSON \(.*\): \{"kind":"Ran","id":2$/,
     );
     expect(helper.running).toBe(false);
@@ -107,7 +107,7 @@ describe('JvmHelper', () => {
     );
     const outcome = await helper.request(run, 10_000);
     const dir =
-      outcome.kind === 'answered' && 'className' in outcome.answer ? outcome.answer.className : '';
+      outcome.kind === 'Answered' && 'className' in outcome.answer ? outcome.answer.className : '';
     expect(dir).toMatch(/witnessgym-runner-tmp-/);
     expect(await exists(path.join(dir, 'left.csv'))).toBe(true);
     await helper.stop();

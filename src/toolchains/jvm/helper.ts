@@ -8,18 +8,18 @@ import type { RunnerClasspath } from './setup.js';
 
 /** Why a request got no answer: the JVM did not start or answer in time, died, or garbled it. */
 export type HelperFault =
-  | { kind: 'timeout'; startup?: boolean }
+  | { kind: 'Timeout'; startup?: boolean }
   | {
-      kind: 'exited';
+      kind: 'Exited';
       code: number | null;
       signal: NodeJS.Signals | null;
       stderr: string;
       startup?: boolean;
     }
   /** The JVM wrote something the protocol does not allow; it is stopped, as it is out of step. */
-  | { kind: 'protocol-fault'; reason: string; startup?: boolean };
+  | { kind: 'ProtocolFault'; reason: string; startup?: boolean };
 
-export type HelperOutcome<Answer> = { kind: 'answered'; answer: Answer } | HelperFault;
+export type HelperOutcome<Answer> = { kind: 'Answered'; answer: Answer } | HelperFault;
 
 /** The request waiting for its answer line, and its time limit. */
 interface Pending {
@@ -106,7 +106,7 @@ export class JvmHelper {
         if (child.pid !== undefined) untrackProcessGroup(child.pid);
         if (this.child !== child) return;
         this.exited = true;
-        const outcome: HelperFault = { kind: 'exited', code, signal, stderr: this.stderr };
+        const outcome: HelperFault = { kind: 'Exited', code, signal, stderr: this.stderr };
         this.settle(outcome);
         resolve(outcome);
       };
@@ -114,7 +114,7 @@ export class JvmHelper {
       child.on('error', () => report(null, null));
     });
     const timeout = new Promise<HelperFault>((resolve) =>
-      setTimeout(() => resolve({ kind: 'timeout' }), STARTUP_TIMEOUT_MS).unref(),
+      setTimeout(() => resolve({ kind: 'Timeout' }), STARTUP_TIMEOUT_MS).unref(),
     );
     const first = await Promise.race([connected, died, timeout]);
     // The socket file is only needed to connect.
@@ -128,10 +128,10 @@ export class JvmHelper {
     first.on('data', (chunk: string) => this.receive(chunk));
     first.on('error', () => undefined); // a dying JVM resets the socket; its exit is what counts
     const pinged = await this.exchange({ op: 'ping' }, STARTUP_TIMEOUT_MS);
-    if (pinged.kind !== 'answered') return pinged;
+    if (pinged.kind !== 'Answered') return pinged;
     if (pinged.answer.kind === 'Error') {
       await this.stop();
-      return { kind: 'protocol-fault', reason: `ping failed: ${pinged.answer.message}` };
+      return { kind: 'ProtocolFault', reason: `ping failed: ${pinged.answer.message}` };
     }
     return undefined;
   }
@@ -150,12 +150,10 @@ export class JvmHelper {
         return;
       }
       const read = readAnswer(pending.op, pending.id, line);
-      if (read.kind === 'read') {
-        pending.settle({ kind: 'answered', answer: read.answer });
+      if (read.kind === 'Read') {
+        pending.settle({ kind: 'Answered', answer: read.answer });
       } else {
-        void this.stop().then(() =>
-          pending.settle({ kind: 'protocol-fault', reason: read.reason }),
-        );
+        void this.stop().then(() => pending.settle({ kind: 'ProtocolFault', reason: read.reason }));
         return;
       }
     }
@@ -196,7 +194,7 @@ export class JvmHelper {
         id,
         timer: setTimeout(() => {
           this.pending = undefined;
-          void this.stop().then(() => resolve({ kind: 'timeout' }));
+          void this.stop().then(() => resolve({ kind: 'Timeout' }));
         }, timeoutMs),
         // readAnswer read the answer with the schema of `body.op`.
         settle: (outcome) => resolve(outcome as HelperOutcome<AnswerTo[R['op']]>),

@@ -60,21 +60,21 @@ const line = (answer: Record<string, unknown>, id = 7) => JSON.stringify({ ...an
 
 function faultOf(op: Op, text: string): string {
   const read = readAnswer(op, 7, text);
-  if (read.kind !== 'fault') throw new Error(`expected a fault, read ${JSON.stringify(read)}`);
+  if (read.kind !== 'Fault') throw new Error(`expected a fault, read ${JSON.stringify(read)}`);
   return read.reason;
 }
 
 describe('readAnswer', () => {
   it.each(ANSWERS)('reads a %s answer of kind %j', (op, answer) => {
     expect(readAnswer(op, 7, line(answer))).toEqual({
-      kind: 'read',
+      kind: 'Read',
       answer: { ...answer, id: 7 },
     });
   });
 
   it('takes an Error without id as the answer to the pending request', () => {
     const answer = { kind: 'Error', id: null, message: 'bad JSON at 0' };
-    expect(readAnswer('run', 7, JSON.stringify(answer))).toEqual({ kind: 'read', answer });
+    expect(readAnswer('run', 7, JSON.stringify(answer))).toEqual({ kind: 'Read', answer });
   });
 
   it('refuses a line that is not JSON', () => {

@@ -218,7 +218,7 @@ export type AnswerTo = { [O in Op]: z.infer<(typeof ANSWER_SCHEMAS)[O]> };
 export type CompileAnswer = AnswerTo['compile'];
 export type RunAnswer = AnswerTo['run'];
 
-export type AnswerRead<A> = { kind: 'read'; answer: A } | { kind: 'fault'; reason: string };
+export type AnswerRead<A> = { kind: 'Read'; answer: A } | { kind: 'Fault'; reason: string };
 
 /** Issues shown in a fault's reason; a garbled trace could have one per log entry. */
 const SHOWN_ISSUES = 5;
@@ -248,7 +248,7 @@ export function readAnswer<O extends Op>(op: O, id: number, line: string): Answe
     json = JSON.parse(line);
   } catch (error) {
     return {
-      kind: 'fault',
+      kind: 'Fault',
       reason: `${what} is not JSON (${(error as Error).message}): ${excerpt(line)}`,
     };
   }
@@ -256,21 +256,21 @@ export function readAnswer<O extends Op>(op: O, id: number, line: string): Answe
   const spoken = op === 'ping' ? SpokenVersionSchema.safeParse(json) : undefined;
   if (spoken?.success && spoken.data.v !== PROTOCOL_VERSION) {
     return {
-      kind: 'fault',
+      kind: 'Fault',
       reason: `the runner JVM speaks protocol version ${spoken.data.v}, this harness version ${PROTOCOL_VERSION}`,
     };
   }
   const checked = ANSWER_SCHEMAS[op].safeParse(json);
   if (!checked.success) {
     return {
-      kind: 'fault',
+      kind: 'Fault',
       reason: `${what} does not fit the protocol (${formatIssues(checked.error)}): ${excerpt(line)}`,
     };
   }
   const answer = checked.data;
   if (answer.id !== id && !(answer.kind === 'Error' && answer.id === null)) {
-    return { kind: 'fault', reason: `${what} carries the id ${answer.id}` };
+    return { kind: 'Fault', reason: `${what} carries the id ${answer.id}` };
   }
   // The schema was picked by `op`; TypeScript cannot follow that link through the lookup.
-  return { kind: 'read', answer: answer as AnswerTo[O] };
+  return { kind: 'Read', answer: answer as AnswerTo[O] };
 }

@@ -279,7 +279,7 @@ export class JvmRunner {
         },
         request.timeoutMs,
       );
-      if (ran.kind !== 'answered') {
+      if (ran.kind !== 'Answered') {
         return finish(await this.fault(helper, ran, 'test', request.timeoutMs));
       }
       const { answer } = ran;
@@ -359,7 +359,7 @@ export class JvmRunner {
       },
       compileLimitMs,
     );
-    if (compiled.kind !== 'answered') {
+    if (compiled.kind !== 'Answered') {
       await removeTree(overlay);
       return {
         kind: 'Fault',
@@ -429,7 +429,7 @@ export class JvmRunner {
     phase: 'compile' | 'test',
     limitMs: number,
   ): Promise<SingleVerdict> {
-    if (outcome.kind === 'protocol-fault') {
+    if (outcome.kind === 'ProtocolFault') {
       return {
         kind: 'InfraError',
         cause: 'build-tool',
@@ -437,14 +437,14 @@ export class JvmRunner {
       };
     }
     if (outcome.startup) {
-      const detail = outcome.kind === 'exited' ? lastLine(outcome.stderr) : 'no answer within 60 s';
+      const detail = outcome.kind === 'Exited' ? lastLine(outcome.stderr) : 'no answer within 60 s';
       return {
         kind: 'InfraError',
         cause: 'build-tool',
         reason: `runner JVM did not start: ${detail}`,
       };
     }
-    if (outcome.kind === 'timeout') return { kind: 'Timeout', phase, limitMs };
+    if (outcome.kind === 'Timeout') return { kind: 'Timeout', phase, limitMs };
     await helper.stop();
     const how = outcome.signal ? `signal ${outcome.signal}` : `exit code ${outcome.code}`;
     return { kind: 'Crashed', reason: `runner JVM died (${how})` };
