@@ -129,8 +129,8 @@ async function testRunVerdict(
   const log = run.stdout + run.stderr;
   if (run.exitCode !== 0) {
     const failure = forkFailure(log);
-    if (failure?.kind === 'died') return { kind: 'Crashed', reason: failure.reason };
-    if (failure?.kind === 'provider-error') {
+    if (failure?.kind === 'Died') return { kind: 'Crashed', reason: failure.reason };
+    if (failure?.kind === 'ProviderError') {
       const errored = await providerErrorVerdict(reportsDir, selection);
       if (errored) return errored;
       return { kind: 'Crashed', reason: 'the test provider failed in the forked JVM' };

@@ -49,14 +49,14 @@ describe('Maven build output', () => {
 
   it('recognises Surefire reporting a dead test JVM, with its exit code', () => {
     expect(forkFailure(load('fork-crash-system-exit.txt'))).toEqual({
-      kind: 'died',
+      kind: 'Died',
       reason: 'forked test JVM exited with code 3',
     });
     expect(forkFailure('[ERROR] Tests run: 3, Failures: 1')).toBeUndefined();
   });
 
   it('tells a provider error from a dead JVM and reads the dumped throwable', () => {
-    expect(forkFailure(load('fork-provider-error.txt'))).toEqual({ kind: 'provider-error' });
+    expect(forkFailure(load('fork-provider-error.txt'))).toEqual({ kind: 'ProviderError' });
     expect(parseDumpedThrowable(load('provider-error.dump.txt'))).toEqual({
       exceptionType: 'java.lang.ExceptionInInitializerError',
       message: '',

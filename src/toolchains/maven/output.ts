@@ -68,22 +68,22 @@ export function needsOnlineRetry(output: string): boolean {
 }
 
 /**
- * Surefire's own report that the fork went wrong. `died`: the test JVM ended (System.exit, a
- * crash, a kill). `provider-error`: the JVM lived but the test provider threw, e.g. a test
+ * Surefire's own report that the fork went wrong. `Died`: the test JVM ended (System.exit, a
+ * crash, a kill). `ProviderError`: the JVM lived but the test provider threw, e.g. a test
  * class whose static initialiser failed under the JUnit 3 provider; Surefire then writes the
  * throwable to a `.dump` file in the reports directory.
  */
-export type ForkFailure = { kind: 'died'; reason: string } | { kind: 'provider-error' };
+export type ForkFailure = { kind: 'Died'; reason: string } | { kind: 'ProviderError' };
 
 export function forkFailure(output: string): ForkFailure | undefined {
   const text = stripAnsi(output);
   const exit = /Process Exit Code: (\d+)/.exec(text);
-  if (exit) return { kind: 'died', reason: `forked test JVM exited with code ${exit[1]}` };
+  if (exit) return { kind: 'Died', reason: `forked test JVM exited with code ${exit[1]}` };
   if (/The forked VM terminated|Crashed tests:/.test(text)) {
-    return { kind: 'died', reason: 'forked test JVM terminated unexpectedly' };
+    return { kind: 'Died', reason: 'forked test JVM terminated unexpectedly' };
   }
   if (/There was an error in the forked process|SurefireBooterForkException/.test(text)) {
-    return { kind: 'provider-error' };
+    return { kind: 'ProviderError' };
   }
   return undefined;
 }
