@@ -60,21 +60,21 @@ beforeAll(async () => {
 describe('what the cache holds for a recipe', () => {
   it('is the fetched project when built from the same recipe', async () => {
     expect(await fetchState(cache, recipe)).toMatchObject({
-      kind: 'fetched',
+      kind: 'Fetched',
       project: { commit: 'c0ffee', baseline },
     });
   });
 
   it('stays fetched when only the notes or summary change', async () => {
     const edited = { ...recipe, notes: 'other notes', summary: 'another summary' };
-    expect((await fetchState(cache, edited)).kind).toBe('fetched');
+    expect((await fetchState(cache, edited)).kind).toBe('Fetched');
   });
 
   it('is out of date once the build changes, naming the recipe hash', async () => {
     const edited = { ...recipe, build: { ...recipe.build, mavenArgs: ['-Dfoo'] } };
     const state = await fetchState(cache, edited);
-    expect(state).toMatchObject({ kind: 'not-fetched' });
-    expect(state.kind === 'not-fetched' && state.reason).toMatch(
+    expect(state).toMatchObject({ kind: 'NotFetched' });
+    expect(state.kind === 'NotFetched' && state.reason).toMatch(
       /^out of date \(fetch\.json records other inputs: recipeBuildHash [0-9a-f]{16} → [0-9a-f]{16}\)$/,
     );
   });
@@ -82,7 +82,7 @@ describe('what the cache holds for a recipe', () => {
   it('is not fetched without a fetch record', async () => {
     const other = { ...recipe, version: '2.0' };
     expect(await fetchState(cache, other)).toEqual({
-      kind: 'not-fetched',
+      kind: 'NotFetched',
       reason: 'not fetched yet',
     });
   });
@@ -118,7 +118,7 @@ describe('what the cache holds for a recipe', () => {
 
     it('is what the recipe asked for finds, with the remedies and the recipe file', async () => {
       expect(await fetchState(cache, asked)).toMatchObject({
-        kind: 'fetched',
+        kind: 'Fetched',
         project: {
           recipe: adapted,
           remedies,
@@ -129,13 +129,13 @@ describe('what the cache holds for a recipe', () => {
 
     it('is found again by the adapted recipe passed back, as a build of its own', async () => {
       const state = await fetchState(cache, { ...adapted, notes: 'kept by the user' });
-      expect(state).toMatchObject({ kind: 'fetched', project: { commit: 'beef', remedies } });
-      expect(state.kind === 'fetched' && state.project.recipe.notes).toBe('kept by the user');
+      expect(state).toMatchObject({ kind: 'Fetched', project: { commit: 'beef', remedies } });
+      expect(state.kind === 'Fetched' && state.project.recipe.notes).toBe('kept by the user');
     });
 
     it('is out of date for another build of the same project', async () => {
       const other = { ...asked, build: { ...asked.build, mavenArgs: ['-Dother'] } };
-      expect((await fetchState(cache, other)).kind).toBe('not-fetched');
+      expect((await fetchState(cache, other)).kind).toBe('NotFetched');
     });
   });
 });

@@ -66,9 +66,9 @@ export interface FetchedProject {
 }
 
 export type FetchState =
-  | { kind: 'fetched'; project: FetchedProject }
+  | { kind: 'Fetched'; project: FetchedProject }
   /** `reason` completes "the project is …", e.g. `not fetched yet`. */
-  | { kind: 'not-fetched'; reason: string };
+  | { kind: 'NotFetched'; reason: string };
 
 /** What a baseline is run from: the recipe, the pristine tree, and the shape it is written in. */
 export function baselineInputs(recipe: Recipe, pristineCommit: string) {
@@ -88,22 +88,22 @@ export async function readFetchRecord(
   file: string,
   recipe: Recipe,
 ): Promise<
-  | { kind: 'missing' }
-  | { kind: 'stale'; reason: string }
-  | { kind: 'current'; record: FetchRecord; built: Recipe }
+  | { kind: 'Missing' }
+  | { kind: 'Stale'; reason: string }
+  | { kind: 'Current'; record: FetchRecord; built: Recipe }
 > {
   const found = await readIfBuiltFrom(file, FetchFile, {});
-  if (found.kind !== 'current') return found;
+  if (found.kind !== 'Current') return found;
   const { record } = found;
   const wanted = recipeBuildHash(recipe);
   if (record.inputs.recipeBuildHash === wanted) {
-    return { kind: 'current', record, built: record.adapted?.recipe ?? recipe };
+    return { kind: 'Current', record, built: record.adapted?.recipe ?? recipe };
   }
   if (record.adapted && recipeBuildHash(record.adapted.recipe) === wanted) {
-    return { kind: 'current', record, built: recipe };
+    return { kind: 'Current', record, built: recipe };
   }
   return {
-    kind: 'stale',
+    kind: 'Stale',
     reason: `${path.basename(file)} records other inputs: recipeBuildHash ${record.inputs.recipeBuildHash} → ${wanted}`,
   };
 }
@@ -115,25 +115,25 @@ export async function readFetchRecord(
 export async function fetchState(cache: CacheLayout, recipe: Recipe): Promise<FetchState> {
   const paths = projectCache(cache, recipe);
   const fetch = await readFetchRecord(paths.fetchRecord, recipe);
-  if (fetch.kind === 'missing') return { kind: 'not-fetched', reason: 'not fetched yet' };
-  if (fetch.kind === 'stale')
-    return { kind: 'not-fetched', reason: `out of date (${fetch.reason})` };
+  if (fetch.kind === 'Missing') return { kind: 'NotFetched', reason: 'not fetched yet' };
+  if (fetch.kind === 'Stale')
+    return { kind: 'NotFetched', reason: `out of date (${fetch.reason})` };
   const { record, built } = fetch;
   if (record.compiledAt === null || !(await exists(paths.pristine))) {
-    return { kind: 'not-fetched', reason: 'only partly fetched' };
+    return { kind: 'NotFetched', reason: 'only partly fetched' };
   }
   const manifest = await readIfBuiltFrom(
     manifestBeside(paths.baseline),
     BaselineManifestFile,
     baselineInputs(built, record.commit),
   );
-  if (manifest.kind === 'stale') {
-    return { kind: 'not-fetched', reason: `out of date (${manifest.reason})` };
+  if (manifest.kind === 'Stale') {
+    return { kind: 'NotFetched', reason: `out of date (${manifest.reason})` };
   }
   const baseline =
-    manifest.kind === 'current' ? await readRecordFile(paths.baseline, BaselineFile) : undefined;
-  if (!baseline) return { kind: 'not-fetched', reason: 'only partly fetched' };
-  return { kind: 'fetched', project: fetchedProject(recipe, built, record, paths, baseline) };
+    manifest.kind === 'Current' ? await readRecordFile(paths.baseline, BaselineFile) : undefined;
+  if (!baseline) return { kind: 'NotFetched', reason: 'only partly fetched' };
+  return { kind: 'Fetched', project: fetchedProject(recipe, built, record, paths, baseline) };
 }
 
 export function fetchedProject(

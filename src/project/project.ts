@@ -215,7 +215,7 @@ async function fetchedProject(
   fetch: string,
 ): Promise<FetchedProjectRef> {
   const state = await fetchState(cache, recipe);
-  if (state.kind !== 'fetched') {
+  if (state.kind !== 'Fetched') {
     throw new UserError(`${what} is ${state.reason}: run '${fetch}' first`);
   }
   const built = state.project.recipe;

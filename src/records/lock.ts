@@ -58,9 +58,9 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-/** What is found where a lock was to be created; `unreadable` is a holder file of another shape. */
-type Found = { kind: 'acquired' } | { kind: 'gone' } | { kind: 'unreadable' } | LockHeld;
-type LockHeld = { kind: 'held'; holder: LockHolder };
+/** What is found where a lock was to be created; `Unreadable` is a holder file of another shape. */
+type Found = { kind: 'Acquired' } | { kind: 'Gone' } | { kind: 'Unreadable' } | LockHeld;
+type LockHeld = { kind: 'Held'; holder: LockHolder };
 
 /** One exclusive creation attempt, or who holds the lock instead. */
 async function tryCreate(file: string, self: LockHolder): Promise<Found> {
@@ -68,7 +68,7 @@ async function tryCreate(file: string, self: LockHolder): Promise<Found> {
   await writeFile(aside, `${JSON.stringify(encodeRecord(self, LockFile))}\n`);
   try {
     await link(aside, file);
-    return { kind: 'acquired' };
+    return { kind: 'Acquired' };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     return readHolder(file);
@@ -80,23 +80,23 @@ async function tryCreate(file: string, self: LockHolder): Promise<Found> {
 async function readHolder(file: string): Promise<Found> {
   try {
     const holder = await readRecordFile(file, LockFile);
-    return holder ? { kind: 'held', holder } : { kind: 'gone' };
+    return holder ? { kind: 'Held', holder } : { kind: 'Gone' };
   } catch (error) {
-    if (error instanceof RecordError) return { kind: 'unreadable' };
+    if (error instanceof RecordError) return { kind: 'Unreadable' };
     throw error;
   }
 }
 
 function isStale(found: Found): found is LockHeld {
   return (
-    found.kind === 'held' && found.holder.host === os.hostname() && !processAlive(found.holder.pid)
+    found.kind === 'Held' && found.holder.host === os.hostname() && !processAlive(found.holder.pid)
   );
 }
 
 /** Removes the lock file if it still names `holder` (not whoever took the lock since). */
 async function removeIfStill(file: string, holder: LockHolder): Promise<void> {
   const found = await readHolder(file);
-  if (found.kind !== 'held' || JSON.stringify(found.holder) !== JSON.stringify(holder)) return;
+  if (found.kind !== 'Held' || JSON.stringify(found.holder) !== JSON.stringify(holder)) return;
   await unlink(file).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== 'ENOENT') throw error;
   });
@@ -110,7 +110,7 @@ async function removeIfStill(file: string, holder: LockHolder): Promise<void> {
 async function takeOver(file: string, stale: LockHolder, self: LockHolder): Promise<void> {
   const guard = `${file}.takeover`;
   const found = await tryCreate(guard, self);
-  if (found.kind !== 'acquired') {
+  if (found.kind !== 'Acquired') {
     // A taker-over that died within these few lines would block every later one.
     if (isStale(found)) await removeIfStill(guard, found.holder);
     return;
@@ -122,8 +122,8 @@ async function takeOver(file: string, stale: LockHolder, self: LockHolder): Prom
   }
 }
 
-function describeHolder(found: LockHeld | { kind: 'unreadable' }): string {
-  if (found.kind === 'unreadable') return 'a holder whose lock file cannot be read';
+function describeHolder(found: LockHeld | { kind: 'Unreadable' }): string {
+  if (found.kind === 'Unreadable') return 'a holder whose lock file cannot be read';
   const { pid, host, since, purpose } = found.holder;
   return `pid ${pid} on ${host} since ${since} (${purpose})`;
 }
@@ -145,8 +145,8 @@ async function acquire(file: string, options: LockOptions): Promise<() => Promis
   await mkdir(path.dirname(file), { recursive: true });
   for (;;) {
     const found = await tryCreate(file, self);
-    if (found.kind === 'acquired') return () => removeIfStill(file, self);
-    if (found.kind === 'gone') continue;
+    if (found.kind === 'Acquired') return () => removeIfStill(file, self);
+    if (found.kind === 'Gone') continue;
     if (isStale(found)) {
       options.log(`lock: taking over ${file} from ${describeHolder(found)}: no longer running`);
       await takeOver(file, found.holder, self);

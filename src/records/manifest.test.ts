@@ -21,14 +21,14 @@ describe('manifests', () => {
 
   it('tell a current output from a stale one, naming the inputs that differ', async () => {
     const file = path.join(await makeTempDir('manifest-test'), 'thing.manifest.json');
-    expect(await readIfBuiltFrom(file, Manifest, { source: 'a' })).toEqual({ kind: 'missing' });
+    expect(await readIfBuiltFrom(file, Manifest, { source: 'a' })).toEqual({ kind: 'Missing' });
     await writeRecordFile(file, Manifest, { inputs: { source: 'a', fast: true } });
     expect(await readIfBuiltFrom(file, Manifest, { source: 'a' })).toEqual({
-      kind: 'current',
+      kind: 'Current',
       record: { inputs: { source: 'a', fast: true } },
     });
     expect(await readIfBuiltFrom(file, Manifest, { source: 'b', fast: true })).toEqual({
-      kind: 'stale',
+      kind: 'Stale',
       reason: 'thing.manifest.json records other inputs: source a → b',
     });
   });
@@ -37,8 +37,8 @@ describe('manifests', () => {
     const file = path.join(await makeTempDir('manifest-test'), 'thing.manifest.json');
     await writeFile(file, JSON.stringify({ inputs: { source: 'a', fast: true } }));
     const found = await readIfBuiltFrom(file, Manifest, { source: 'a' });
-    expect(found).toMatchObject({ kind: 'stale' });
-    expect(found.kind === 'stale' && found.reason).toMatch(
+    expect(found).toMatchObject({ kind: 'Stale' });
+    expect(found.kind === 'Stale' && found.reason).toMatch(
       /^thing\.manifest\.json cannot be read \(.*a record without a kind; expected thing-manifest\)$/,
     );
   });

@@ -26,7 +26,7 @@ export function manifestBeside(output: string): string {
 }
 
 export type Provenance<T> =
-  { kind: 'missing' } | { kind: 'stale'; reason: string } | { kind: 'current'; record: T };
+  { kind: 'Missing' } | { kind: 'Stale'; reason: string } | { kind: 'Current'; record: T };
 
 function describe(value: InputValue | undefined): string {
   return value === undefined ? '(none)' : String(value);
@@ -55,17 +55,17 @@ export async function readIfBuiltFrom<T extends { inputs: Inputs }>(
     record = await readRecordFile(file, def);
   } catch (error) {
     if (error instanceof RecordError) {
-      return { kind: 'stale', reason: `${path.basename(file)} cannot be read (${error.message})` };
+      return { kind: 'Stale', reason: `${path.basename(file)} cannot be read (${error.message})` };
     }
     throw error;
   }
-  if (!record) return { kind: 'missing' };
+  if (!record) return { kind: 'Missing' };
   const differences = inputDifferences(record.inputs, wanted);
   if (differences.length > 0) {
     return {
-      kind: 'stale',
+      kind: 'Stale',
       reason: `${path.basename(file)} records other inputs: ${differences.join(', ')}`,
     };
   }
-  return { kind: 'current', record };
+  return { kind: 'Current', record };
 }

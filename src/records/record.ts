@@ -39,22 +39,22 @@ export class RecordError extends UserError {
   }
 }
 
-type Decoded<T> = { kind: 'record'; record: T } | { kind: 'invalid'; problem: string };
+type Decoded<T> = { kind: 'Record'; record: T } | { kind: 'Invalid'; problem: string };
 
 function decode<T extends object>(value: unknown, def: RecordDef<T>): Decoded<T> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { kind: 'invalid', problem: `not a record (a JSON object); expected ${def.kind}` };
+    return { kind: 'Invalid', problem: `not a record (a JSON object); expected ${def.kind}` };
   }
   const { kind, v, ...fields } = value as Record<string, unknown>;
   if (kind === undefined) {
-    return { kind: 'invalid', problem: `a record without a kind; expected ${def.kind}` };
+    return { kind: 'Invalid', problem: `a record without a kind; expected ${def.kind}` };
   }
   if (kind !== def.kind) {
-    return { kind: 'invalid', problem: `a ${String(kind)} record where ${def.kind} belongs` };
+    return { kind: 'Invalid', problem: `a ${String(kind)} record where ${def.kind} belongs` };
   }
   if (v !== def.version) {
     return {
-      kind: 'invalid',
+      kind: 'Invalid',
       problem: `${def.kind} record of version ${v === undefined ? '(none)' : JSON.stringify(v)}; this witnessgym reads version ${def.version}`,
     };
   }
@@ -64,11 +64,11 @@ function decode<T extends object>(value: unknown, def: RecordDef<T>): Decoded<T>
     const first = issues[0]!;
     const more = issues.length > 1 ? ` (+${issues.length - 1} more)` : '';
     return {
-      kind: 'invalid',
+      kind: 'Invalid',
       problem: `${def.kind} record does not fit its schema at ${first.path.join('.') || '(top)'}: ${first.message}${more}`,
     };
   }
-  return { kind: 'record', record: parsed.data };
+  return { kind: 'Record', record: parsed.data };
 }
 
 /** The persisted form: envelope first; a record that fails its own schema is a bug, thrown. */
@@ -139,7 +139,7 @@ export async function readRecords<T extends object>(
       throw new RecordError(file, line, problem);
     }
     const decoded = decode(value, def);
-    if (decoded.kind === 'invalid') throw new RecordError(file, line, decoded.problem);
+    if (decoded.kind === 'Invalid') throw new RecordError(file, line, decoded.problem);
     records.push(decoded.record);
     offset = end === -1 ? bytes.length : end + 1;
   }
@@ -204,7 +204,7 @@ export async function readRecordFile<T extends object>(
     throw new RecordError(file, null, `not JSON (${(error as Error).message})`);
   }
   const decoded = decode(value, def);
-  if (decoded.kind === 'invalid') throw new RecordError(file, null, decoded.problem);
+  if (decoded.kind === 'Invalid') throw new RecordError(file, null, decoded.problem);
   return decoded.record;
 }
 

@@ -94,7 +94,7 @@ describe('a fetch with a sampled baseline', () => {
     expect(fetched.baseline.usableCount).toBe(3);
     // Not a baseline to build on: the cache still says the project is unfetched.
     expect(await exists(projectCache(cache, recipe).baseline)).toBe(false);
-    expect(await fetchState(cache, recipe)).toMatchObject({ kind: 'not-fetched' });
+    expect(await fetchState(cache, recipe)).toMatchObject({ kind: 'NotFetched' });
   });
 
   it('asked for more classes than there are, runs them all', async () => {

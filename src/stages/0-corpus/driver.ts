@@ -51,7 +51,7 @@ export async function listCorpus(cache: CacheLayout): Promise<CorpusRow[]> {
       summary: recipe.summary,
       source: describeSource(recipe.source),
       cache:
-        state.kind === 'fetched'
+        state.kind === 'Fetched'
           ? {
               kind: 'Fetched',
               path: state.project.path,

@@ -169,7 +169,7 @@ export async function fetchCorpusProject(
 ): Promise<FetchedProject> {
   if (!options.force) {
     const state = await fetchState(cache, recipe);
-    if (state.kind === 'fetched') return state.project;
+    if (state.kind === 'Fetched') return state.project;
   }
   const paths = projectCache(cache, recipe);
   const log = (line: string) => note(options.events, 'fetch', line);
@@ -189,10 +189,10 @@ async function fetchLocked(
   const found = await readFetchRecord(paths.fetchRecord, recipe);
   let record: FetchRecord;
   let built: Recipe;
-  if (found.kind === 'current' && (await exists(paths.pristine))) {
+  if (found.kind === 'Current' && (await exists(paths.pristine))) {
     ({ record, built } = found);
   } else {
-    if (found.kind === 'stale') {
+    if (found.kind === 'Stale') {
       log(`building the pristine tree again: ${found.reason}`);
     }
     const commit = await buildPristineTree(recipe, cache, paths.pristine, log);
@@ -265,11 +265,11 @@ async function fetchLocked(
   const manifestFile = manifestBeside(paths.baseline);
   const inputs = baselineInputs(built, record.commit);
   const manifest = await readIfBuiltFrom(manifestFile, BaselineManifestFile, inputs);
-  if (manifest.kind === 'stale') {
+  if (manifest.kind === 'Stale') {
     log(`running the baseline again: ${manifest.reason}`);
   }
   let baseline =
-    manifest.kind === 'current' ? await readRecordFile(paths.baseline, BaselineFile) : undefined;
+    manifest.kind === 'Current' ? await readRecordFile(paths.baseline, BaselineFile) : undefined;
   if (!baseline && options.baselineSample !== undefined) {
     const sample = await runBaseline(paths.pristine, {
       toolchain: options.toolchain,

@@ -170,10 +170,10 @@ export interface TraceSummary {
 }
 
 type MapState =
-  | { kind: 'missing' }
-  | { kind: 'stale'; reason: string }
+  | { kind: 'Missing' }
+  | { kind: 'Stale'; reason: string }
   | {
-      kind: 'current';
+      kind: 'Current';
       perTest: boolean;
       /** Class records by test class. */
       done: Map<string, ExecutionContextRecord>;
@@ -187,12 +187,12 @@ async function readMap(
   perTest: boolean,
 ): Promise<MapState> {
   const manifest = await readIfBuiltFrom(manifestBeside(out), ContextMapManifestFile, wanted);
-  if (manifest.kind === 'missing') {
-    return (await exists(out)) ? { kind: 'stale', reason: 'it has no manifest' } : manifest;
+  if (manifest.kind === 'Missing') {
+    return (await exists(out)) ? { kind: 'Stale', reason: 'it has no manifest' } : manifest;
   }
-  if (manifest.kind === 'stale') return manifest;
+  if (manifest.kind === 'Stale') return manifest;
   if (perTest && !manifest.record.inputs.perTest) {
-    return { kind: 'stale', reason: 'it has no per-test records' };
+    return { kind: 'Stale', reason: 'it has no per-test records' };
   }
   const { records, tornLastLine } = await readRecords(out, ExecutionContextLine);
   const done = new Map(
@@ -200,7 +200,7 @@ async function readMap(
       .filter((record) => record.testMethod === null)
       .map((record) => [record.testClass, record]),
   );
-  return { kind: 'current', perTest: manifest.record.inputs.perTest, done, tornLastLine };
+  return { kind: 'Current', perTest: manifest.record.inputs.perTest, done, tornLastLine };
 }
 
 const TEST_STATUS: Record<TestOutcome['outcome'], SingleVerdictKind> = {
@@ -276,17 +276,17 @@ export async function traceProject(
   });
   // A finished map is read without the lock: appends leave at most a torn last line.
   const seen = await readMap(out, wanted, options.perTest);
-  if (seen.kind === 'current' && classes.every((entry) => seen.done.has(entry.testClass))) {
+  if (seen.kind === 'Current' && classes.every((entry) => seen.done.has(entry.testClass))) {
     return summary(seen.done, 0);
   }
   return withLock(options.lock, { purpose: `trace into ${out}`, log }, async () => {
     let map = await readMap(out, wanted, options.perTest);
-    if (map.kind !== 'current') {
-      if (map.kind === 'stale') log(`tracing ${out} afresh: ${map.reason}`);
+    if (map.kind !== 'Current') {
+      if (map.kind === 'Stale') log(`tracing ${out} afresh: ${map.reason}`);
       await rm(out, { force: true });
       const inputs = { ...wanted, perTest: options.perTest };
       await writeRecordFile(manifestBeside(out), ContextMapManifestFile, { inputs });
-      map = { kind: 'current', perTest: options.perTest, done: new Map(), tornLastLine: null };
+      map = { kind: 'Current', perTest: options.perTest, done: new Map(), tornLastLine: null };
     }
     if (map.tornLastLine) {
       log(
