@@ -77,7 +77,7 @@ async function tryEverywhere(
       },
       cache,
     );
-    if (outcome.kind !== 'analysed') throw new Error(outcome.reason);
+    if (outcome.kind !== 'Analysed') throw new Error(outcome.reason);
     const foci = withJavaTree(source, (root) =>
       descendants(root, ['if_statement', 'expression_statement', 'return_statement']).map(
         (node) => ({ start: node.startIndex, end: node.endIndex }),
@@ -156,7 +156,7 @@ async function gateEverywhere() {
       },
       cache,
     );
-    if (outcome.kind !== 'analysed') throw new Error(outcome.reason);
+    if (outcome.kind !== 'Analysed') throw new Error(outcome.reason);
     const foci = withJavaTree(source, (root) =>
       descendants(root, ['if_statement', 'expression_statement', 'return_statement']).map(
         (node) => {
