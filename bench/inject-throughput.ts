@@ -7,7 +7,7 @@
  *   npm run bench:inject-throughput [-- --projects a,b --types all --count 3 --max-tries 30 --seed 1]
  */
 import { parseArgs } from 'node:util';
-import { cacheLayout, projectCache, resolveCacheDir } from '../src/core/cache.js';
+import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
 import { makeTempDir, removeTree } from '../src/core/fs.js';
 import { resolveFetchedProject } from '../src/project/project.js';
 import { witnessContexts } from '../src/stages/2-inject/contexts.js';
@@ -45,8 +45,7 @@ const add = (type: TypeSummary) => {
 };
 for (const name of values.projects.split(',')) {
   const project = await resolveFetchedProject(name, cache);
-  const map = projectCache(cache, project.recipe);
-  const contexts = await witnessContexts(project, cache, map, undefined, events);
+  const contexts = await witnessContexts(project, cache, events);
   const out = await makeTempDir('inject-bench');
   try {
     const { summary } = await injectWithRules({

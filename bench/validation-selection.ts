@@ -13,7 +13,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { cacheLayout, projectCache, resolveCacheDir } from '../src/core/cache.js';
+import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
 import { seededRandom, shuffled } from '../src/core/random.js';
 import { plainSink } from '../src/events/render.js';
 import { resolveFetchedProject } from '../src/project/project.js';
@@ -133,13 +133,7 @@ for (const from of fromDirs) {
   const injections: InjectionRecord[] = shuffled(all, seededRandom(seed)).slice(0, perProject);
   if (injections.length === 0) continue;
   const project = await resolveFetchedProject(injections[0]!.state.base.name, cache);
-  const contexts = await witnessContexts(
-    project,
-    cache,
-    projectCache(cache, project.base),
-    undefined,
-    events,
-  );
+  const contexts = await witnessContexts(project, cache, events);
   const jvm = new JvmRunner(cache);
   try {
     for (const way of ways) {

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cacheLayout, projectCache, resolveCacheDir } from '../src/core/cache.js';
+import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
 import { copyProjectTree, makeTempDir, removeTree } from '../src/core/fs.js';
 import { runProcess } from '../src/core/process.js';
 import { loadJavaGrammar } from '../src/lang/java/syntax.js';
@@ -246,8 +246,7 @@ describe('validation rejects candidates with the reason', () => {
     await loadJavaGrammar();
     const cache = cacheLayout(resolveCacheDir());
     project = await resolveFetchedProject('json-simple', cache);
-    const map = projectCache(cache, project.recipe);
-    const contexts = await witnessContexts(project, cache, map, undefined, silent);
+    const contexts = await witnessContexts(project, cache, silent);
     copy = await WorkingCopy.create(
       project.root,
       pristineState(project),

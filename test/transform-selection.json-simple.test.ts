@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cacheLayout, projectCache, resolveCacheDir } from '../src/core/cache.js';
+import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
 import { makeTempDir } from '../src/core/fs.js';
 import { plainSink } from '../src/events/render.js';
 import { changedMembers } from '../src/lang/java/changed-members.js';
@@ -57,13 +57,7 @@ beforeAll(async () => {
     project,
     fast: jvmTestRunner(cache, jvm),
     maven: null,
-    contexts: await witnessContexts(
-      project,
-      cache,
-      projectCache(cache, project.base),
-      undefined,
-      events,
-    ),
+    contexts: await witnessContexts(project, cache, events),
     otherClassLimit: 3,
     events,
   };

@@ -5,7 +5,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { cacheLayout, projectCache, resolveCacheDir } from '../../src/core/cache.js';
+import { cacheLayout, resolveCacheDir } from '../../src/core/cache.js';
 import {
   CHANGED_LINE_BUCKETS,
   diffHunks,
@@ -89,8 +89,7 @@ export async function injectForShape(run: InjectRun): Promise<InjectionRecord[]>
   const accepted: InjectionRecord[] = [];
   for (const name of run.projects) {
     const project = await resolveFetchedProject(name, cache);
-    const map = projectCache(cache, project.base);
-    const contexts = await witnessContexts(project, cache, map, undefined, run.events);
+    const contexts = await witnessContexts(project, cache, run.events);
     const out = await makeTempDir('patch-shape');
     try {
       await injectWithRules({

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { projectCache, type CacheLayout } from '../core/cache.js';
+import type { CacheLayout } from '../core/cache.js';
 import { sha256Text } from '../core/fs.js';
 import { runPool } from '../core/pool.js';
 import type { EventSink } from '../events/types.js';
@@ -468,13 +468,7 @@ class Build {
       return !finished;
     });
     if (unfinished.length === 0) return;
-    const contexts = await witnessContexts(
-      project,
-      cache,
-      projectCache(cache, project.base),
-      undefined,
-      events,
-    );
+    const contexts = await witnessContexts(project, cache, events);
     for (const bucket of unfinished) {
       const cells = this.options.cells.filter(
         (cell) => cell.bucket === bucket && this.wantedMore(cell) > 0,

@@ -1,25 +1,20 @@
-import type { CacheLayout } from '../../core/cache.js';
+import { projectCache, type CacheLayout } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
 import { note, type EventSink } from '../../events/types.js';
 import type { FetchedProjectRef } from '../../project/project.js';
 import { baselineClass, isUsable } from '../../project/baseline.js';
-import {
-  traceFetchedProject,
-  type ContextMapLocation,
-  type ExecutionContextRecord,
-} from '../1-trace/trace.js';
+import { traceFetchedProject, type ExecutionContextRecord } from '../1-trace/trace.js';
 
 /**
  * Execution contexts of the candidate witnesses, from the project's map; classes the map lacks
- * are traced first (the map is resumed, not rewritten, unless traced from other inputs). Without
+ * are traced first into the project's cached map (it is resumed, not rewritten, unless traced from other inputs). Without
  * `tests`, every class the baseline marks usable is a candidate witness.
  */
 export async function witnessContexts(
   project: FetchedProjectRef,
   cache: CacheLayout,
-  map: ContextMapLocation,
-  tests: string[] | undefined,
   events: EventSink,
+  tests?: string[],
 ): Promise<ExecutionContextRecord[]> {
   const { baseline } = project;
   // A named class that cannot be a witness is skipped with its reason, not the end of the run.
@@ -40,7 +35,7 @@ export async function witnessContexts(
   const { records: selected } = await traceFetchedProject(project, {
     cache,
     classes: wanted,
-    map,
+    map: projectCache(cache, project.base),
     perTest: false,
     events,
   });

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { AGENT_NAMES } from '../../agents/adapters/index.js';
 import { agentAdapterFrom, type AgentFlags } from '../../agents/flags.js';
-import { projectCache, type CacheLayout } from '../../core/cache.js';
+import type { CacheLayout } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
 import type { EventSink } from '../../events/types.js';
 import { resolveFetchedProject, type RecipeRequest } from '../../project/project.js';
@@ -35,8 +35,7 @@ export async function runInject(
   const specs = selectBugTypes(await loadBugTypeSpecs(), options.types);
   const project = await resolveFetchedProject(projectArgument, cache, options);
   const out = path.resolve(options.out);
-  const map = projectCache(cache, project.base);
-  const contexts = await witnessContexts(project, cache, map, options.test, events);
+  const contexts = await witnessContexts(project, cache, events, options.test);
   if (contexts.length === 0) {
     throw new UserError(
       `no test class of ${project.label} passes and reaches production code: nothing to inject into`,

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { AGENT_NAMES } from '../../agents/adapters/index.js';
-import { projectCache, type CacheLayout } from '../../core/cache.js';
+import type { CacheLayout } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
 import { exists } from '../../core/fs.js';
 import { note, type EventSink } from '../../events/types.js';
@@ -94,13 +94,7 @@ export async function runTransform(
     (await readRecords(casesFile, TransformLine)).records.map((record) => record.id),
   );
   const todo = injections.filter((injection) => !done.has(transformId(injection, sources)));
-  const contexts = await witnessContexts(
-    project,
-    cache,
-    projectCache(cache, project.base),
-    undefined,
-    events,
-  );
+  const contexts = await witnessContexts(project, cache, events);
   const { transformer, close } = await openTransformer({
     cache,
     project,
