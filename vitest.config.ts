@@ -27,6 +27,11 @@ const MEDIUM = [
 
 export default defineConfig({
   test: {
+    // Two files at a time, whatever their project: one Maven or sandbox file alone leaves much
+    // of two cores idle (JVM start-up, Maven's downloads, process spawning), and every file
+    // works in its own directories, under the cache's locks where it shares a fetched project.
+    // One pool size for all projects keeps them in one group, so they run side by side.
+    maxWorkers: 2,
     projects: [
       {
         test: {
@@ -55,11 +60,7 @@ export default defineConfig({
           // What several files share (json-simple fetched, injected, built into a benchmark) is
           // made once per run and handed to them through inject().
           globalSetup: ['test/global-setup.ts'],
-          // Real Maven builds and sandboxed JVMs, minutes not seconds. Two files at a time: a
-          // file alone leaves much of two cores idle (JVM start-up, Maven's downloads and
-          // process spawning), and every file works in its own directories, under the cache's
-          // locks where it shares a fetched project.
-          maxWorkers: 2,
+          // Real Maven builds and sandboxed JVMs, minutes not seconds.
           testTimeout: 900_000,
           hookTimeout: 1_800_000,
         },
