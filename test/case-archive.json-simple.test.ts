@@ -1,4 +1,4 @@
-import { cp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cacheLayout, projectCache, resolveCacheDir } from '../src/core/cache.js';
@@ -124,17 +124,25 @@ describe('case archive on json-simple', () => {
 
   it('refuses to materialise from a cached tree that was changed since its fetch', async () => {
     // Every case is written from the pristine tree: a file planted there would be in both sides.
-    const pristine = projectCache(cacheLayout(resolveCacheDir()), record.project).pristine;
-    const marker = path.join(pristine, 'planted-marker.txt');
-    await writeFile(marker, 'planted');
-    try {
-      const out = path.join(await makeTempDir('case-tree'), 'planted');
-      const result = await cli(['case', 'materialise', caseDir, '--out', out]);
-      expect(result.exitCode).toBe(2);
-      expect(result.stderr).toContain('was changed since it was fetched (planted-marker.txt)');
-    } finally {
-      await rm(marker, { force: true });
-    }
+    // The plant goes into a private copy of the cache's project: files running beside this one
+    // read the shared pristine tree.
+    const privateCache = cacheLayout(await makeTempDir('planted-cache'));
+    const shared = projectCache(cacheLayout(resolveCacheDir()), record.project);
+    const planted = projectCache(privateCache, record.project);
+    await cp(shared.dir, planted.dir, { recursive: true, verbatimSymlinks: true });
+    await writeFile(path.join(planted.pristine, 'planted-marker.txt'), 'planted');
+    const out = path.join(await makeTempDir('case-tree'), 'planted');
+    const result = await cli([
+      '--cache-dir',
+      privateCache.root,
+      'case',
+      'materialise',
+      caseDir,
+      '--out',
+      out,
+    ]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('was changed since it was fetched (planted-marker.txt)');
   });
 
   it('exports a full snapshot per case and the index', async () => {

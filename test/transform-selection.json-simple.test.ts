@@ -22,7 +22,7 @@ import { operatorFor } from '../src/stages/3-transform/operators/index.js';
 import { testId, tracedTests } from '../src/stages/3-transform/selection.js';
 import { loadTransformSpecs, selectTransforms } from '../src/stages/3-transform/spec.js';
 import {
-  transformInjections,
+  createTransformer,
   type Step,
   type TransformOptions,
   type TransformRecord,
@@ -79,14 +79,9 @@ async function transformAll(validation: 'per-test' | 'whole-class'): Promise<Tra
     deterministicSource(operatorFor(spec), 4),
   );
   try {
-    await transformInjections(
-      injections,
-      operators,
-      { ...options, copy, validation },
-      async (r) => {
-        records.push(r);
-      },
-    );
+    const transformer = await createTransformer({ ...options, copy, validation });
+    for (const injection of injections)
+      records.push(await transformer.transform(injection, operators));
   } finally {
     await copy.close();
   }

@@ -661,14 +661,3 @@ export async function createTransformer(options: TransformOptions): Promise<Tran
   await loadJavaGrammar();
   return new TransformRun(options);
 }
-
-/** Transforms each injection with the steps' sources in sequence, one case after the other. */
-export async function transformInjections(
-  injections: readonly InjectionRecord[],
-  sources: readonly CandidateSource[],
-  options: TransformOptions,
-  done: (record: TransformRecord) => Promise<void>,
-): Promise<void> {
-  const run = await createTransformer(options);
-  for (const injection of injections) await done(await run.transform(injection, sources));
-}
