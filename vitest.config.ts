@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/sequencer.js';
 
 /** Tests never use the user's cache: every run of the suite shares its own. */
 const env = {
@@ -32,6 +33,7 @@ export default defineConfig({
     // works in its own directories, under the cache's locks where it shares a fetched project.
     // One pool size for all projects keeps them in one group, so they run side by side.
     maxWorkers: 2,
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         test: {
