@@ -7,6 +7,7 @@ import { makeTempDir } from '../core/fs.js';
 import {
   appendRecords,
   defineRecord,
+  olderShape,
   readRecordFile,
   readRecords,
   RecordError,
@@ -95,6 +96,36 @@ describe('JSON-lines records', () => {
     await writeFile(file, line({ kind: 'point', v: 1, x: 1, label: null }));
     await expect(readRecords(file, Point)).rejects.toThrow(
       `${file}:1: point record of version 1; this witnessgym reads version 2`,
+    );
+  });
+
+  it('reads an older shape it declares, brought up to today, and names a misfit one', async () => {
+    const Tagged = defineRecord({
+      kind: 'point',
+      version: 2,
+      schema: Point.schema,
+      older: [
+        olderShape({
+          version: 1,
+          schema: z.strictObject({ x: z.number() }),
+          upgrade: (old) => ({ x: old.x, label: null }),
+        }),
+      ],
+    });
+    await writeFile(
+      file,
+      line({ kind: 'point', v: 1, x: 1 }) + line({ kind: 'point', v: 2, x: 2, label: 'b' }),
+    );
+    expect((await readRecords(file, Tagged)).records).toEqual([
+      { x: 1, label: null },
+      { x: 2, label: 'b' },
+    ]);
+    await writeFile(
+      file,
+      line({ kind: 'point', v: 1, x: 'one' }) + line({ kind: 'point', v: 2, x: 2, label: 'b' }),
+    );
+    await expect(readRecords(file, Tagged)).rejects.toThrow(
+      `${file}:1: point record of version 1 does not fit its schema at x`,
     );
   });
 

@@ -15,6 +15,24 @@ export interface RecordDef<T extends object> {
   readonly kind: string;
   readonly version: number;
   readonly schema: z.ZodType<T>;
+  /** Earlier shapes still read, each brought up to today's; written records are always today's. */
+  readonly older?: readonly OlderShape<T>[];
+}
+
+/** A former version of a record kind and how its fields become today's record. */
+export interface OlderShape<T extends object> {
+  readonly version: number;
+  readonly schema: z.ZodType<object>;
+  readonly upgrade: (old: never) => T;
+}
+
+/** An older shape, typed by its schema so the upgrade sees what it parses. */
+export function olderShape<T extends object, O extends object>(shape: {
+  version: number;
+  schema: z.ZodType<O>;
+  upgrade: (old: O) => T;
+}): OlderShape<T> {
+  return shape as OlderShape<T>;
 }
 
 export type RecordOf<D> = D extends RecordDef<infer T> ? T : never;
@@ -23,6 +41,7 @@ export function defineRecord<T extends object>(def: {
   kind: string;
   version: number;
   schema: z.ZodType<T>;
+  older?: readonly OlderShape<T>[];
 }): RecordDef<T> {
   return def;
 }
@@ -52,6 +71,12 @@ function decode<T extends object>(value: unknown, def: RecordDef<T>): Decoded<T>
   if (kind !== def.kind) {
     return { kind: 'Invalid', problem: `a ${String(kind)} record where ${def.kind} belongs` };
   }
+  const older = def.older?.find((shape) => shape.version === v);
+  if (older) {
+    const parsed = older.schema.safeParse(fields);
+    if (!parsed.success) return misfit(`${def.kind} record of version ${v}`, parsed.error);
+    return { kind: 'Record', record: (older.upgrade as (old: object) => T)(parsed.data) };
+  }
   if (v !== def.version) {
     return {
       kind: 'Invalid',
@@ -59,16 +84,17 @@ function decode<T extends object>(value: unknown, def: RecordDef<T>): Decoded<T>
     };
   }
   const parsed = def.schema.safeParse(fields);
-  if (!parsed.success) {
-    const issues = parsed.error.issues;
-    const first = issues[0]!;
-    const more = issues.length > 1 ? ` (+${issues.length - 1} more)` : '';
-    return {
-      kind: 'Invalid',
-      problem: `${def.kind} record does not fit its schema at ${first.path.join('.') || '(top)'}: ${first.message}${more}`,
-    };
-  }
+  if (!parsed.success) return misfit(`${def.kind} record`, parsed.error);
   return { kind: 'Record', record: parsed.data };
+}
+
+function misfit(what: string, error: z.ZodError): { kind: 'Invalid'; problem: string } {
+  const first = error.issues[0]!;
+  const more = error.issues.length > 1 ? ` (+${error.issues.length - 1} more)` : '';
+  return {
+    kind: 'Invalid',
+    problem: `${what} does not fit its schema at ${first.path.join('.') || '(top)'}: ${first.message}${more}`,
+  };
 }
 
 /** The persisted form: envelope first; a record that fails its own schema is a bug, thrown. */
