@@ -3,11 +3,14 @@ import {
   countedCases,
   firstStepOutOfReach,
   injectShortfall,
+  nextJobs,
   transformShortfall,
   triedInSequence,
   type BuildCaseRecord,
   type CaseStop,
 } from './pipeline.js';
+import type { InjectionRecord } from '../stages/2-inject/records.js';
+import { cellKey, type PlanCell } from './plan.js';
 
 const atStep = (index: number, operator = 'x'): CaseStop => ({ kind: 'step', index, operator });
 
@@ -139,5 +142,59 @@ describe('why a cell is short', () => {
       'p@1: 2 short bugs of 4 asked for (9 sites, 6 tried, sites-exhausted)',
     );
     expect(injectShortfall({ project: 'p@1', bucket: 'short', asked: 2, type })).toBeUndefined();
+  });
+});
+
+describe('nextJobs', () => {
+  const bug = (id: string) => ({ id, bugType: { id: 't' } }) as InjectionRecord;
+  const bugs = [bug('a'), bug('b'), bug('c')];
+  function cell(depth: 1 | 3 | 5 | 10, series?: string): PlanCell {
+    const key = { typeId: 't', bucket: 'short', depth };
+    return {
+      typeId: 't',
+      bucket: 'short',
+      depth,
+      wanted: 1,
+      sequence: [],
+      purpose: 'p',
+      key,
+      series: series ?? cellKey(key),
+    };
+  }
+  const archived = (depth: number, injection: string): BuildCaseRecord => ({
+    ...entry('short', { kind: 'Archived', caseId: `p@1-${injection}${depth}` }, injection),
+    cell: { typeId: 't', bucket: 'short', depth },
+  });
+  const jobsFor = (cells: PlanCell[], entries: BuildCaseRecord[] = [], planCells = cells) =>
+    nextJobs({
+      cells,
+      planCells,
+      injections: bugs,
+      entries,
+      counts: (each) => countedCases(entries).has(each),
+      wantedMore: (each) =>
+        each.wanted -
+        entries.filter((e) => e.outcome.kind === 'Archived' && e.cell.depth === each.depth).length,
+    }).map((job) => `${job.cell.depth}:${job.injection.id}`);
+
+  it('gives the cells of a plain group distinct bugs, in a round and after a case was made', () => {
+    const cells = [cell(3), cell(1), cell(10)];
+    expect(jobsFor(cells)).toEqual(['1:a', '3:b', '10:c']);
+    // Bug a made the depth-1 case; the depth-3 cell, short of b, does not take it.
+    const shortOfB: BuildCaseRecord = {
+      ...entry('short', { kind: 'Short', stoppedAt: atStep(0), reason: 'no site' }, 'b'),
+      cell: { typeId: 't', bucket: 'short', depth: 3 },
+    };
+    expect(jobsFor(cells, [archived(1, 'a'), shortOfB])).toEqual(['3:c', '10:b']);
+  });
+
+  it('lets the cells of a depth series take the same bug, and no cell outside it', () => {
+    const series = cell(1, 'anchor').series;
+    const cells = [cell(1, series), cell(3, series), cell(5)];
+    expect(jobsFor(cells)).toEqual(['1:a', '3:a', '5:b']);
+    // The depth-1 case of bug a is the series' own: depth 3 takes a; a cell outside does not.
+    expect(jobsFor([cell(3, series), cell(5)], [archived(1, 'a')], cells)).toEqual(['3:a', '5:b']);
+    // A case of a cell the plan no longer has is a series of its own.
+    expect(jobsFor([cell(3, series)], [archived(1, 'a')], [cell(3, series)])).toEqual(['3:b']);
   });
 });

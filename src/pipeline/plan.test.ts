@@ -102,6 +102,19 @@ describe('build plans', () => {
     );
   });
 
+  it('puts the cells of a sameBugAcrossDepths group in one series per type and bucket, and every other cell in its own', async () => {
+    const cells = await cellsOf('paper');
+    const anchor = cells.filter((cell) => cell.typeId === GUARD);
+    const seriesOf = (bucket: string) =>
+      new Set(anchor.filter((cell) => cell.bucket === bucket).map((cell) => cell.series));
+    expect(seriesOf('short').size).toBe(1);
+    expect(seriesOf('short')).not.toEqual(seriesOf('long'));
+    const others = cells.filter((cell) => cell.typeId !== GUARD);
+    expect(new Set(others.map((cell) => cell.series)).size).toBe(others.length);
+    const smoke = await cellsOf('smoke');
+    expect(new Set(smoke.map((cell) => cell.series)).size).toBe(smoke.length);
+  });
+
   it("gives a group's own sequence cells of their own, checked like the plan's", async () => {
     const [types, transforms] = await transformsAndTypes();
     const plan = (own: string) =>

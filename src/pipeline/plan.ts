@@ -44,6 +44,11 @@ const CellGroupSchema = z.strictObject({
   perCell: z.number().int().positive(),
   /** The group's own sequences, in place of the plan's at these depths. */
   sequences: SequencesSchema.optional(),
+  /**
+   * A controlled depth series: each bug of a type and bucket is transformed at every depth of
+   * the group. Otherwise (the default) every cell takes bugs no other cell has made a case of.
+   */
+  sameBugAcrossDepths: z.boolean().default(false),
 });
 
 export const PlanSchema = z.strictObject({
@@ -72,6 +77,8 @@ export interface PlanCell {
   sequence: string[];
   purpose: string;
   key: CellKey;
+  /** Cells of one series may make cases of the same bug; a cell not in a depth series is its own. */
+  series: string;
 }
 
 export function cellKey(key: CellKey): string {
@@ -190,6 +197,9 @@ export function planCells(
             sequence,
             purpose: group.purpose,
             key: cell,
+            series: group.sameBugAcrossDepths
+              ? JSON.stringify([group.purpose, typeId, bucket])
+              : key,
           });
         }
       }

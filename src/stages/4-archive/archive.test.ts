@@ -210,6 +210,7 @@ describe('archiveCase', () => {
       patch: bugPatch,
       FAIL_TO_PASS: ['zero'],
       depth: 1,
+      injection_id: input.injection.id,
     });
   });
 

@@ -47,6 +47,7 @@ describe('CaseIndexLine', () => {
       type_id: 't',
       category: 'Logic',
       bucket: 'short',
+      injection_id: 'i1',
       depth: 1,
       transforms: ['t_call_stack_deepen_v1'],
       patch: '',

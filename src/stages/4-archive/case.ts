@@ -88,7 +88,7 @@ export type HiddenWitness = z.infer<typeof HiddenWitnessFile.schema>;
 /** One line of `cases.jsonl`, in the spirit of a SWE-bench instance file. */
 export const CaseIndexLine = defineRecord({
   kind: 'case-index',
-  version: 1,
+  version: 2,
   schema: z.strictObject({
     instance_id: z.string().regex(CASE_ID_PATTERN),
     project: z.string(),
@@ -97,6 +97,8 @@ export const CaseIndexLine = defineRecord({
     type_id: z.string(),
     category: BugTypeRefSchema.shape.category,
     bucket: ContextBucketSchema,
+    /** The injected bug (before any step): cases sharing it are one bug at several depths. */
+    injection_id: z.string(),
     depth: z.number().int(),
     transforms: z.array(z.string()),
     /** Clean → buggy: the whole state in one patch. */
@@ -150,6 +152,7 @@ export function indexEntry(record: CaseRecord, patch: string): CaseIndexEntry {
     type_id: record.bugType.id,
     category: record.bugType.category,
     bucket: record.trace.bucket,
+    injection_id: record.injection,
     depth: record.transforms.depth,
     transforms: record.transforms.ids,
     patch,
