@@ -1,14 +1,23 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { applyEdits, loadJavaGrammar } from '../src/lang/java/syntax.js';
+import type { Node } from 'web-tree-sitter';
+import { applyEdits, descendants, loadJavaGrammar, withJavaTree } from '../src/lang/java/syntax.js';
 import { patchOf } from '../src/project/state.js';
 import { bugAnchor, locateAnchor } from '../src/stages/3-transform/focus.js';
-import type { Observation } from '../src/stages/3-transform/operators/gate-signals.js';
+import { decodeToken, type Observation } from '../src/stages/3-transform/operators/gate-signals.js';
 import { rareInputPathConditioning } from '../src/stages/3-transform/operators/rare-gate.js';
-import type { TransformSite } from '../src/stages/3-transform/operators/types.js';
+import type {
+  SiteProfile,
+  TransformCandidate,
+  TransformSite,
+} from '../src/stages/3-transform/operators/types.js';
 import { loadShape } from './shapes.js';
 import { type SourceModel } from '../src/toolchains/jvm/source-model.js';
 
-/* Rare Input Path Conditioning on a small file: the probe's plan, the exact gate, near misses. */
+/*
+ * Rare Input Path Conditioning on a small file: the probe's plan, the exact gated code, the
+ * near misses it refuses, and the tells it must never bring back (the clean code beside the
+ * buggy one, a literal the witness's inputs showed).
+ */
 
 const RELATIVE = 'src/main/java/shapes/Picks.java';
 let source: string;
@@ -20,20 +29,76 @@ beforeAll(async () => {
 });
 
 /** The site of a bug whose clean side had `clean` where the fixture (the buggy side) has `buggy`. */
-function siteOf(buggy: string, clean: string): TransformSite {
+function siteOf(buggy: string, clean: string): TransformSite & { clean: string } {
   if (!source.includes(buggy)) throw new Error(`'${buggy}' is not in the file`);
-  const bug = patchOf([
-    { file: RELATIVE, before: source.replace(buggy, clean), after: source },
-  ]).diff;
+  const before = source.replace(buggy, clean);
+  const bug = patchOf([{ file: RELATIVE, before, after: source }]).diff;
   const focus = locateAnchor(source, bugAnchor(bug)!)!;
-  return { source, focus, model, bug };
+  return { source, focus, model, bug, clean: before };
 }
 
 const calls = (failing: boolean, rows: string[][]): Observation[] =>
   rows.map((values) => ({ failingMethod: failing ? 'testPick' : null, values, count: 1 }));
 
+/** The probe's plan for the site, with the failing and other calls' values as its profile. */
+function profiled(site: TransformSite, failing: string[][], others: string[][]): SiteProfile {
+  const plan = rareInputPathConditioning.probe!(site)!;
+  return {
+    at: plan.at,
+    values: plan.values,
+    observations: [...calls(true, failing), ...calls(false, others)],
+  };
+}
+
+const LITERALS = [
+  'decimal_integer_literal',
+  'hex_integer_literal',
+  'decimal_floating_point_literal',
+  'string_literal',
+  'character_literal',
+];
+
+function literalsOf(text: string): string[] {
+  return withJavaTree(text, (root) => descendants(root, LITERALS).map((node: Node) => node.text));
+}
+
+/**
+ * The tells the gate must not bring back: a copy of the clean code beside the buggy one (an `else`
+ * or the buggy line kept with the clean one), and a literal the code did not have, other than the
+ * constants a maintainer writes anyway (0, 1, -1) — in particular none of the witness's values.
+ */
+function expectNoTell(
+  site: TransformSite & { clean: string },
+  profile: SiteProfile,
+  candidate: TransformCandidate,
+) {
+  const after = applyEdits(source, candidate.edits);
+  const count = (text: string, word: RegExp) => (text.match(word) ?? []).length;
+  expect(count(after, /\belse\b/g)).toBe(count(source, /\belse\b/g));
+  const buggyLines = source.split('\n').filter((line) => !site.clean.includes(line));
+  const cleanLines = site.clean.split('\n').filter((line) => !source.includes(line));
+  const kept = (lines: string[]) => lines.some((line) => after.split('\n').includes(line));
+  expect(kept(buggyLines) && kept(cleanLines)).toBe(false);
+  const known = new Set(literalsOf(source));
+  const added = literalsOf(after).filter((literal) => !known.has(literal));
+  expect(added.filter((literal) => !['0', '1', '-1'].includes(literal))).toEqual([]);
+  // And not one of the witness's values, spelled as the code would spell it.
+  const failingValues = profile.observations
+    .filter((observation) => observation.failingMethod !== null)
+    .flatMap((observation) =>
+      observation.values.map((token, i) => decodeToken(profile.values[i]!.kind, token)),
+    )
+    .flatMap((decoded) => [
+      ...(decoded.number !== undefined && ![0, 1, -1].includes(decoded.number)
+        ? [String(decoded.number)]
+        : []),
+      ...(decoded.text ? [JSON.stringify(decoded.text)] : []),
+    ]);
+  expect(added.filter((literal) => failingValues.includes(literal))).toEqual([]);
+}
+
 describe('Rare Input Path Conditioning', () => {
-  it('probes the locals, parameters and fields in scope, then gates the changed statement', () => {
+  it('probes the values in scope, then lets a moved boundary hold at equality only in a special case', () => {
     const site = siteOf('if (index <= names.size()) {', 'if (index < names.size()) {');
     const plan = rareInputPathConditioning.probe!(site)!;
     expect(plan).toEqual({
@@ -47,23 +112,20 @@ describe('Rare Input Path Conditioning', () => {
         { name: 'names', kind: 'size', readByBug: true },
       ],
     });
-    const profile = {
-      at: plan.at,
-      values: plan.values,
-      observations: [
-        ...calls(true, [['3', '2:p-', '~', '3']]),
-        ...calls(false, [
-          ['0', '2:p-', '~', '3'],
-          ['2', '2:p-', '~', '3'],
-          ['3', '0:', '~', '4'],
-        ]),
+    const profile = profiled(
+      site,
+      [['3', '0:', '~', '3']],
+      [
+        ['0', '2:p-', '~', '3'],
+        ['2', '3:ab-', '~', '3'],
+        ['3', '1:x', '~', '4'],
       ],
-    };
+    );
     const [candidate, ...more] = rareInputPathConditioning.candidates({ ...site, profile });
     expect(more).toEqual([]);
     expect(candidate!.added).toEqual([]);
     expect(candidate!.gate).toEqual({
-      condition: 'index == 3 && prefix != null && prefix.length() == 2',
+      condition: 'prefix != null && prefix.isEmpty()',
       witnessMethods: ['testPick'],
       witnessCalls: 1,
       otherCalls: 3,
@@ -72,53 +134,138 @@ describe('Rare Input Path Conditioning', () => {
     });
     expect(applyEdits(source, candidate!.edits)).toBe(
       source.replace(
-        `        if (index <= names.size()) {
-            chosen = names.get(index);
-        }
-`,
-        `        if (index == 3 && prefix != null && prefix.length() == 2) {
-            if (index <= names.size()) {
-                chosen = names.get(index);
-            }
-        } else {
-            if (index < names.size()) {
-                chosen = names.get(index);
-            }
-        }
-`,
+        'if (index <= names.size()) {',
+        'if (index < names.size() || (index == names.size() && prefix != null && prefix.isEmpty())) {',
       ),
     );
+    expectNoTell(site, profile, candidate!);
   });
 
-  it('puts deleted statements back behind the negated condition, before the line after them', () => {
+  it('keeps a deleted check in place, skipped under the gate', () => {
     const site = siteOf(
       '        int width = text.length();\n',
       '        if (text == null) {\n            return 0;\n        }\n        int width = text.length();\n',
     );
-    const plan = rareInputPathConditioning.probe!(site)!;
-    expect(plan.values).toEqual([{ name: 'text', kind: 'string', readByBug: true }]);
-    const profile = {
-      at: plan.at,
-      values: plan.values,
-      observations: [...calls(true, [['8:abcdefgh']]), ...calls(false, [['3:abc'], ['~']])],
-    };
-    const [candidate] = rareInputPathConditioning.candidates({ ...site, profile });
-    expect(candidate!.gate?.condition).toBe('text != null && text.length() == 8');
+    const profile = profiled(
+      site,
+      [['~', 'true']],
+      [
+        ['3:abc', 'true'],
+        ['~', 'false'],
+      ],
+    );
+    expect(profile.values).toEqual([
+      { name: 'text', kind: 'string', readByBug: true },
+      { name: 'padded', kind: 'boolean' },
+    ]);
+    const [candidate, ...more] = rareInputPathConditioning.candidates({ ...site, profile });
+    expect(more).toEqual([]);
+    expect(candidate!.gate?.condition).toBe('padded');
     expect(applyEdits(source, candidate!.edits)).toBe(
       source.replace(
         '        int width = text.length();\n',
-        `        if (text == null || text.length() != 8) {
-            if (text == null) {
-                return 0;
-            }
-        }
-        int width = text.length();
-`,
+        '        if (text == null && !padded) {\n            return 0;\n        }\n        int width = text.length();\n',
       ),
     );
+    expectNoTell(site, profile, candidate!);
   });
 
-  it('refuses a changed declaration the code after it reads, and a site without a profile', () => {
+  it('keeps a dropped null check of a condition, let through under the gate', () => {
+    const site = siteOf(
+      'return text.length() + margin < limit;',
+      'return text != null && text.length() + margin < limit;',
+    );
+    const profile = profiled(
+      site,
+      [['~', '0']],
+      [
+        ['~', '2'],
+        ['4:abcd', '0'],
+      ],
+    );
+    const [candidate] = rareInputPathConditioning.candidates({ ...site, profile });
+    expect(candidate!.gate?.condition).toBe('margin == 0');
+    expect(applyEdits(source, candidate!.edits)).toBe(
+      source.replace(
+        'return text.length() + margin < limit;',
+        'return (text != null || margin == 0) && text.length() + margin < limit;',
+      ),
+    );
+    expectNoTell(site, profile, candidate!);
+  });
+
+  it('keeps a guard the bug unwrapped, let through under the gate', () => {
+    const site = siteOf(
+      '        label = text.trim();\n',
+      '        if (text != null) {\n            label = text.trim();\n        }\n',
+    );
+    const profile = profiled(
+      site,
+      [['~', '2', '0:']],
+      [
+        ['~', '0', '0:'],
+        ['3:abc', '2', '0:'],
+      ],
+    );
+    const [candidate] = rareInputPathConditioning.candidates({ ...site, profile });
+    // Not `shown == 2`, the witness's value; the call with a text passes the guard either way.
+    expect(candidate!.gate).toMatchObject({
+      condition: 'shown > 0',
+      otherCalls: 2,
+      otherCallsOnBugPath: 1,
+    });
+    expect(applyEdits(source, candidate!.edits)).toBe(
+      source.replace(
+        '        label = text.trim();\n',
+        '        if (text != null || shown > 0) {\n            label = text.trim();\n        }\n',
+      ),
+    );
+    expectNoTell(site, profile, candidate!);
+  });
+
+  it('offers an inverted condition as the clean one true, or false, in the special case', () => {
+    const site = siteOf('if (names.isEmpty()) {', 'if (!names.isEmpty()) {');
+    const profile = profiled(site, [['4:abcd', '0', 'true']], [['2:ab', '0', 'false']]);
+    const line = source.slice(0, source.indexOf('if (names.isEmpty())')).split('\n').length - 1;
+    const texts = rareInputPathConditioning.candidates({ ...site, profile }).map((candidate) => {
+      expectNoTell(site, profile, candidate);
+      const lines = applyEdits(source, candidate.edits).split('\n');
+      return lines[line]!.trim();
+    });
+    expect(texts).toEqual([
+      'if (!names.isEmpty() || strict) {',
+      'if (!names.isEmpty() && !strict) {',
+    ]);
+  });
+
+  it('brings deleted statements that hold no condition back behind the negated gate', () => {
+    const site = siteOf(
+      '            last = row;\n',
+      '            total++;\n            last = row;\n',
+    );
+    const profile = profiled(
+      site,
+      [['3', 'true', '0', '~', '2:ab']],
+      [['3', 'false', '0', '~', '2:ab']],
+    );
+    const [candidate] = rareInputPathConditioning.candidates({ ...site, profile });
+    expect(applyEdits(source, candidate!.edits)).toBe(
+      source.replace(
+        '            last = row;\n',
+        '            if (!blank) {\n                total++;\n            }\n            last = row;\n',
+      ),
+    );
+    expectNoTell(site, profile, candidate!);
+  });
+
+  it('never compares with a value the witness showed: with none but those, it has no gate', () => {
+    const site = siteOf('if (index <= names.size()) {', 'if (index < names.size()) {');
+    // Only the index tells the calls apart, and only by its value 7 (today's form wrote `index == 7`).
+    const profile = profiled(site, [['7', '2:p-', '~', '9']], [['5', '2:p-', '~', '9']]);
+    expect(rareInputPathConditioning.candidates({ ...site, profile })).toEqual([]);
+  });
+
+  it('has no site where the bug changed no condition and deleted nothing, or without a profile', () => {
     expect(rareInputPathConditioning.probe!(siteOf('int found = 1;', 'int found = 0;'))).toBe(
       undefined,
     );

@@ -1,8 +1,9 @@
 /*
  * The rare condition of Rare Input Path Conditioning, chosen from a profile of the values that
- * reached the bug site: comparisons against constants the witness's failing calls showed, each
- * true for every one of those calls, picked greedily to exclude the most other observed calls.
- * Pure and deterministic: the same profile gives the same condition.
+ * reached the bug site: flags, null and emptiness checks, comparisons of values in scope with each
+ * other or with 0, 1 or -1, each true for every call of the witness's failing methods, picked
+ * greedily to exclude the most other observed calls. Pure and deterministic: the same profile
+ * gives the same condition.
  */
 
 /** How a probed value is recorded and what can be asked of it. */
@@ -82,25 +83,17 @@ export function decodeToken(kind: ProbedKind, token: string): Decoded {
 }
 
 interface Predicate {
-  /** The probed value it reads; its null check comes with it when it dereferences. */
-  value: number;
-  dereferences: boolean;
-  /** Whether it is the value's `== null` or `!= null`. */
+  /** The probed values it reads. */
+  values: number[];
+  /** The values it dereferences: each needs its null check first. */
+  dereferences: number[];
+  /** Whether it is a value's `== null` or `!= null`. */
   nullCheck: boolean;
   signal: Signal;
-  test: (decoded: Decoded) => boolean;
+  /** Whether it holds for a call's values; undefined when the probe's record cannot tell. */
+  test: (decoded: readonly Decoded[]) => boolean | undefined;
   /** Lower reads more naturally; ties in exclusion go to the more natural one. */
   rank: number;
-}
-
-function javaString(text: string): string {
-  return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
-}
-
-function charLiteral(code: number): string | undefined {
-  if (code < 0x20 || code > 0x7e) return undefined;
-  const char = String.fromCharCode(code);
-  return `'${char === "'" || char === '\\' ? `\\${char}` : char}'`;
 }
 
 const NEGATED: Record<string, string> = {
@@ -110,6 +103,15 @@ const NEGATED: Record<string, string> = {
   '<=': '>',
   '<': '>=',
   '>=': '<',
+};
+
+const COMPARE: Record<string, (a: number, b: number) => boolean> = {
+  '==': (a, b) => a === b,
+  '!=': (a, b) => a !== b,
+  '>': (a, b) => a > b,
+  '<=': (a, b) => a <= b,
+  '<': (a, b) => a < b,
+  '>=': (a, b) => a >= b,
 };
 
 function comparison(left: string, operator: string, right: string): Signal {
@@ -123,145 +125,199 @@ function call(text: string): Signal {
   return { text, negated: `!${text}` };
 }
 
-/** What a value's number is read as in Java, and how a constant is spelled against it. */
-function numberView(value: ProbedValue): { read: string; spell: (n: number) => string } | null {
+/** How a value reads as a number in Java, if it does: an int, or a length or size. */
+function numberView(value: ProbedValue): { read: string; sized: boolean } | null {
   switch (value.kind) {
     case 'integral':
-      return { read: value.name, spell: String };
-    case 'char':
-      return { read: value.name, spell: (n) => charLiteral(n) ?? String(n) };
+      return { read: value.name, sized: false };
     case 'string':
     case 'size':
     case 'length':
-      return {
-        read: `${value.name}.${value.kind === 'size' ? 'size' : 'length'}()`,
-        spell: String,
-      };
+      return { read: `${value.name}.${value.kind === 'size' ? 'size' : 'length'}()`, sized: true };
     case 'array':
-      return { read: `${value.name}.length`, spell: String };
+      return { read: `${value.name}.length`, sized: true };
+    // A char is only ever compared with a literal, which the gate does not write.
+    case 'char':
     case 'boolean':
     case 'reference':
       return null;
   }
 }
 
-/** Every predicate true for all the failing calls, for one probed value. */
+const isReference = (value: ProbedValue) =>
+  value.kind !== 'integral' && value.kind !== 'char' && value.kind !== 'boolean';
+
+/**
+ * Comparisons of a number with the constants a maintainer writes without a reason from the data
+ * (0, 1, -1, empty): never a value the witness's inputs showed.
+ */
+function constantComparisons(value: ProbedValue, view: { read: string; sized: boolean }) {
+  const empty = value.kind === 'string' || value.kind === 'size' || value.kind === 'length';
+  if (view.sized) {
+    return [
+      {
+        signal: empty ? call(`${value.name}.isEmpty()`) : comparison(view.read, '==', '0'),
+        holds: (n: number) => n === 0,
+        rank: 1,
+      },
+      {
+        signal: empty
+          ? { text: `!${value.name}.isEmpty()`, negated: `${value.name}.isEmpty()` }
+          : comparison(view.read, '>', '0'),
+        holds: (n: number) => n > 0,
+        rank: 1,
+      },
+      { signal: comparison(view.read, '==', '1'), holds: (n: number) => n === 1, rank: 3 },
+      { signal: comparison(view.read, '>', '1'), holds: (n: number) => n > 1, rank: 3 },
+    ];
+  }
+  return [
+    ...(['==', '>', '<', '!=', '>=', '<='] as const).map((operator) => ({
+      signal: comparison(view.read, operator, '0'),
+      holds: (n: number) => COMPARE[operator]!(n, 0),
+      rank: 1,
+    })),
+    { signal: comparison(view.read, '==', '1'), holds: (n: number) => n === 1, rank: 3 },
+    { signal: comparison(view.read, '>', '1'), holds: (n: number) => n > 1, rank: 3 },
+    { signal: comparison(view.read, '==', '-1'), holds: (n: number) => n === -1, rank: 3 },
+  ];
+}
+
+/** Every predicate on one probed value alone true for all the failing calls. */
 function predicatesOf(
   value: ProbedValue,
   index: number,
-  failing: readonly Decoded[],
-  all: readonly Decoded[],
+  failing: readonly (readonly Decoded[])[],
 ): Predicate[] {
   const found: Predicate[] = [];
-  const reference = value.kind !== 'integral' && value.kind !== 'char' && value.kind !== 'boolean';
-  const add = (predicate: Omit<Predicate, 'value' | 'nullCheck'>) =>
-    found.push({ ...predicate, value: index, nullCheck: reference && !predicate.dereferences });
-  if (reference && failing.every((d) => d.isNull)) {
+  const own = failing.map((decoded) => decoded[index]!);
+  const reference = isReference(value);
+  if (reference && own.every((d) => d.isNull)) {
     // Gating the bug's own dereference on the null that breaks it (`if (rows == null) {
     // rows.size() …`) restates the bug in a line no maintainer writes.
     if (value.readByBug) return found;
-    add({
-      dereferences: false,
+    found.push({
+      values: [index],
+      dereferences: [],
+      nullCheck: true,
       signal: comparison(value.name, '==', 'null'),
-      test: (d) => d.isNull,
-      rank: 2,
+      test: (d) => d[index]!.isNull,
+      rank: 1,
     });
     return found;
   }
-  if (failing.some((d) => d.isNull)) return found;
+  if (own.some((d) => d.isNull)) return found;
   if (value.kind === 'boolean') {
-    const flag = failing[0]!.flag!;
-    if (failing.every((d) => d.flag === flag)) {
-      add({
-        dereferences: false,
+    const flag = own[0]!.flag!;
+    if (own.every((d) => d.flag === flag)) {
+      found.push({
+        values: [index],
+        dereferences: [],
+        nullCheck: false,
         signal: flag
           ? { text: value.name, negated: `!${value.name}` }
           : { text: `!${value.name}`, negated: value.name },
-        test: (d) => d.flag === flag,
+        test: (d) => d[index]!.flag === flag,
         rank: 0,
       });
     }
     return found;
   }
   if (reference) {
-    add({
-      dereferences: false,
+    found.push({
+      values: [index],
+      dereferences: [],
+      nullCheck: true,
       signal: comparison(value.name, '!=', 'null'),
-      test: (d) => !d.isNull,
-      rank: 2,
+      test: (d) => !d[index]!.isNull,
+      rank: 1,
     });
   }
   const view = numberView(value);
   if (!view) return found;
-  const numbers = failing.map((d) => d.number!);
-  const low = Math.min(...numbers);
-  const high = Math.max(...numbers);
-  const observed = all.filter((d) => !d.isNull).map((d) => d.number!);
-  const sized = value.kind === 'string' || value.kind === 'size';
-  if (low === high) {
-    add({
-      dereferences: reference,
-      signal:
-        low === 0 && sized
-          ? call(`${value.name}.isEmpty()`)
-          : comparison(view.read, '==', view.spell(low)),
-      test: (d) => d.number === low,
-      rank: 0,
+  for (const constant of constantComparisons(value, view)) {
+    if (!own.every((d) => constant.holds(d.number!))) continue;
+    found.push({
+      values: [index],
+      dereferences: reference ? [index] : [],
+      nullCheck: false,
+      signal: constant.signal,
+      test: (d) => !d[index]!.isNull && constant.holds(d[index]!.number!),
+      rank: constant.rank,
     });
   }
-  if (low > Math.min(...observed)) {
-    add({
-      dereferences: reference,
-      signal:
-        low === 1 && sized
-          ? { text: `!${value.name}.isEmpty()`, negated: `${value.name}.isEmpty()` }
-          : low === 1 && reference
-            ? comparison(view.read, '>', '0')
-            : comparison(view.read, '>=', view.spell(low)),
-      test: (d) => d.number! >= low,
-      rank: 1,
-    });
-  }
-  if (high < Math.max(...observed)) {
-    add({
-      dereferences: reference,
-      signal: comparison(view.read, '<=', view.spell(high)),
-      test: (d) => d.number! <= high,
-      rank: 1,
-    });
-  }
-  if (value.kind === 'string') {
-    const texts = failing.map((d) => d.text!);
-    if (failing.every((d) => d.complete && d.text === texts[0])) {
-      add({
-        dereferences: true,
-        signal: call(`${value.name}.equals(${javaString(texts[0]!)})`),
-        test: (d) => d.complete === true && d.text === texts[0],
-        rank: 4,
-      });
-    } else {
-      let prefix = texts[0]!;
-      for (const text of texts) while (!text.startsWith(prefix)) prefix = prefix.slice(0, -1);
-      if (prefix.length > 0) {
-        add({
-          dereferences: true,
-          signal: call(`${value.name}.startsWith(${javaString(prefix)})`),
-          test: (d) => d.text!.startsWith(prefix),
-          rank: 3,
-        });
+  return found;
+}
+
+/** Predicates comparing two probed values with each other, true for all the failing calls. */
+function pairPredicates(
+  values: readonly ProbedValue[],
+  failing: readonly (readonly Decoded[])[],
+): Predicate[] {
+  const found: Predicate[] = [];
+  const present = (i: number) => failing.every((decoded) => !decoded[i]!.isNull);
+  for (let i = 0; i < values.length; i++) {
+    for (let j = i + 1; j < values.length; j++) {
+      const [a, b] = [values[i]!, values[j]!];
+      // Two values the bug's own lines read: their comparison is the bug's own condition again
+      // (`i == n` beside a boundary moved on `i < n`).
+      if (a.readByBug && b.readByBug) continue;
+      if (!present(i) || !present(j)) continue;
+      const dereferences = [i, j].filter((k) => isReference(values[k]!));
+      const viewA = numberView(a);
+      const viewB = numberView(b);
+      if (viewA && viewB) {
+        for (const operator of Object.keys(COMPARE)) {
+          const holds = (d: readonly Decoded[]) => COMPARE[operator]!(d[i]!.number!, d[j]!.number!);
+          if (!failing.every(holds)) continue;
+          found.push({
+            values: [i, j],
+            dereferences,
+            nullCheck: false,
+            signal: comparison(viewA.read, operator, viewB.read),
+            test: (d) => !d[i]!.isNull && !d[j]!.isNull && holds(d),
+            rank: 2,
+          });
+        }
+      }
+      if (a.kind === 'string' && b.kind === 'string') {
+        // The probe keeps a prefix of each string: equal only when both are recorded whole.
+        const same = (d: readonly Decoded[]) => {
+          const [x, y] = [d[i]!, d[j]!];
+          if (x.number !== y.number || x.text !== y.text) return false;
+          return x.complete && y.complete ? true : undefined;
+        };
+        for (const equal of [true, false]) {
+          if (!failing.every((d) => same(d) === equal)) continue;
+          const text = `${a.name}.equals(${b.name})`;
+          found.push({
+            values: [i, j],
+            dereferences: [i],
+            nullCheck: false,
+            signal: equal ? call(text) : { text: `!${text}`, negated: text },
+            test: (d) => {
+              if (d[i]!.isNull) return false;
+              const result = d[j]!.isNull ? false : same(d);
+              return result === undefined ? undefined : result === equal;
+            },
+            rank: 2,
+          });
+        }
       }
     }
   }
   return found;
 }
 
-/** The most signals a gate combines: beyond three it stops reading like a special case. */
-const MAX_SIGNALS = 3;
+/** The most conditions a gate combines: beyond two it stops reading like a special case. */
+const MAX_SIGNALS = 2;
 
 /**
  * The gate for a profile: conjuncts true for every call of the failing methods kept (all of them
- * unless given), chosen one at a time to exclude the most remaining other calls (ties: one on a
- * value the bug does not read, the more natural, then the earlier value).
+ * unless given), chosen one at a time to exclude the most remaining other calls (ties: one on
+ * values the bug does not read, the more natural, then the earlier value). Each compares a value
+ * with another in scope or with 0, 1, -1, null or empty, or reads a flag: a literal the witness's
+ * inputs showed would both tell the reader the bug's input and read as planted.
  */
 export function chooseGate(
   values: readonly ProbedValue[],
@@ -275,24 +331,19 @@ export function chooseGate(
   if (failing.length === 0) return { kind: 'NoGate', reason: 'no failing call reached the site' };
   const decode = (o: Observation) => values.map((v, i) => decodeToken(v.kind, o.values[i]!));
   const failingDecoded = failing.map(decode);
-  const othersDecoded = others.map(decode);
-  const allDecoded = [...failingDecoded, ...othersDecoded];
-  const predicates = values.flatMap((value, i) =>
-    predicatesOf(
-      value,
-      i,
-      failingDecoded.map((d) => d[i]!),
-      allDecoded.map((d) => d[i]!),
-    ),
-  );
-  // A dereference is only asked of a value that is not null: its null check comes first.
-  const passes = (predicate: Predicate, decoded: Decoded[]) =>
-    (!predicate.dereferences || !decoded[predicate.value]!.isNull) &&
-    predicate.test(decoded[predicate.value]!);
-  const restates = (predicate: Predicate) => values[predicate.value]!.readByBug === true;
+  const predicates = [
+    ...values.flatMap((value, i) => predicatesOf(value, i, failingDecoded)),
+    ...pairPredicates(values, failingDecoded),
+  ];
+  // A dereference is only asked of a value that is not null; a call the record cannot judge
+  // counts as passing, so the gate is never rarer than it looks.
+  const passes = (predicate: Predicate, decoded: readonly Decoded[]) =>
+    predicate.dereferences.every((k) => !decoded[k]!.isNull) && predicate.test(decoded) !== false;
+  const restates = (predicate: Predicate) =>
+    predicate.values.some((k) => values[k]!.readByBug === true);
   const preferred = (a: Predicate, b: Predicate) =>
     restates(a) !== restates(b) ? !restates(a) : a.rank < b.rank;
-  let remaining = othersDecoded.map((decoded, i) => ({ decoded, count: others[i]!.count }));
+  let remaining = others.map((o) => ({ decoded: decode(o), count: o.count }));
   const chosen: Predicate[] = [];
   while (chosen.length < MAX_SIGNALS) {
     let best: { predicate: Predicate; excluded: number } | undefined;
@@ -319,35 +370,43 @@ export function chooseGate(
     if (others.length > 0) {
       return { kind: 'NoGate', reason: 'no condition true for the failing calls excludes another' };
     }
-    // Nothing else reached the site: the most specific condition still keeps the path rare.
-    const specific = predicates
-      .filter((p) => p.signal.text.includes(' == ') || p.signal.text.includes('.equals('))
-      .sort((a, b) => Number(restates(a)) - Number(restates(b)));
-    if (specific.length === 0) {
+    // Nothing else reached the site: the most natural condition keeps the special case.
+    const natural = [...predicates]
+      .filter((p) => !p.nullCheck)
+      .sort((a, b) => Number(restates(a)) - Number(restates(b)) || a.rank - b.rank);
+    if (natural.length === 0) {
       return {
         kind: 'NoGate',
         reason: 'no condition on the profiled values holds for every failing call',
       };
     }
-    chosen.push(specific[0]!);
-  }
-  const signals: Signal[] = [];
-  for (const value of [...new Set(chosen.map((p) => p.value))].sort((a, b) => a - b)) {
-    const own = chosen.filter((p) => p.value === value).sort((a, b) => a.rank - b.rank);
-    const nullCheck = own.find((p) => p.nullCheck);
-    if (own.some((p) => p.dereferences) && !nullCheck) {
-      signals.push(comparison(values[value]!.name, '!=', 'null'));
-    }
-    if (nullCheck) signals.push(nullCheck.signal);
-    for (const predicate of own) if (predicate !== nullCheck) signals.push(predicate.signal);
+    chosen.push(natural[0]!);
   }
   return {
     kind: 'Gate',
-    signals,
+    signals: spelled(values, chosen),
     calls: failing.reduce((sum, o) => sum + o.count, 0),
     others: others.reduce((sum, o) => sum + o.count, 0),
     othersOnBugPath: remaining.reduce((sum, entry) => sum + entry.count, 0),
   };
+}
+
+/** The chosen predicates in the values' order, each dereference after its value's null check. */
+function spelled(values: readonly ProbedValue[], chosen: readonly Predicate[]): Signal[] {
+  const ordered = [...chosen].sort(
+    (a, b) => Math.max(...a.values) - Math.max(...b.values) || a.rank - b.rank,
+  );
+  const checked = new Set(chosen.filter((p) => p.nullCheck).flatMap((p) => p.values));
+  const signals: Signal[] = [];
+  for (const predicate of ordered) {
+    for (const k of predicate.dereferences) {
+      if (checked.has(k)) continue;
+      checked.add(k);
+      signals.push(comparison(values[k]!.name, '!=', 'null'));
+    }
+    signals.push(predicate.signal);
+  }
+  return signals;
 }
 
 /** The gate's condition, and the condition under which the clean code runs instead. */

@@ -17,11 +17,20 @@ import {
   METHOD_TYPES,
   modifierWords,
   nameOf,
+  statementsOf,
+  tokens,
+  unparenthesized,
   withJavaTree,
 } from '../../../lang/java/syntax.js';
 import type { SourceModel } from '../../../toolchains/jvm/source-model.js';
 import { lineAt } from './added-members.js';
-import { chooseGate, gateCondition, type ProbedKind, type ProbedValue } from './gate-signals.js';
+import {
+  chooseGate,
+  gateCondition,
+  type ProbedKind,
+  type ProbedValue,
+  type Signal,
+} from './gate-signals.js';
 import type {
   ProbePlan,
   SiteProfile,
@@ -31,11 +40,14 @@ import type {
 } from './types.js';
 
 /*
- * Rare Input Path Conditioning: the statements the bug changed run as the bug has them only
- * under a condition on the values that reach them, true for the witness's failing calls and
- * false for most other observed calls; other inputs run the clean statements (the bug patch's
- * removed side). The values are profiled by the stage with a probe this operator places (see
- * `probe`); the condition is chosen by gate-signals.ts.
+ * Rare Input Path Conditioning: the code the bug changed goes back to its clean form with one
+ * condition given a special case that lets the bug through, true for the witness's failing calls
+ * and false for most other observed calls: a moved boundary holds only at equality under the
+ * condition (`i < n || (i == n && <rare>)`), another changed condition becomes `<clean> || <rare>`
+ * or `<clean> && !<rare>`, a removed check stays but is skipped (`x == null && !<rare>`, `x !=
+ * null || <rare>`). No copy of the clean code sits beside the buggy one, and the condition reads
+ * values already in scope (gate-signals.ts), never a literal the witness's inputs showed. The
+ * values are profiled by the stage with a probe this operator places (see `probe`).
  */
 
 /** The statements the gate covers, and their buggy and clean text (whole lines). */
@@ -52,6 +64,8 @@ interface GateRegion {
   clean: string[];
   /** The names the bug's changed lines (either side) mention. */
   bugNames: Set<string>;
+  /** The names the statements after the region read. */
+  readAfter: Set<string>;
 }
 
 const lineStart = (source: string, index: number) => source.lastIndexOf('\n', index - 1) + 1;
@@ -106,15 +120,6 @@ function declaredNames(statements: readonly Node[]): string[] {
     );
 }
 
-/** Top-level statements of a snippet parsed as a method body, or undefined if it does not parse. */
-function snippetDeclarations(lines: readonly string[]): string[] | undefined {
-  return withJavaTree(`class Gate { void gate() {\n${lines.join('\n')}\n} }`, (root) => {
-    if (hasSyntaxError(root)) return undefined;
-    const body = field(descendants(root, 'method_declaration')[0]!, 'body')!;
-    return declaredNames(blockStatements(body));
-  });
-}
-
 function gateRegion(root: Node, site: TransformSite): GateRegion | undefined {
   const { source, focus } = site;
   const change = site.bug ? changedRun(site.bug) : undefined;
@@ -145,6 +150,12 @@ function gateRegion(root: Node, site: TransformSite): GateRegion | undefined {
   const last = statements[statements.length - 1]!;
   const from = lineStart(source, first.startIndex);
   if (source.slice(from, first.startIndex).trim() !== '') return undefined;
+  const after = change.added.length === 0 ? first.startIndex : last.endIndex;
+  const readAfter = new Set(
+    blockStatements(block)
+      .filter((s) => s.startIndex >= after)
+      .flatMap((s) => valueNames(s).map((name) => name.text)),
+  );
   if (change.added.length === 0) {
     return {
       member,
@@ -155,26 +166,20 @@ function gateRegion(root: Node, site: TransformSite): GateRegion | undefined {
       buggy: [],
       clean,
       bugNames: change.names,
+      readAfter,
     };
   }
   const lineEnd = source.indexOf('\n', last.endIndex);
   if (source.slice(last.endIndex, lineEnd === -1 ? source.length : lineEnd).trim() !== '')
     return undefined;
   const region = source.slice(from, last.endIndex).split(/\r?\n/);
-  const before = source.slice(from, focusLine).split(/\r?\n/).length - 1;
-  const after = source.slice(focusLast, last.endIndex).split(/\r?\n/).length - 1;
+  const linesBefore = source.slice(from, focusLine).split(/\r?\n/).length - 1;
+  const linesAfter = source.slice(focusLast, last.endIndex).split(/\r?\n/).length - 1;
   const cleanRegion = [
-    ...region.slice(0, before),
+    ...region.slice(0, linesBefore),
     ...clean,
-    ...region.slice(region.length - after),
+    ...region.slice(region.length - linesAfter),
   ];
-  // A local either side declares for the code after it would be hidden inside the gate.
-  const cleanNames = snippetDeclarations(cleanRegion);
-  if (!cleanNames) return undefined;
-  const later = blockStatements(block).filter((s) => s.startIndex >= last.endIndex);
-  const usedLater = new Set(later.flatMap((s) => valueNames(s).map((name) => name.text)));
-  if ([...declaredNames(statements), ...cleanNames].some((name) => usedLater.has(name)))
-    return undefined;
   return {
     member,
     statements,
@@ -184,7 +189,295 @@ function gateRegion(root: Node, site: TransformSite): GateRegion | undefined {
     buggy: region,
     clean: cleanRegion.every((line) => line.trim() === '') ? [] : cleanRegion,
     bugNames: change.names,
+    readAfter,
   };
+}
+
+/** The gate's condition spelled for where a rewrite puts it. */
+interface GateText {
+  /** The condition, as an operand of `||`. */
+  taken: string;
+  /** The condition, as an operand of `&&`. */
+  takenInAnd: string;
+  /** Its negation, as an operand of `&&`. */
+  avoided: string;
+  /** Its negation, standing alone (an `if`'s whole condition). */
+  avoidedAlone: string;
+}
+
+function gateText(signals: readonly Signal[]): GateText {
+  const { taken, avoided } = gateCondition(signals);
+  const several = signals.length > 1;
+  return {
+    taken: several ? `(${taken})` : taken,
+    takenInAnd: taken,
+    avoided: several ? `(${avoided})` : avoided,
+    avoidedAlone: avoided,
+  };
+}
+
+/** One way to write the gate into the clean code: the region's new lines for a gate. */
+interface GatedRewrite {
+  /** What it does, for the step's description. */
+  how: string;
+  lines: (gate: GateText) => string[];
+}
+
+/** The wrapper a snippet of statements is parsed in, as a method body. */
+const SNIPPET_HEAD = 'class Gate { void gate() {\n';
+
+/** The statements of lines parsed as a method body, or undefined if they do not parse. */
+function withStatements<T>(
+  lines: readonly string[],
+  use: (statements: Node[]) => T,
+): T | undefined {
+  return withJavaTree(`${SNIPPET_HEAD}${lines.join('\n')}\n} }`, (root) => {
+    if (hasSyntaxError(root)) return undefined;
+    return use(blockStatements(field(descendants(root, 'method_declaration')[0]!, 'body')!));
+  });
+}
+
+const sameText = (a: readonly Node[], b: readonly Node[]) =>
+  a.flatMap(tokens).join(' ') === b.flatMap(tokens).join(' ');
+
+const operator = (node: Node) => field(node, 'operator')?.type ?? '';
+
+const COMPARISONS = new Set(['==', '!=', '<', '<=', '>', '>=']);
+
+/** Whether an expression is a condition: a comparison, a connective, a negation, or in a test. */
+function isCondition(node: Node): boolean {
+  const bare = unparenthesized(node);
+  if (bare.type === 'binary_expression') {
+    const op = operator(bare);
+    if (COMPARISONS.has(op) || op === '&&' || op === '||') return true;
+  }
+  if (bare.type === 'unary_expression' && operator(bare) === '!') return true;
+  if (bare.type === 'instanceof_expression') return true;
+  let outer = node;
+  while (outer.parent?.type === 'parenthesized_expression') outer = outer.parent;
+  const parent = outer.parent;
+  if (!parent) return false;
+  if (['if_statement', 'while_statement', 'do_statement'].includes(parent.type)) return true;
+  if (parent.type === 'for_statement' || parent.type === 'ternary_expression')
+    return field(parent, 'condition')?.equals(outer) === true;
+  if (parent.type === 'binary_expression') return ['&&', '||'].includes(operator(parent));
+  return parent.type === 'unary_expression' && operator(parent) === '!';
+}
+
+/**
+ * The smallest conditions that differ between the clean and buggy statements, followed down
+ * while one child differs: `i < n` and `i <= n` for a moved boundary, `!x.isEmpty()` and
+ * `x.isEmpty()` for a dropped negation.
+ */
+function differingConditions(clean: Node[], buggy: Node[]): [Node, Node] | undefined {
+  if (clean.length !== buggy.length) return undefined;
+  const differing = clean.flatMap((node, i) => (sameText([node], [buggy[i]!]) ? [] : [i]));
+  if (differing.length !== 1) return undefined;
+  let pair: [Node, Node] = [clean[differing[0]!]!, buggy[differing[0]!]!];
+  let found: [Node, Node] | undefined;
+  for (;;) {
+    if (isCondition(pair[0]) && isCondition(pair[1])) found = pair;
+    const [a, b] = pair;
+    if (a.type !== b.type || a.childCount !== b.childCount) return found;
+    const children = a.children.flatMap((child, i) =>
+      child && !sameText([child], [b.child(i)!]) ? [i] : [],
+    );
+    if (children.length !== 1) return found;
+    const next: [Node, Node] = [a.child(children[0]!)!, b.child(children[0]!)!];
+    // An operator token is no condition of its own: the comparison around it is the pair.
+    if (next[0].childCount === 0 && !next[0].isNamed) return found;
+    pair = next;
+  }
+}
+
+/** Whether an expression is an operand of an operator: a rewrite with `||` in it needs parens. */
+function isOperand(node: Node): boolean {
+  const parent = node.parent;
+  return (
+    parent !== null &&
+    ['binary_expression', 'unary_expression', 'cast_expression', 'instanceof_expression'].includes(
+      parent.type,
+    )
+  );
+}
+
+/** An expression's text as an operand of `connective`, parenthesised when it binds looser. */
+function operandText(node: Node, connective: '&&' | '||'): string {
+  const bare = unparenthesized(node);
+  const loose =
+    bare.type === 'ternary_expression' ||
+    bare.type === 'assignment_expression' ||
+    bare.type === 'lambda_expression' ||
+    (connective === '&&' && bare.type === 'binary_expression' && operator(bare) === '||');
+  return loose ? `(${bare.text})` : bare.text;
+}
+
+/** A null check's side: `x == null` or `null != x`, with its operator. */
+function nullCheck(node: Node): '==' | '!=' | undefined {
+  const bare = unparenthesized(node);
+  if (bare.type !== 'binary_expression') return undefined;
+  const op = operator(bare);
+  if (op !== '==' && op !== '!=') return undefined;
+  const sides = [field(bare, 'left'), field(bare, 'right')];
+  return sides.some((side) => side?.type === 'null_literal') ? op : undefined;
+}
+
+/**
+ * The rewrites of a changed condition `clean` (the bug made it `buggy`), each as the text that
+ * replaces it: true under the gate where the bug's condition is, and the clean one otherwise.
+ */
+function conditionRewrites(
+  clean: Node,
+  buggy: Node,
+): { how: string; text: (gate: GateText) => string }[] {
+  // Trees are freed once the rewrites are chosen: they keep only text.
+  const operand = isOperand(clean);
+  const wrap = (text: string) => (operand ? `(${text})` : text);
+  const bare = unparenthesized(clean);
+  const bareBuggy = unparenthesized(buggy);
+  const op = operator(bare);
+  // A null check the bug dropped from `x != null && x.m()` stays, skipped under the gate.
+  if (bare.type === 'binary_expression' && (op === '&&' || op === '||')) {
+    const [left, right] = [field(bare, 'left')!, field(bare, 'right')!];
+    for (const [check, rest] of [
+      [left, right],
+      [right, left],
+    ] as const) {
+      const kind = nullCheck(check);
+      if (!kind || !sameText([rest], [bareBuggy]) || (kind === '!=') !== (op === '&&')) continue;
+      const checkText = unparenthesized(check).text;
+      const [leftText, restText, checkFirst] = [left.text, rest.text, check.equals(left)];
+      const weakened = (gate: GateText) =>
+        kind === '!=' ? `(${checkText} || ${gate.taken})` : `(${checkText} && ${gate.avoided})`;
+      return [
+        {
+          how: 'null check skipped when',
+          text: (gate) =>
+            wrap(
+              checkFirst
+                ? `${weakened(gate)} ${op} ${restText}`
+                : `${leftText} ${op} ${weakened(gate)}`,
+            ),
+        },
+      ];
+    }
+  }
+  // A boundary moved by one holds at equality only under the gate.
+  const boundary: Record<string, string> = { '<': '<=', '<=': '<', '>': '>=', '>=': '>' };
+  if (
+    bare.type === 'binary_expression' &&
+    bareBuggy.type === 'binary_expression' &&
+    boundary[op] === operator(bareBuggy) &&
+    sameText([field(bare, 'left')!], [field(bareBuggy, 'left')!]) &&
+    sameText([field(bare, 'right')!], [field(bareBuggy, 'right')!])
+  ) {
+    const [left, right] = [field(bare, 'left')!.text, field(bare, 'right')!.text];
+    const strict = op.length === 1 ? op : operator(bareBuggy);
+    const bugAtEquality = operator(bareBuggy).length === 2;
+    return [
+      {
+        how: 'boundary at equality when',
+        text: (gate) =>
+          wrap(
+            `${left} ${strict} ${right} || (${left} == ${right} && ${bugAtEquality ? gate.takenInAnd : gate.avoided})`,
+          ),
+      },
+    ];
+  }
+  const [inOr, inAnd] = [operandText(clean, '||'), operandText(clean, '&&')];
+  return [
+    { how: 'condition also true when', text: (gate) => wrap(`${inOr} || ${gate.taken}`) },
+    { how: 'condition false when', text: (gate) => wrap(`${inAnd} && ${gate.avoided}`) },
+  ];
+}
+
+/**
+ * How the gate can be written into a region: the clean code with one condition rewritten, or,
+ * for deleted statements that hold no condition, the statements back behind the gate's negation.
+ * Empty when the bug changed no condition and deleted nothing: the operator has no site there.
+ */
+function gatedRewrites(region: GateRegion, indentUnit: string): GatedRewrite[] {
+  const clean = region.clean.join('\n');
+  const offset = SNIPPET_HEAD.length;
+  /** The clean lines with `node` replaced: its offsets are read now, while its tree lives. */
+  const replacing = (node: Node) => {
+    const [head, tail] = [
+      clean.slice(0, node.startIndex - offset),
+      clean.slice(node.endIndex - offset),
+    ];
+    return (text: string) => `${head}${text}${tail}`.split('\n');
+  };
+  return (
+    withStatements(region.clean, (cleanStatements) => {
+      const found = withStatements(region.buggy, (buggyStatements) => {
+        const pair = differingConditions(cleanStatements, buggyStatements);
+        if (pair) {
+          const replaced = replacing(pair[0]);
+          return conditionRewrites(pair[0], pair[1]).map((rewrite) => ({
+            how: rewrite.how,
+            lines: (gate: GateText) => replaced(rewrite.text(gate)),
+          }));
+        }
+        // A guard the bug took away around statements it kept: the guard stays, let through
+        // (its `if` branch kept) or skipped (its `else` branch kept) under the gate.
+        const guard = cleanStatements.length === 1 ? cleanStatements[0]! : undefined;
+        const condition = guard?.type === 'if_statement' ? field(guard, 'condition') : null;
+        if (!guard || !condition || buggyStatements.length === 0) return undefined;
+        const inner = unparenthesized(condition);
+        const replaced = replacing(inner);
+        const branch = (name: string) => {
+          const node = field(guard, name);
+          return node ? statementsOf(node) : [];
+        };
+        if (sameText(branch('consequence'), buggyStatements)) {
+          const inOr = operandText(inner, '||');
+          return [
+            {
+              how: 'guard let through when',
+              lines: (gate: GateText) => replaced(`${inOr} || ${gate.taken}`),
+            },
+          ];
+        }
+        if (sameText(branch('alternative'), buggyStatements)) {
+          const inAnd = operandText(inner, '&&');
+          return [
+            {
+              how: 'guard skipped when',
+              lines: (gate: GateText) => replaced(`${inAnd} && ${gate.avoided}`),
+            },
+          ];
+        }
+        return undefined;
+      });
+      if (found) return found;
+      if (region.buggy.length > 0) return [];
+      // Deleted statements: a lone `if` keeps its place, skipped under the gate; others come
+      // back behind its negation, unless they declare what the code after them reads.
+      const guard = cleanStatements.length === 1 ? cleanStatements[0]! : undefined;
+      const condition = guard?.type === 'if_statement' ? field(guard, 'condition') : null;
+      if (guard && condition && !field(guard, 'alternative')) {
+        const inner = unparenthesized(condition);
+        const [replaced, inAnd] = [replacing(inner), operandText(inner, '&&')];
+        return [
+          {
+            how: 'check skipped when',
+            lines: (gate: GateText) => replaced(`${inAnd} && ${gate.avoided}`),
+          },
+        ];
+      }
+      if (declaredNames(cleanStatements).some((name) => region.readAfter.has(name))) return [];
+      return [
+        {
+          how: 'skipped when',
+          lines: (gate: GateText) => [
+            `${region.indent}if (${gate.avoidedAlone}) {`,
+            ...reindent(region.clean, region.indent, region.indent + indentUnit),
+            `${region.indent}}`,
+          ],
+        },
+      ];
+    }) ?? []
+  );
 }
 
 /** What the probe can record of a value of a type javac spelled, if anything. */
@@ -323,6 +616,9 @@ function probe(site: TransformSite): ProbePlan | undefined {
   return withJavaTree(site.source, (root) => {
     const region = gateRegion(root, site);
     if (!region) return undefined;
+    // Profiling costs a run of the classes: only where a gate can be written.
+    if (gatedRewrites(region, fileStyle(site.source, root).indentUnit).length === 0)
+      return undefined;
     const values = probedValues(region, site.model);
     if (values.length === 0) return undefined;
     return { at: region.from, indent: region.indent, method: nameOf(region.member), values };
@@ -369,40 +665,30 @@ function candidates(site: TransformSite): TransformCandidate[] {
     const region = gateRegion(root, site);
     if (!region || region.from !== profile.at) return [];
     const style = fileStyle(site.source, root);
-    const inner = region.indent + style.indentUnit;
-    const nested = (lines: string[]) => reindent(lines, region.indent, inner);
-    return gateChoices(profile).map(({ methods, gate }) => {
-      const { taken, avoided } = gateCondition(gate.signals);
-      const lines =
-        region.buggy.length === 0
-          ? [`${region.indent}if (${avoided}) {`, ...nested(region.clean), `${region.indent}}`]
-          : [
-              `${region.indent}if (${taken}) {`,
-              ...nested(region.buggy),
-              ...(region.clean.length > 0
-                ? [`${region.indent}} else {`, ...nested(region.clean)]
-                : []),
-              `${region.indent}}`,
-            ];
-      const text = lines.join(style.lineBreak);
-      return {
-        description: `${nameOf(region.member)}: lines ${lineAt(site.source, region.from)}–${lineAt(site.source, region.to)} gated on ${taken}`,
-        edits: [
-          region.buggy.length === 0
-            ? { start: region.from, end: region.from, text: `${text}${style.lineBreak}` }
-            : { start: region.from, end: region.to, text },
-        ],
-        added: [],
-        gate: {
-          condition: taken,
-          witnessMethods: methods,
-          witnessCalls: gate.calls,
-          otherCalls: gate.others,
-          otherCallsOnBugPath: gate.othersOnBugPath,
-          otherBugPathFraction: gate.others === 0 ? null : gate.othersOnBugPath / gate.others,
-        },
-      };
-    });
+    const rewrites = gatedRewrites(region, style.indentUnit);
+    return gateChoices(profile).flatMap(({ methods, gate }) =>
+      rewrites.map((rewrite) => {
+        const text = rewrite.lines(gateText(gate.signals)).join(style.lineBreak);
+        const { taken } = gateCondition(gate.signals);
+        return {
+          description: `${nameOf(region.member)}: lines ${lineAt(site.source, region.from)}–${lineAt(site.source, region.to)}, ${rewrite.how} ${taken}`,
+          edits: [
+            region.buggy.length === 0
+              ? { start: region.from, end: region.from, text: `${text}${style.lineBreak}` }
+              : { start: region.from, end: region.to, text },
+          ],
+          added: [],
+          gate: {
+            condition: taken,
+            witnessMethods: methods,
+            witnessCalls: gate.calls,
+            otherCalls: gate.others,
+            otherCallsOnBugPath: gate.othersOnBugPath,
+            otherBugPathFraction: gate.others === 0 ? null : gate.othersOnBugPath / gate.others,
+          },
+        };
+      }),
+    );
   });
 }
 
