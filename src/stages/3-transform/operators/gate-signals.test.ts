@@ -7,6 +7,9 @@ const call = (failing: boolean | string, values: string[], count = 1): Observati
   count,
 });
 
+const texts = (gate: ReturnType<typeof chooseGate>) =>
+  gate.kind === 'Gate' ? gate.signals.map((s) => s.text) : gate.reason;
+
 describe('decodeToken', () => {
   it('reads nulls, flags, numbers and a string probe token (URL-encoded text after its length)', () => {
     expect(decodeToken('string', '~')).toEqual({ isNull: true });
@@ -28,20 +31,20 @@ describe('chooseGate', () => {
     { name: 'name', kind: 'string' as const },
   ];
 
-  it('picks the comparison that excludes the most other calls, then the next, and counts who is left', () => {
+  it('picks the condition that excludes the most other calls, then the next, and counts who is left', () => {
     const gate = chooseGate(values, [
-      call(true, ['7', '3:abc']),
-      call(true, ['9', '3:abd']),
+      call(true, ['0', '3:abc']),
+      call(true, ['0', '2:ab']),
       call(false, ['2', '3:abc'], 5),
-      call(false, ['8', '1:x'], 2),
-      call(false, ['8', '3:abz']),
+      call(false, ['0', '0:'], 2),
+      call(false, ['0', '4:abcd']),
     ]);
     expect(gate).toEqual({
       kind: 'Gate',
       signals: [
-        { text: 'index >= 7', negated: 'index < 7' },
+        { text: 'index == 0', negated: 'index != 0' },
         { text: 'name != null', negated: 'name == null' },
-        { text: 'name.length() == 3', negated: 'name.length() != 3' },
+        { text: '!name.isEmpty()', negated: 'name.isEmpty()' },
       ],
       calls: 2,
       others: 8,
@@ -49,22 +52,43 @@ describe('chooseGate', () => {
     });
   });
 
-  it('is true for every failing call: a value that varies among them gives no equality', () => {
+  it('never writes a value the failing calls showed: calls told apart only by one get no gate', () => {
+    // Today's form would have written `index == 7` or `name.equals("abc")`.
+    expect(chooseGate(values, [call(true, ['7', '3:abc']), call(false, ['5', '3:abd'])])).toEqual({
+      kind: 'NoGate',
+      reason: 'no condition true for the failing calls excludes another',
+    });
+  });
+
+  it('compares two values in scope with each other, and strings recorded whole by equals', () => {
     const gate = chooseGate(values, [
-      call(true, ['1', '~']),
-      call(true, ['4', '~']),
-      call(false, ['1', '2:ok']),
+      call(true, ['7', '3:abc']),
+      call(true, ['9', '5:abcde']),
+      call(false, ['2', '3:abc']),
+      call(false, ['4', '6:abcdef']),
     ]);
-    expect(gate.kind === 'Gate' && gate.signals.map((s) => s.text)).toEqual(['name == null']);
+    expect(texts(gate)).toEqual(['name != null', 'index > name.length()']);
+    const names = [
+      { name: 'key', kind: 'string' as const },
+      { name: 'last', kind: 'string' as const },
+    ];
+    const same = chooseGate(names, [
+      call(true, ['2:ab', '2:ab']),
+      call(false, ['2:ab', '2:ac']),
+      call(false, ['1:a', '2:ab']),
+    ]);
+    expect(texts(same)).toEqual(['key != null', 'key.equals(last)']);
+    // A prefix alone cannot show two long strings equal: no call is judged by it.
+    const cut = 'x'.repeat(40);
+    expect(
+      chooseGate(names, [
+        call(true, [`50:${cut}`, `50:${cut}`]),
+        call(false, [`50:${cut}`, `50:${cut}`]),
+      ]),
+    ).toMatchObject({ kind: 'NoGate' });
   });
 
-  it('with no other call to exclude, falls back to one equality that keeps the path rare', () => {
-    const gate = chooseGate(values, [call(true, ['3', '2:ab'])]);
-    expect(gate).toMatchObject({ kind: 'Gate', others: 0, othersOnBugPath: 0 });
-    expect(gate.kind === 'Gate' && gate.signals.map((s) => s.text)).toEqual(['index == 3']);
-  });
-
-  it('spells sizes of zero and one as isEmpty, and chars as literals', () => {
+  it('spells sizes of zero as isEmpty, and never compares a char (only a literal would)', () => {
     const gate = chooseGate(
       [
         { name: 'rows', kind: 'size' },
@@ -73,16 +97,10 @@ describe('chooseGate', () => {
       [call(true, ['0', '34']), call(false, ['2', '34']), call(false, ['0', '97'])],
     );
     expect(gate.kind === 'Gate' && gateCondition(gate.signals)).toEqual({
-      taken: "rows != null && rows.isEmpty() && c == '\"'",
-      avoided: "rows == null || !rows.isEmpty() || c != '\"'",
+      taken: 'rows != null && rows.isEmpty()',
+      avoided: 'rows == null || !rows.isEmpty()',
     });
-    const atLeastOne = chooseGate(
-      [{ name: 'rows', kind: 'size' }],
-      [call(true, ['1']), call(true, ['4']), call(false, ['0'])],
-    );
-    expect(atLeastOne.kind === 'Gate' && gateCondition(atLeastOne.signals).taken).toBe(
-      'rows != null && !rows.isEmpty()',
-    );
+    expect(gate).toMatchObject({ others: 2, othersOnBugPath: 1 });
   });
 
   it('between conditions that exclude as much, prefers one on a value the bug does not read', () => {
@@ -91,29 +109,31 @@ describe('chooseGate', () => {
         { name: 'header', kind: 'array', readByBug: true },
         { name: 'width', kind: 'integral' },
       ],
-      [call(true, ['~', '9']), call(false, ['2', '4']), call(false, ['3', '5'])],
+      [call(true, ['0', '0']), call(false, ['2', '4']), call(false, ['3', '5'])],
     );
-    expect(gate.kind === 'Gate' && gate.signals.map((s) => s.text)).toEqual(['width == 9']);
+    expect(texts(gate)).toEqual(['width == 0']);
   });
 
-  it('never gates on the null of a value the bug reads: that would restate the bug', () => {
+  it('never gates on the null of a value the bug reads, nor compares two values it reads', () => {
     const bugRead = [{ name: 'rows', kind: 'size', readByBug: true }] as const;
     const observations = [call(true, ['~']), call(false, ['2']), call(false, ['0'])];
     expect(chooseGate(bugRead, observations).kind).toBe('NoGate');
-    // Another value that separates the calls still makes a gate.
-    const gate = chooseGate(
-      [...bugRead, { name: 'width', kind: 'integral' }],
-      [call(true, ['~', '9']), call(false, ['2', '4']), call(false, ['0', '5'])],
-    );
-    expect(gate.kind === 'Gate' && gate.signals.map((s) => s.text)).toEqual(['width == 9']);
     // The same null on a value the bug does not read is an ordinary special case.
     const other = chooseGate([{ name: 'rows', kind: 'size' }], observations);
-    expect(other.kind === 'Gate' && other.signals.map((s) => s.text)).toEqual(['rows == null']);
+    expect(texts(other)).toEqual(['rows == null']);
+    // `i == n` beside the bug's own `i <= n` would be its condition again.
+    const bound = [
+      { name: 'i', kind: 'integral', readByBug: true },
+      { name: 'n', kind: 'integral', readByBug: true },
+    ] as const;
+    expect(chooseGate(bound, [call(true, ['3', '3']), call(false, ['2', '3'])]).kind).toBe(
+      'NoGate',
+    );
   });
 
   it('keeps only the failing methods asked for: the calls of the others are excluded too', () => {
     const observations = [
-      call('testShort', ['2', '2:ab']),
+      call('testShort', ['0', '2:ab']),
       call('testLong', ['9', '2:ab']),
       call(false, ['3', '2:ab']),
     ];
@@ -122,9 +142,18 @@ describe('chooseGate', () => {
       kind: 'NoGate',
       reason: 'no condition true for the failing calls excludes another',
     });
-    const gate = chooseGate(values, observations, new Set(['testLong']));
+    const gate = chooseGate(values, observations, new Set(['testShort']));
     expect(gate).toMatchObject({ kind: 'Gate', calls: 1, others: 2, othersOnBugPath: 0 });
-    expect(gate.kind === 'Gate' && gate.signals.map((s) => s.text)).toEqual(['index == 9']);
+    expect(texts(gate)).toEqual(['index == 0']);
+  });
+
+  it('with no other call to exclude, falls back to the most natural condition', () => {
+    const gate = chooseGate(
+      [...values, { name: 'quiet', kind: 'boolean' }],
+      [call(true, ['3', '2:ab', 'true'])],
+    );
+    expect(gate).toMatchObject({ kind: 'Gate', others: 0, othersOnBugPath: 0 });
+    expect(texts(gate)).toEqual(['quiet']);
   });
 
   it('of an object that is neither sized nor a string, asks only whether it is null', () => {
@@ -133,7 +162,7 @@ describe('chooseGate', () => {
       [call(true, ['~']), call(false, ['!']), call(false, ['!'])],
     );
     expect(gate).toMatchObject({ kind: 'Gate', others: 2, othersOnBugPath: 0 });
-    expect(gate.kind === 'Gate' && gate.signals.map((s) => s.text)).toEqual(['source == null']);
+    expect(texts(gate)).toEqual(['source == null']);
   });
 
   it('refuses when no failing call reached the site, or none of its values is shared', () => {
