@@ -1,8 +1,13 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { baseTestMethod, failingMethodsOf, verdictFromReports } from '../core/test-reports.js';
 import type { FileChange } from '../core/file-change.js';
 import { loadJavaGrammar } from '../lang/java/syntax.js';
 import { projectLayout } from '../toolchains/layout.js';
-import { checkReached } from './runs.js';
+import type { TestRunner } from '../runners/types.js';
+import { parseSurefireXml } from '../toolchains/maven/surefire.js';
+import { checkReached, checkWithMaven } from './runs.js';
 import type { StructuralCheck } from '../lang/java/changed-members.js';
 import { checkDiff, checkSignature, checkStructure } from './static.js';
 import { CheckLog, passed } from './types.js';
@@ -130,5 +135,60 @@ describe('a check log', () => {
       reason: 'harness error: cannot read the report',
     });
     expect(log.finish().checks.map((check) => check.kind)).toEqual(['Failed', 'Skipped']);
+  });
+});
+
+describe('the Maven confirmation', () => {
+  const report = readFileSync(
+    path.resolve(
+      import.meta.dirname,
+      '../../test/fixtures/surefire/quirks/vintage/TEST-quirks.Quirks4Test.xml',
+    ),
+    'utf8',
+  );
+  const verdict = verdictFromReports(parseSurefireXml(report));
+  const maven: TestRunner = {
+    kind: 'runner',
+    name: 'maven',
+    traces: false,
+    targetOf: async (projectDir, build) => ({ projectDir, build, changed: [] }),
+    compile: async (target) => ({
+      kind: 'Compiled',
+      durationMs: 0,
+      copyMs: 0,
+      offline: true,
+      workDir: target.projectDir,
+    }),
+    run: async () => ({ verdict, testMs: 1, durationMs: 1, compileMs: 0 }),
+    close: async () => undefined,
+  };
+  const target = {
+    projectDir: '/p',
+    build: { mavenArgs: [], jvmArgs: [], surefireVersion: '3.5.2', generators: [] },
+    changed: [],
+  };
+  // As the warm JVM records them: by method, parameterised runs folded.
+  const recorded = Object.fromEntries(
+    Object.entries(failingMethodsOf(verdict)).map(([name, type]) => [baseTestMethod(name), type]),
+  );
+
+  it('confirms a case whose witness fails under Maven as the fast runner recorded', async () => {
+    const outcome = await checkWithMaven(maven, target, 'quirks.Quirks4Test', 1000, recorded);
+    expect(recorded.arrayLengths).toBe('org.junit.internal.ArrayComparisonFailure');
+    expect(outcome.kind).toBe('Passed');
+  });
+
+  it('refuses a case whose Maven failures differ from the recorded ones, as case verify would', async () => {
+    const outcome = await checkWithMaven(maven, target, 'quirks.Quirks4Test', 1000, {
+      ...recorded,
+      arrayLengths: 'java.io.IOException',
+    });
+    expect(outcome).toMatchObject({
+      kind: 'Failed',
+      stage: 'maven',
+      reason: expect.stringContaining(
+        'arrayLengths fails with org.junit.internal.ArrayComparisonFailure, expected java.io.IOException',
+      ),
+    });
   });
 });

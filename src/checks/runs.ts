@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { failingMethodsOf, signatureMismatch, type FailingMethods } from '../core/test-reports.js';
 import {
   describeVerdict,
   exposesBug,
@@ -214,12 +215,17 @@ export function checkReached(
   );
 }
 
-/** One run of the ground-truth runner exposes the change too. */
+/**
+ * One run of the ground-truth runner exposes the change too; given the signature the fast runner
+ * recorded, with those same failures, compared as `case verify` compares them (else the build would
+ * archive a case that verify refutes).
+ */
 export async function checkWithMaven(
   maven: TestRunner,
   target: RunTarget,
   testClass: string,
   normalMs: number | undefined,
+  expected?: FailingMethods,
 ): Promise<CheckOutcome<{ verdict: SingleVerdictKind }>> {
   const compiled = await maven.compile(target);
   const verdict =
@@ -234,6 +240,14 @@ export async function checkWithMaven(
         ).verdict;
   if (!exposesBug(verdict)) {
     return failed('maven', 'the Maven replay does not expose the change', describeVerdict(verdict));
+  }
+  const mismatch = expected && signatureMismatch(expected, failingMethodsOf(verdict));
+  if (mismatch) {
+    return failed(
+      'maven',
+      `the Maven replay fails otherwise than the fast runner: ${mismatch}`,
+      describeVerdict(verdict),
+    );
   }
   return passed({ verdict: verdict.kind });
 }

@@ -417,7 +417,7 @@ class TransformRun {
       }
     }
     const confirmStarted = Date.now();
-    const maven = await this.confirm(state, witness);
+    const maven = await this.confirm(state, witness, steps.at(-1)?.failingMethods ?? buggyFailures);
     if (maven.kind === 'Refuted') return short({ kind: 'final', check: 'maven' }, maven.reason);
     return {
       ...base,
@@ -616,10 +616,14 @@ class TransformRun {
     return { failures };
   }
 
-  /** The final state under Maven, the ground truth (the check inject closes a bug with). */
+  /**
+   * The final state under Maven, the ground truth (the check inject closes a bug with): the
+   * witness fails with the failures the case will record, as `case verify` will compare them.
+   */
   private async confirm(
     state: ProjectState,
     witness: string,
+    failures: MethodFailures,
   ): Promise<
     | { kind: 'Confirmed'; verdict: string }
     | { kind: 'Unconfirmed' }
@@ -629,7 +633,7 @@ class TransformRun {
     if (!maven) return { kind: 'Unconfirmed' };
     const changed = await copy.checkout(state);
     const target = { projectDir: copy.root, build: this.build, changed: compiledSources(changed) };
-    const outcome = await checkWithMaven(maven, target, witness, undefined);
+    const outcome = await checkWithMaven(maven, target, witness, undefined, failures);
     if (outcome.kind === 'Passed') return { kind: 'Confirmed', verdict: outcome.evidence.verdict };
     const reason =
       outcome.kind === 'Failed' && outcome.verdict

@@ -2,6 +2,7 @@ import { baselineClass } from '../../project/baseline.js';
 import path from 'node:path';
 import type { CacheLayout } from '../../core/cache.js';
 import { readTextIfExists } from '../../core/fs.js';
+import { failingMethodsOf, signatureMismatch } from '../../core/test-reports.js';
 import { describeVerdict, type SingleVerdict } from '../../core/verdict.js';
 import { pristineState } from '../../project/project.js';
 import { compiledSources, WorkingCopy } from '../../project/working-copy.js';
@@ -34,47 +35,6 @@ export type VerifyOutcome =
     }
   /** The case directory or its hidden witness does not hold what its record says. */
   | { kind: 'Corrupt'; caseId: string; reason: string };
-
-/**
- * A test method's name without its parameters: Surefire names each run of a parameterised test
- * (`testEncode[Renault-…]`, `parse(String)[2]`), the warm JVM that recorded the signature names
- * the method.
- */
-export function baseTestMethod(name: string): string {
-  return name.replace(/\[.*\]$/, '').replace(/\(.*\)$/, '');
-}
-
-/** A signature by test method, parameterised runs folded into their method. */
-function byMethod(signature: CaseFailureSignature): CaseFailureSignature {
-  return Object.fromEntries(
-    Object.entries(signature).map(([method, exception]) => [baseTestMethod(method), exception]),
-  );
-}
-
-function failuresOf(verdict: SingleVerdict): CaseFailureSignature {
-  if (verdict.kind !== 'TestFailed' && verdict.kind !== 'TestErrored') return {};
-  return Object.fromEntries(verdict.failures.map((f) => [f.testMethod, f.exceptionType]));
-}
-
-/** How the observed failures differ from the expected ones, or undefined when they are equal. */
-export function signatureMismatch(
-  expectedRuns: CaseFailureSignature,
-  observedRuns: CaseFailureSignature,
-): string | undefined {
-  const problems: string[] = [];
-  const expected = byMethod(expectedRuns);
-  const observed = byMethod(observedRuns);
-  for (const [method, exception] of Object.entries(expected)) {
-    const seen = observed[method];
-    if (seen === undefined) problems.push(`${method} does not fail (expected ${exception})`);
-    else if (seen !== exception)
-      problems.push(`${method} fails with ${seen}, expected ${exception}`);
-  }
-  for (const [method, exception] of Object.entries(observed)) {
-    if (!(method in expected)) problems.push(`${method} fails with ${exception}, unexpected`);
-  }
-  return problems.length === 0 ? undefined : problems.join('; ');
-}
 
 /** Whether the hidden witness is intact and is the file the project's tree holds. */
 async function witnessProblem(
@@ -155,7 +115,7 @@ export async function verifyCase(caseDir: string, options: VerifyOptions): Promi
     if (buggy.kind !== 'TestFailed' && buggy.kind !== 'TestErrored') {
       return refuted('buggy', 'the witness does not fail on the buggy tree', buggy);
     }
-    const failures = failuresOf(buggy);
+    const failures = failingMethodsOf(buggy);
     const mismatch = signatureMismatch(record.expectedFailure, failures);
     if (mismatch) return refuted('buggy', `the failure signature differs: ${mismatch}`, buggy);
     const cleanKey = `${record.project.name}@${record.project.version}@${record.project.commit}:${testClass}`;

@@ -9,7 +9,7 @@ const failedTest = {
   testClass: 'a.FooTest',
   testMethod: 'fails',
   outcome: 'failure',
-  exceptionType: 'java.lang.AssertionError',
+  printed: 'java.lang.AssertionError: expected 1',
   message: 'expected 1',
   frames: ['a.FooTest.fails(FooTest.java:9)'],
   traceIndex: 1,

@@ -126,7 +126,8 @@ export const TestResultSchema = z.strictObject({
   testMethod: z.string(),
   /** Surefire's categories: `failure` an AssertionError, `error` any other throwable. */
   outcome: z.enum(['passed', 'failure', 'error', 'skipped']),
-  exceptionType: z.string().optional(),
+  /** The throwable's first line as a trace prints it (`java.lang.Foo: message`, its toString()). */
+  printed: z.string().optional(),
   message: z.string().optional(),
   frames: z.array(z.string()).optional(),
   /** With per-test tracing, the index of the test's part of the trace log. */

@@ -2,7 +2,12 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { CacheLayout } from '../../core/cache.js';
 import { makeTempDir, removeTree, sha256Text } from '../../core/fs.js';
-import { verdictFromReports, type CaseReport, type SuiteReport } from '../../core/test-reports.js';
+import {
+  thrownClass,
+  verdictFromReports,
+  type CaseReport,
+  type SuiteReport,
+} from '../../core/test-reports.js';
 import type { SingleVerdict } from '../../core/verdict.js';
 import { testJvmArgs, type BuildSettings } from '../build-settings.js';
 import { projectLayout } from '../layout.js';
@@ -95,7 +100,7 @@ export function toReports(results: TestResult[]): SuiteReport[] {
               testClass: result.testClass,
               testMethod: result.testMethod,
               category: result.outcome,
-              exceptionType: result.exceptionType ?? 'unknown',
+              exceptionType: thrownClass({ printed: result.printed, frames: result.frames ?? [] }),
               message: result.message ?? '',
               frames: result.frames ?? [],
             },

@@ -1,7 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { verdictFromReports } from '../../core/test-reports.js';
+import {
+  baseTestMethod,
+  failingMethodsOf,
+  UNNAMED_THROWABLE,
+  verdictFromReports,
+} from '../../core/test-reports.js';
 import { combineRuns, type SingleVerdict } from '../../core/verdict.js';
 import { parseSurefireXml } from './surefire.js';
 
@@ -171,5 +176,71 @@ describe('Surefire XML, JUnit 5 (commons-csv, real reports)', () => {
     const names = report!.cases.map((c) => c.testMethod);
     expect(new Set(names).size).toBe(names.length);
     expect(names.some((name) => /\[\d+\]$/.test(name))).toBe(true);
+  });
+});
+
+/*
+ * Real reports of Surefire 3.5.2 (`mvn test -DtrimStackTrace=false`) on the classes under
+ * test/fixtures/surefire/quirks/source: JUnit 4's own provider, JUnit 4 through the vintage engine
+ * (as commons-compress runs it) and JUnit 5. Surefire's `type` attribute is the printed trace up to
+ * its first ':', which for a throwable printing without its class holds its message.
+ */
+describe('Surefire XML, the type attribute quirks (real reports)', () => {
+  const failing = (relative: string) =>
+    Object.fromEntries(
+      Object.entries(failingMethodsOf(verdictFromReports(load(relative)))).map(([method, type]) => [
+        baseTestMethod(method),
+        type,
+      ]),
+    );
+  const junit4 = {
+    arrayLengths: 'org.junit.internal.ArrayComparisonFailure',
+    arrayElement: 'org.junit.internal.ArrayComparisonFailure',
+    arrayWithMessage: 'org.junit.internal.ArrayComparisonFailure',
+    nestedArrays: 'org.junit.internal.ArrayComparisonFailure',
+    comparison: 'org.junit.ComparisonFailure',
+    plainAssertion: 'java.lang.AssertionError',
+    messageWithColon: 'java.lang.IllegalStateException',
+    noMessage: 'java.lang.UnsupportedOperationException',
+    nullPointer: 'java.lang.NullPointerException',
+    nestedCause: 'java.lang.RuntimeException',
+    causeOnly: 'java.lang.RuntimeException',
+    opaqueToString: UNNAMED_THROWABLE,
+    innerClass: 'quirks.Quirks4Test$Inner',
+    multiLineMessage: 'java.lang.IllegalArgumentException',
+    leadingNewlineMessage: 'java.lang.IllegalArgumentException',
+    checkedException: 'java.io.IOException',
+  };
+
+  it('holds the message, not the class, in the type attribute of an array comparison', () => {
+    const xml = readFileSync(
+      path.join(fixtures, 'quirks/junit4/TEST-quirks.Quirks4Test.xml'),
+      'utf8',
+    );
+    expect(xml).toContain('type="array lengths differed, expected.length=3 actual.length=2;');
+    expect(xml).toContain('type="round trip of one"');
+    expect(xml).toContain('type="something went wrong"');
+  });
+
+  it("names every failure's class under JUnit 4's provider and under the vintage engine", () => {
+    expect(failing('quirks/junit4/TEST-quirks.Quirks4Test.xml')).toEqual(junit4);
+    expect(failing('quirks/vintage/TEST-quirks.Quirks4Test.xml')).toEqual(junit4);
+  });
+
+  it("names every failure's class under JUnit 5", () => {
+    expect(failing('quirks/junit5/TEST-quirks.Quirks5Test.xml')).toEqual({
+      arrayLengths: 'org.opentest4j.AssertionFailedError',
+      arrayElement: 'org.opentest4j.AssertionFailedError',
+      equality: 'org.opentest4j.AssertionFailedError',
+      plainAssertion: 'org.opentest4j.AssertionFailedError',
+      failWithColon: 'org.opentest4j.AssertionFailedError',
+      throwsOther: 'org.opentest4j.AssertionFailedError',
+      throwsNothing: 'org.opentest4j.AssertionFailedError',
+      grouped: 'org.opentest4j.MultipleFailuresError',
+      nestedCause: 'java.lang.RuntimeException',
+      noMessage: 'java.lang.UnsupportedOperationException',
+      opaqueToString: UNNAMED_THROWABLE,
+      parameterised: 'org.opentest4j.AssertionFailedError',
+    });
   });
 });

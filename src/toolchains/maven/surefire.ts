@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
-import type { CaseReport, SuiteReport } from '../../core/test-reports.js';
+import { thrownClass, type CaseReport, type SuiteReport } from '../../core/test-reports.js';
 import type { TestFailureDetail } from '../../core/verdict.js';
 
 const MAX_FRAMES = 8;
@@ -65,22 +65,21 @@ function failureDetail(
     .slice(0, MAX_STACK)
     .map((line) => line.slice(3));
   const frames = stack.slice(0, MAX_FRAMES);
-  const exceptionType = attr(node, 'type') ?? firstLineType(trace) ?? 'unknown';
   return {
     testClass,
     testMethod,
     category,
-    exceptionType,
+    // The trace's first line is the throwable's toString(); `type` is its part before ':'.
+    exceptionType: thrownClass({ printed: firstLine(trace) ?? attr(node, 'type'), frames }),
     message: attr(node, 'message') ?? '',
     frames,
     stack,
   };
 }
 
-/** The exception type from the first line of a stack trace (`java.lang.Foo: message`). */
-function firstLineType(trace: string): string | undefined {
-  const match = /^\s*([\w$.]+)(?::|\s*$)/m.exec(trace);
-  return match?.[1];
+/** The first line of a stack trace, the throwable as printed; none when there is no trace. */
+function firstLine(trace: string): string | undefined {
+  return trace === '' ? undefined : trace.split(/\r?\n/)[0];
 }
 
 function parseCase(node: XmlNode, suiteClass: string): CaseReport {

@@ -132,7 +132,8 @@ public final class Bridge {
       // Surefire's rule: AssertionError and its subclasses are failures, anything else an error.
       Map<String, Object> map = entry(id, t instanceof AssertionError ? "failure" : "error");
       if (t != null) {
-        map.put("exceptionType", t.getClass().getName());
+        String printed = printed(t);
+        if (printed != null) map.put("printed", printed);
         map.put("message", t.getMessage() == null ? "" : t.getMessage());
         List<String> frames = new ArrayList<>();
         for (StackTraceElement frame : t.getStackTrace()) {
@@ -142,6 +143,21 @@ public final class Bridge {
         map.put("frames", frames);
       }
       return map;
+    }
+
+    /**
+     * The first line of the throwable as a trace prints it (its toString()), which is all Surefire
+     * reads its type from: the harness reads both runners' types from the same text. A toString()
+     * that throws prints nothing.
+     */
+    private String printed(Throwable t) {
+      try {
+        String text = String.valueOf(t);
+        int end = text.indexOf('\n');
+        return end == -1 ? text : text.substring(0, end);
+      } catch (RuntimeException | LinkageError e) {
+        return null;
+      }
     }
   }
 }
