@@ -223,6 +223,29 @@ describe('Rare Input Path Conditioning', () => {
     expectNoTell(site, profile, candidate!);
   });
 
+  it('keeps a conditional expression the bug replaced by its branch, skipped under the gate', () => {
+    const site = siteOf(
+      'return Math.max(floor, text.length());',
+      'return Math.max(floor, text == null ? 0 : text.length());',
+    );
+    const profile = profiled(
+      site,
+      [['~', '-1']],
+      [
+        ['~', '3'],
+        ['2:ab', '-1'],
+      ],
+    );
+    const [candidate] = rareInputPathConditioning.candidates({ ...site, profile });
+    expect(applyEdits(source, candidate!.edits)).toBe(
+      source.replace(
+        'return Math.max(floor, text.length());',
+        'return Math.max(floor, text == null && floor >= 0 ? 0 : text.length());',
+      ),
+    );
+    expectNoTell(site, profile, candidate!);
+  });
+
   it('offers an inverted condition as the clean one true, or false, in the special case', () => {
     const site = siteOf('if (names.isEmpty()) {', 'if (!names.isEmpty()) {');
     const profile = profiled(site, [['4:abcd', '0', 'true']], [['2:ab', '0', 'false']]);

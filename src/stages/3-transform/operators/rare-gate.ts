@@ -265,19 +265,30 @@ function isCondition(node: Node): boolean {
 }
 
 /**
- * The smallest conditions that differ between the clean and buggy statements, followed down
- * while one child differs: `i < n` and `i <= n` for a moved boundary, `!x.isEmpty()` and
- * `x.isEmpty()` for a dropped negation.
+ * Where the clean and buggy statements differ, followed down while one child differs: the
+ * smallest conditions that differ (`i < n` and `i <= n` for a moved boundary, `!x.isEmpty()` and
+ * `x.isEmpty()` for a dropped negation), or a conditional expression the bug replaced by one of
+ * its branches (`s == null ? 0 : s.length()` by `s.length()`).
  */
-function differingConditions(clean: Node[], buggy: Node[]): [Node, Node] | undefined {
+type Difference =
+  | { kind: 'Condition'; clean: Node; buggy: Node }
+  | { kind: 'Branch'; condition: Node; kept: 'consequence' | 'alternative' };
+
+function difference(clean: Node[], buggy: Node[]): Difference | undefined {
   if (clean.length !== buggy.length) return undefined;
   const differing = clean.flatMap((node, i) => (sameText([node], [buggy[i]!]) ? [] : [i]));
   if (differing.length !== 1) return undefined;
   let pair: [Node, Node] = [clean[differing[0]!]!, buggy[differing[0]!]!];
-  let found: [Node, Node] | undefined;
+  let found: Difference | undefined;
   for (;;) {
-    if (isCondition(pair[0]) && isCondition(pair[1])) found = pair;
     const [a, b] = pair;
+    if (isCondition(a) && isCondition(b)) found = { kind: 'Condition', clean: a, buggy: b };
+    if (a.type === 'ternary_expression' && b.type !== 'ternary_expression') {
+      const kept = (['consequence', 'alternative'] as const).find((name) =>
+        sameText([field(a, name)!], [b]),
+      );
+      return kept ? { kind: 'Branch', condition: field(a, 'condition')!, kept } : found;
+    }
     if (a.type !== b.type || a.childCount !== b.childCount) return found;
     const children = a.children.flatMap((child, i) =>
       child && !sameText([child], [b.child(i)!]) ? [i] : [],
@@ -288,6 +299,35 @@ function differingConditions(clean: Node[], buggy: Node[]): [Node, Node] | undef
     if (next[0].childCount === 0 && !next[0].isNamed) return found;
     pair = next;
   }
+}
+
+/**
+ * The rewrites of a guard whose branch the bug kept alone: the guard stays, and lets the kept
+ * branch through (its `if` branch) or is skipped (its `else` branch) under the gate.
+ */
+function branchRewrites(
+  condition: Node,
+  kept: 'consequence' | 'alternative',
+  replacing: (node: Node) => (text: string) => string[],
+): GatedRewrite[] {
+  const inner = unparenthesized(condition);
+  const replaced = replacing(inner);
+  if (kept === 'consequence') {
+    const inOr = operandText(inner, '||');
+    return [
+      {
+        how: 'guard let through when',
+        lines: (gate: GateText) => replaced(`${inOr} || ${gate.taken}`),
+      },
+    ];
+  }
+  const inAnd = operandText(inner, '&&');
+  return [
+    {
+      how: 'guard skipped when',
+      lines: (gate: GateText) => replaced(`${inAnd} && ${gate.avoided}`),
+    },
+  ];
 }
 
 /** Whether an expression is an operand of an operator: a rewrite with `||` in it needs parens. */
@@ -410,44 +450,25 @@ function gatedRewrites(region: GateRegion, indentUnit: string): GatedRewrite[] {
   return (
     withStatements(region.clean, (cleanStatements) => {
       const found = withStatements(region.buggy, (buggyStatements) => {
-        const pair = differingConditions(cleanStatements, buggyStatements);
-        if (pair) {
-          const replaced = replacing(pair[0]);
-          return conditionRewrites(pair[0], pair[1]).map((rewrite) => ({
+        const change = difference(cleanStatements, buggyStatements);
+        if (change?.kind === 'Condition') {
+          const replaced = replacing(change.clean);
+          return conditionRewrites(change.clean, change.buggy).map((rewrite) => ({
             how: rewrite.how,
             lines: (gate: GateText) => replaced(rewrite.text(gate)),
           }));
         }
-        // A guard the bug took away around statements it kept: the guard stays, let through
-        // (its `if` branch kept) or skipped (its `else` branch kept) under the gate.
+        if (change?.kind === 'Branch')
+          return branchRewrites(change.condition, change.kept, replacing);
+        // An `if` the bug took away around statements it kept.
         const guard = cleanStatements.length === 1 ? cleanStatements[0]! : undefined;
         const condition = guard?.type === 'if_statement' ? field(guard, 'condition') : null;
         if (!guard || !condition || buggyStatements.length === 0) return undefined;
-        const inner = unparenthesized(condition);
-        const replaced = replacing(inner);
-        const branch = (name: string) => {
-          const node = field(guard, name);
-          return node ? statementsOf(node) : [];
-        };
-        if (sameText(branch('consequence'), buggyStatements)) {
-          const inOr = operandText(inner, '||');
-          return [
-            {
-              how: 'guard let through when',
-              lines: (gate: GateText) => replaced(`${inOr} || ${gate.taken}`),
-            },
-          ];
-        }
-        if (sameText(branch('alternative'), buggyStatements)) {
-          const inAnd = operandText(inner, '&&');
-          return [
-            {
-              how: 'guard skipped when',
-              lines: (gate: GateText) => replaced(`${inAnd} && ${gate.avoided}`),
-            },
-          ];
-        }
-        return undefined;
+        const kept = (['consequence', 'alternative'] as const).find((name) => {
+          const branch = field(guard, name);
+          return branch !== null && sameText(statementsOf(branch), buggyStatements);
+        });
+        return kept ? branchRewrites(condition, kept, replacing) : undefined;
       });
       if (found) return found;
       if (region.buggy.length > 0) return [];
