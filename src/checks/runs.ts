@@ -125,6 +125,8 @@ export async function checkCompiles(
 export interface ExposureEvidence {
   failure: FailureSignature;
   runs: SingleVerdictKind[];
+  /** The first run's verdict, every failure in it. */
+  verdict: SingleVerdict;
   /** What the first run entered, when the runner traces. */
   trace: RawTrace | undefined;
 }
@@ -171,7 +173,12 @@ export async function checkExposes(
       );
     }
   }
-  return passed({ failure: signatureOf(first.verdict)!, runs: kinds, trace: first.trace });
+  return passed({
+    failure: signatureOf(first.verdict)!,
+    runs: kinds,
+    verdict: first.verdict,
+    trace: first.trace,
+  });
 }
 
 /** What counts as entering a change: its method, or anywhere in its class. */
@@ -255,6 +262,8 @@ export async function checkWithMaven(
 export interface CollateralEvidence {
   /** Classes that reach the change (besides the test itself) and now fail. */
   otherFailingClasses: string[];
+  /** Their verdicts, in the same order. */
+  otherVerdicts: SingleVerdict[];
   checked: number;
   reaching: number;
 }
@@ -274,6 +283,7 @@ export async function checkCollateral(
 ): Promise<CheckOutcome<CollateralEvidence>> {
   const checked = reaching.slice(0, limit);
   const others: string[] = [];
+  const verdicts: SingleVerdict[] = [];
   for (const testClass of checked) {
     const clean = await references.verdict(copy, reference, testClass, target.build);
     if (clean.kind !== 'Passed') continue;
@@ -282,10 +292,14 @@ export async function checkCollateral(
       testClass,
       timeoutMs: timeLimit(runner.name, 'run', clean.testMs),
     });
-    if (result.verdict.kind !== 'Passed') others.push(testClass);
+    if (result.verdict.kind !== 'Passed') {
+      others.push(testClass);
+      verdicts.push(result.verdict);
+    }
   }
   return passed({
     otherFailingClasses: others,
+    otherVerdicts: verdicts,
     checked: checked.length,
     reaching: reaching.length,
   });

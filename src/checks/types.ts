@@ -20,10 +20,15 @@ export const CHECK_NAMES = [
   'exposes',
   /** The failing run entered the changed code. */
   'reached',
-  /** One Maven replay agrees: the ground truth. */
-  'maven',
   /** Other test classes that reach the change, rerun to see which now fail. */
   'collateral',
+  /**
+   * The bug fails few tests: no failing test of the witness or the collateral run meets a broken
+   * class initialiser, and no class fails in most of its tests (that is no hidden bug).
+   */
+  'narrow',
+  /** One Maven replay agrees: the ground truth. */
+  'maven',
 ] as const;
 export type CheckName = (typeof CHECK_NAMES)[number];
 
@@ -41,6 +46,7 @@ export const FAILURE_STAGES = [
   'not-reached',
   'flaky',
   'maven',
+  'too-broad',
 ] as const;
 export type FailureStage = (typeof FAILURE_STAGES)[number];
 

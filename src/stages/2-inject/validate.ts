@@ -10,6 +10,7 @@ import {
   FailureSignatureSchema,
 } from '../../checks/runs.js';
 import { checkDiff, checkSignature, checkStructure } from '../../checks/static.js';
+import { checkNarrow } from '../../checks/suite.js';
 import {
   CHECK_NAMES,
   CheckLog,
@@ -159,7 +160,8 @@ function classesReaching(
 /**
  * Judges injection candidates against their witness, composing the shared checks: static ones,
  * the witness passing on the reference state, then on the candidate state the fast runner
- * (compiles, fails in every run, enters the changed code), one Maven replay, and collateral.
+ * (compiles, fails in every run, enters the changed code), one Maven replay, collateral, and
+ * narrowness (a bug that breaks a class's initialiser or most of a class's tests is no hidden bug).
  */
 export class InjectionValidator {
   private readonly fast: TestRunner;
@@ -274,17 +276,7 @@ export class InjectionValidator {
     );
     if (reached.kind !== 'Passed') return this.rejected(log, failure(reached));
 
-    let mavenKind: SingleVerdictKind | null = null;
-    if (this.options.mavenCheck) {
-      const maven = await log.run('maven', () =>
-        checkWithMaven(this.maven, target, witness, baselineEntry?.durationMs),
-      );
-      if (maven.kind !== 'Passed') return this.rejected(log, failure(maven));
-      mavenKind = maven.evidence.verdict;
-    } else {
-      log.skip('maven', 'Maven confirmation is off');
-    }
-
+    // Collateral and narrowness before Maven: a bug they refuse costs no Maven replay.
     const reaching = classesReaching(this.options.contexts, touched, spec.reach).filter(
       (testClass) => testClass !== witness,
     );
@@ -300,6 +292,27 @@ export class InjectionValidator {
       ),
     );
     if (collateral.kind !== 'Passed') return this.rejected(log, failure(collateral));
+    const narrow = await log.run('narrow', () =>
+      checkNarrow([
+        { testClass: witness, verdict: exposed.evidence.verdict },
+        ...collateral.evidence.otherFailingClasses.map((testClass, index) => ({
+          testClass,
+          verdict: collateral.evidence.otherVerdicts[index]!,
+        })),
+      ]),
+    );
+    if (narrow.kind !== 'Passed') return this.rejected(log, failure(narrow));
+
+    let mavenKind: SingleVerdictKind | null = null;
+    if (this.options.mavenCheck) {
+      const maven = await log.run('maven', () =>
+        checkWithMaven(this.maven, target, witness, baselineEntry?.durationMs),
+      );
+      if (maven.kind !== 'Passed') return this.rejected(log, failure(maven));
+      mavenKind = maven.evidence.verdict;
+    } else {
+      log.skip('maven', 'Maven confirmation is off');
+    }
 
     const { checks, totalMs } = log.finish();
     return {

@@ -333,3 +333,94 @@ describe('loadCaseState and materialiseCase', () => {
     ).rejects.toThrow(/is not empty/);
   });
 });
+
+describe('co-witnesses and the fixtures only hidden tests name', () => {
+  const CO = 'src/test/java/p/OtherTest.java';
+  const FIXTURE = 'src/test/resources/p/zero.bin';
+  const SHARED = 'src/test/resources/p/shared.txt';
+
+  async function plant(files: Record<string, string>): Promise<void> {
+    for (const [file, text] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(input.project.root, file)), { recursive: true });
+      await writeFile(path.join(input.project.root, file), text);
+    }
+  }
+
+  it('records them, keeps their copies hidden, and leaves them out of a workspace', async () => {
+    await plant({
+      [TEST]: WITNESS.replace('public void zero', 'String f = "p/zero.bin";\n    public void zero'),
+      [CO]: 'package p;\n\npublic class OtherTest { String s = "shared.txt"; }\n',
+      'src/test/java/p/ThirdTest.java':
+        'package p;\n\npublic class ThirdTest { String s = "shared.txt"; }\n',
+      [FIXTURE]: '\u0000\u0001binary',
+      [SHARED]: 'x',
+    });
+    const outcome = await archiveCase(
+      { ...input, coWitnesses: [{ testClass: 'p.OtherTest', failingMethods: { one: 'E' } }] },
+      bench,
+    );
+    if (outcome.kind !== 'Archived') throw new Error(JSON.stringify(outcome));
+    const record = await readCaseFile(outcome.dir);
+    expect(record.coWitnesses).toEqual([
+      { class: 'p.OtherTest', path: CO, failingMethods: { one: 'E' } },
+    ]);
+    expect(record.hiddenResources).toEqual([FIXTURE]);
+    const layout = benchLayout(bench);
+    expect(await exists(layout.hiddenFile(outcome.caseId, CO))).toBe(true);
+    expect(await readFile(layout.hiddenFile(outcome.caseId, FIXTURE), 'utf8')).toBe(
+      '\u0000\u0001binary',
+    );
+
+    const out = await makeTempDir('archive-hidden');
+    const workspace = path.join(out, 'workspace');
+    expect(
+      await materialiseCase(outcome.dir, record, input.project, workspace, {
+        side: 'buggy',
+        hideWitness: true,
+        hideFixtures: true,
+      }),
+    ).toMatchObject({ alsoHidden: [CO, FIXTURE] });
+    for (const gone of [TEST, CO, FIXTURE])
+      expect(await exists(path.join(workspace, gone))).toBe(false);
+    expect(await exists(path.join(workspace, SHARED))).toBe(true);
+    // The verifier's trees keep the fixtures, so the hidden witness runs there as written.
+    const verifier = path.join(out, 'verifier');
+    await materialiseCase(outcome.dir, record, input.project, verifier, {
+      side: 'clean',
+      hideWitness: true,
+    });
+    expect(await exists(path.join(verifier, CO))).toBe(false);
+    expect(await exists(path.join(verifier, FIXTURE))).toBe(true);
+  });
+
+  it('refuses to hide a co-witness another remaining test uses', async () => {
+    await plant({
+      [CO]: 'package p;\n\npublic class OtherTest { static int X = 1; }\n',
+      'src/test/java/p/UserTest.java':
+        'package p;\n\npublic class UserTest { int y = OtherTest.X; }\n',
+    });
+    expect(
+      await archiveCase(
+        { ...input, coWitnesses: [{ testClass: 'p.OtherTest', failingMethods: {} }] },
+        bench,
+      ),
+    ).toMatchObject({
+      kind: 'Refused',
+      reason: `the co-witness ${CO} cannot leave the workspace: src/test/java/p/UserTest.java uses it`,
+    });
+  });
+
+  it('reads a case record of version 1 as hiding the witness alone', async () => {
+    const outcome = await archiveCase(input, bench);
+    if (outcome.kind !== 'Archived') throw new Error(outcome.kind);
+    const file = path.join(outcome.dir, 'case.json');
+    const { coWitnesses, hiddenResources, ...v1 } = JSON.parse(await readFile(file, 'utf8'));
+    expect([coWitnesses, hiddenResources]).toEqual([[], []]);
+    await writeFile(file, JSON.stringify({ ...v1, v: 1 }));
+    expect(await readCaseFile(outcome.dir)).toMatchObject({ coWitnesses: [], hiddenResources: [] });
+    await writeFile(file, JSON.stringify({ ...v1, v: 7 }));
+    await expect(readCaseFile(outcome.dir)).rejects.toThrow(
+      /version 7; this witnessgym reads version 2/,
+    );
+  });
+});

@@ -24,6 +24,7 @@ import {
 } from '../../project/state.js';
 import { withLock } from '../../records/lock.js';
 import { appendRecords, defineRecord, encodeRecord, readRecordFile } from '../../records/record.js';
+import type { CoWitness } from '../../checks/suite.js';
 import { testSourceFile } from '../../toolchains/layout.js';
 import { mavenToolchain } from '../../toolchains/maven/maven.js';
 import type { Toolchain } from '../../toolchains/types.js';
@@ -32,6 +33,7 @@ import { ExecutionContextLine, type ExecutionContextRecord } from '../1-trace/tr
 import type { InjectionRecord } from '../2-inject/records.js';
 import { loadBugTypeSpecs } from '../2-inject/spec.js';
 import type { TransformRecord } from '../3-transform/transform.js';
+import { coWitnessesOthersUse, resourcesOnlyHiddenTestsName } from './hidden-tests.js';
 import {
   CaseFile,
   CaseIndexLine,
@@ -61,7 +63,8 @@ import {
  *   <bench>/<case-id>/steps/00-inject.patch, 01-<operator>.patch, …
  *   <bench>/<case-id>/execution_context.json
  *   <bench>/<case-id>/tasks/NoEC.md, WithEC.md
- *   <bench>/hidden/<case-id>/witness.json, files/<test path>
+ *   <bench>/hidden/<case-id>/witness.json, files/<test path> (and each co-witness and hidden
+ *                                        resource at its path)
  */
 
 export const CASE_RECORD = 'case.json';
@@ -110,6 +113,8 @@ export interface CaseInput {
   transform: TransformRecord;
   contexts: readonly ExecutionContextRecord[];
   tools: ToolVersions;
+  /** Other existing classes that expose the bug, left out of the workspace with the witness. */
+  coWitnesses?: readonly CoWitness[];
 }
 
 export type ArchiveOutcome =
@@ -151,7 +156,7 @@ async function combinedChanges(state: ProjectState, baseRoot: string) {
 /** Writes a directory's contents beside `target`, then renames it into place; false if taken. */
 async function writeDirAtomic(
   target: string,
-  files: ReadonlyMap<string, string>,
+  files: ReadonlyMap<string, string | Buffer>,
 ): Promise<boolean> {
   const temporary = path.join(
     path.dirname(target),
@@ -254,6 +259,30 @@ export async function archiveCase(input: CaseInput, benchDir: string): Promise<A
   const witnessText = await readFile(path.join(project.root, testPath), 'utf8');
   const lastStep = transform.steps.at(-1);
   const expectedFailure = lastStep ? lastStep.failingMethods : transform.buggyFailures;
+  const coWitnesses = (input.coWitnesses ?? []).map((entry) => ({
+    class: entry.testClass,
+    path: testSourceFile(project.layout, entry.testClass),
+    failingMethods: entry.failingMethods,
+  }));
+  const hiddenSources = [testPath, ...coWitnesses.map((entry) => entry.path)];
+  const usedElsewhere = await coWitnessesOthersUse(
+    project.root,
+    project.layout,
+    hiddenSources,
+    coWitnesses.map((entry) => entry.path),
+  );
+  if (usedElsewhere.length > 0) {
+    const { source, usedBy } = usedElsewhere[0]!;
+    return {
+      kind: 'Refused',
+      reason: `the co-witness ${source} cannot leave the workspace: ${usedBy} uses it`,
+    };
+  }
+  const hiddenResources = await resourcesOnlyHiddenTestsName(
+    project.root,
+    project.layout,
+    hiddenSources,
+  );
 
   const patchFiles = state.patches.map((patch, index) => ({
     file:
@@ -280,6 +309,8 @@ export async function archiveCase(input: CaseInput, benchDir: string): Promise<A
     seed: injection.seed,
     promptVersion: VALIDATION_PROMPT_VERSION,
     tools: input.tools,
+    coWitnesses,
+    hiddenResources,
   };
   const payloadInput = {
     case: record,
@@ -288,7 +319,7 @@ export async function archiveCase(input: CaseInput, benchDir: string): Promise<A
     testSources: project.layout.testSources,
   };
 
-  const hidden = new Map<string, string>([
+  const hidden = new Map<string, string | Buffer>([
     [
       WITNESS_RECORD,
       jsonText(
@@ -306,12 +337,15 @@ export async function archiveCase(input: CaseInput, benchDir: string): Promise<A
     ],
     [path.join(WITNESS_FILES, testPath), witnessText],
   ]);
+  for (const file of [...coWitnesses.map((entry) => entry.path), ...hiddenResources]) {
+    hidden.set(path.join(WITNESS_FILES, file), await readFile(path.join(project.root, file)));
+  }
   // A hidden tree without its case is what a crash between the two renames leaves: redone.
   await mkdir(path.dirname(bench.hiddenDir(id)), { recursive: true });
   await removeTree(bench.hiddenDir(id));
   await writeDirAtomic(bench.hiddenDir(id), hidden);
 
-  const files = new Map<string, string>([
+  const files = new Map<string, string | Buffer>([
     [CASE_RECORD, jsonText(encodeRecord(record, CaseFile))],
     [BUG_PATCH, bugPatch],
     ...state.patches.map((patch, index) => [patchFiles[index]!.file, patch.diff] as const),

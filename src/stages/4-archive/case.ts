@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { sha256Text } from '../../core/fs.js';
 import { TouchedMemberSchema } from '../../lang/java/change.js';
 import { ProjectBaseSchema } from '../../project/state.js';
-import { defineRecord } from '../../records/record.js';
+import { defineRecord, olderShape } from '../../records/record.js';
 import { ContextBucketSchema } from '../1-trace/trace.js';
 import { BugTypeRefSchema, SiteSchema } from '../2-inject/records.js';
 
@@ -32,41 +32,68 @@ export type ToolVersions = z.infer<typeof ToolVersionsSchema>;
 
 export const CASE_ID_PATTERN = /^[A-Za-z0-9._-]+@[A-Za-z0-9._-]+-[0-9a-f]{16}$/;
 
+const CaseSchemaV1 = z.strictObject({
+  id: z.string().regex(CASE_ID_PATTERN),
+  project: ProjectBaseSchema,
+  /** The buggy state: the project's base plus these patches in order (the bug, then each step). */
+  state: z.strictObject({
+    id: z.string().regex(/^[0-9a-f]{16}$/),
+    patches: z.array(PatchFileSchema).min(1),
+  }),
+  /** The id of `bug.patch`, the state's patches combined. */
+  bugPatch: z.string().regex(/^[0-9a-f]{16}$/),
+  /** The witness's execution context, named after its test class as the paper does. */
+  trace: z.strictObject({ id: z.string(), bucket: ContextBucketSchema, size: z.number().int() }),
+  bugType: BugTypeRefSchema,
+  /** Where the bug was injected (before any transformation step). */
+  site: SiteSchema,
+  injection: z.string(),
+  transform: z.string(),
+  transforms: z.strictObject({ ids: z.array(z.string()), depth: z.number().int() }),
+  officialTest: z.strictObject({ path: z.string(), class: z.string() }),
+  verifyCommand: z.string(),
+  /** The production files the final patch changes. */
+  bugRelatedFiles: z.array(z.string()).min(1),
+  /** The members the final patch changes, located in the buggy files (what a witness must enter). */
+  bugMembers: z.array(TouchedMemberSchema),
+  /** The module holding the code and tests, relative to the project root ('.' for the root). */
+  moduleRoot: z.string(),
+  /** After the last step: the witness's failing methods and how each fails. */
+  expectedFailure: CaseFailureSignatureSchema,
+  seed: z.number().int(),
+  promptVersion: z.number().int().positive(),
+  tools: ToolVersionsSchema,
+});
+
+/** Another existing test class that exposes the bug, hidden from the workspace with the witness. */
+export const CaseCoWitnessSchema = z.strictObject({
+  class: z.string(),
+  path: z.string(),
+  /** Its failing test methods on the buggy tree and the exception each fails with. */
+  failingMethods: CaseFailureSignatureSchema,
+});
+export type CaseCoWitness = z.infer<typeof CaseCoWitnessSchema>;
+
+/**
+ * Version 2 records what an evaluation workspace leaves out besides the witness: the co-witnesses
+ * (`build --co-witnesses hide`) and the test resources only the hidden tests name. A case of
+ * version 1 reads as it was written: nothing hidden but the witness.
+ */
 export const CaseFile = defineRecord({
   kind: 'case',
-  version: 1,
-  schema: z.strictObject({
-    id: z.string().regex(CASE_ID_PATTERN),
-    project: ProjectBaseSchema,
-    /** The buggy state: the project's base plus these patches in order (the bug, then each step). */
-    state: z.strictObject({
-      id: z.string().regex(/^[0-9a-f]{16}$/),
-      patches: z.array(PatchFileSchema).min(1),
-    }),
-    /** The id of `bug.patch`, the state's patches combined. */
-    bugPatch: z.string().regex(/^[0-9a-f]{16}$/),
-    /** The witness's execution context, named after its test class as the paper does. */
-    trace: z.strictObject({ id: z.string(), bucket: ContextBucketSchema, size: z.number().int() }),
-    bugType: BugTypeRefSchema,
-    /** Where the bug was injected (before any transformation step). */
-    site: SiteSchema,
-    injection: z.string(),
-    transform: z.string(),
-    transforms: z.strictObject({ ids: z.array(z.string()), depth: z.number().int() }),
-    officialTest: z.strictObject({ path: z.string(), class: z.string() }),
-    verifyCommand: z.string(),
-    /** The production files the final patch changes. */
-    bugRelatedFiles: z.array(z.string()).min(1),
-    /** The members the final patch changes, located in the buggy files (what a witness must enter). */
-    bugMembers: z.array(TouchedMemberSchema),
-    /** The module holding the code and tests, relative to the project root ('.' for the root). */
-    moduleRoot: z.string(),
-    /** After the last step: the witness's failing methods and how each fails. */
-    expectedFailure: CaseFailureSignatureSchema,
-    seed: z.number().int(),
-    promptVersion: z.number().int().positive(),
-    tools: ToolVersionsSchema,
+  version: 2,
+  schema: CaseSchemaV1.extend({
+    coWitnesses: z.array(CaseCoWitnessSchema),
+    /** Project-relative paths of test resources named by the hidden tests' sources alone. */
+    hiddenResources: z.array(z.string()),
   }),
+  older: [
+    olderShape({
+      version: 1,
+      schema: CaseSchemaV1,
+      upgrade: (old) => ({ ...old, coWitnesses: [], hiddenResources: [] }),
+    }),
+  ],
 });
 export type CaseRecord = z.infer<typeof CaseFile.schema>;
 

@@ -30,6 +30,7 @@ export async function materialiseCaseDir(
   return materialiseCase(dir, record, await caseProject(record, cache), options.out, {
     side: options.clean ? 'clean' : 'buggy',
     hideWitness: options.hideWitness ?? false,
+    hideFixtures: options.hideWitness ?? false,
   });
 }
 

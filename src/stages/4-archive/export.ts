@@ -50,6 +50,7 @@ export async function exportBenchmark(
       {
         side: 'buggy',
         hideWitness: options.hideWitness,
+        hideFixtures: options.hideWitness,
       },
     );
     if (outcome.kind === 'Corrupt') summary.corrupt.push({ caseId: id, reason: outcome.reason });

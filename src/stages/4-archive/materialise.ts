@@ -59,8 +59,13 @@ export type CaseSide = 'buggy' | 'clean';
 
 export interface MaterialiseCaseOptions {
   side: CaseSide;
-  /** Leave the witness's file out (an evaluation workspace). */
+  /** Leave the witness's file and the co-witnesses' out (an evaluation workspace). */
   hideWitness: boolean;
+  /**
+   * Leave out the test resources only those tests name too: what the agent is shown. The trees
+   * the verifier builds keep them, so the hidden witness still runs there as it was written.
+   */
+  hideFixtures?: boolean;
 }
 
 export type MaterialiseOutcome =
@@ -71,6 +76,8 @@ export type MaterialiseOutcome =
       /** The state written: the case's buggy state or the project's base. */
       state: string;
       witnessHidden: boolean;
+      /** The other files left out: co-witnesses, and with `hideFixtures`, their resources. */
+      alsoHidden: string[];
     }
   | { kind: 'Corrupt'; reason: string };
 
@@ -110,8 +117,17 @@ export async function materialiseCase(
   await materialise(state, project.root, temporary);
   const outputs = new Set([BUILD_OUTPUT, path.join(project.layout.module, BUILD_OUTPUT)]);
   for (const output of outputs) await removeTree(path.join(temporary, output));
-  if (options.hideWitness)
-    await rm(path.join(temporary, record.officialTest.path), { force: true });
+  const alsoHidden = options.hideWitness
+    ? [
+        ...record.coWitnesses.map((entry) => entry.path),
+        ...(options.hideFixtures ? record.hiddenResources : []),
+      ]
+    : [];
+  if (options.hideWitness) {
+    for (const file of [record.officialTest.path, ...alsoHidden]) {
+      await rm(path.join(temporary, file), { force: true });
+    }
+  }
   await rm(target, { recursive: true, force: true });
   await rename(temporary, target);
   return {
@@ -120,5 +136,6 @@ export async function materialiseCase(
     side: options.side,
     state: state.id,
     witnessHidden: options.hideWitness,
+    alsoHidden,
   };
 }

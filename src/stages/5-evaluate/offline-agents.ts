@@ -148,6 +148,10 @@ function existingTestsAgent(): EvaluationAgent {
           .map((entry) => entry.testClass),
       );
       const toolchain = mavenToolchain;
+      const hiddenTests = new Set([
+        record.officialTest.class,
+        ...record.coWitnesses.map((entry) => entry.class),
+      ]);
       return {
         kind: 'agent',
         spec: { name: 'existing-tests' },
@@ -174,7 +178,8 @@ function existingTestsAgent(): EvaluationAgent {
                   .map((suite) => suite.testClass.split('$')[0]!),
               ),
             ]
-              .filter((testClass) => testClass !== record.officialTest.class)
+              // The hidden tests are not the suite's to give away: they are not in the workspace.
+              .filter((testClass) => !hiddenTests.has(testClass))
               .filter((testClass) => passedOnClean.has(testClass))
               .sort();
             const chosen = failing[0];

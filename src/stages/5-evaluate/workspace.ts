@@ -7,14 +7,15 @@ import type { CaseRecord } from '../4-archive/case.js';
 import { materialiseCase } from '../4-archive/materialise.js';
 
 /*
- * The agent's workspace: the buggy tree only, the witness's file left out, no build output, and a
+ * The agent's workspace: the buggy tree only, the witness's file left out (with the co-witnesses
+ * and the test resources only they name), no build output, and a
  * repository of its own whose one commit is that tree. No upstream, construction or clean history
  * exists in it (SWE-bench's agents read the fix from `git log --all`).
  */
 
 /**
  * Writes the tree an agent is given (`given`, kept untouched as what its changes are measured
- * against) for one case: the buggy state without the witness.
+ * against) for one case: the buggy state without the witness and what is hidden with it.
  */
 export async function writeGivenTree(
   caseDir: string,
@@ -26,6 +27,7 @@ export async function writeGivenTree(
   const outcome = await materialiseCase(caseDir, record, project, given, {
     side: 'buggy',
     hideWitness: true,
+    hideFixtures: true,
   });
   if (outcome.kind === 'Corrupt') throw new Error(`case ${record.id}: ${outcome.reason}`);
 }
