@@ -43,6 +43,9 @@ const calls = (failing: boolean, rows: string[][]): Observation[] =>
 /** The probe's plan for the site, with the failing and other calls' values as its profile. */
 function profiled(site: TransformSite, failing: string[][], others: string[][]): SiteProfile {
   const plan = rareInputPathConditioning.probe!(site)!;
+  for (const row of [...failing, ...others]) {
+    if (row.length !== plan.values.length) throw new Error(`${row.join(',')}: not one per value`);
+  }
   return {
     at: plan.at,
     values: plan.values,
@@ -110,15 +113,17 @@ describe('Rare Input Path Conditioning', () => {
         { name: 'prefix', kind: 'string' },
         { name: 'chosen', kind: 'string' },
         { name: 'names', kind: 'size', readByBug: true },
+        { name: 'limit', kind: 'integral' },
+        { name: 'strict', kind: 'boolean' },
       ],
     });
     const profile = profiled(
       site,
-      [['3', '0:', '~', '3']],
+      [['3', '0:', '~', '3', '10', 'false']],
       [
-        ['0', '2:p-', '~', '3'],
-        ['2', '3:ab-', '~', '3'],
-        ['3', '1:x', '~', '4'],
+        ['0', '2:p-', '~', '3', '10', 'false'],
+        ['2', '3:ab-', '~', '3', '10', 'false'],
+        ['3', '1:x', '~', '4', '10', 'false'],
       ],
     );
     const [candidate, ...more] = rareInputPathConditioning.candidates({ ...site, profile });
@@ -148,15 +153,17 @@ describe('Rare Input Path Conditioning', () => {
     );
     const profile = profiled(
       site,
-      [['~', 'true']],
+      [['~', 'true', '10', 'false']],
       [
-        ['3:abc', 'true'],
-        ['~', 'false'],
+        ['3:abc', 'true', '10', 'false'],
+        ['~', 'false', '10', 'false'],
       ],
     );
     expect(profile.values).toEqual([
       { name: 'text', kind: 'string', readByBug: true },
       { name: 'padded', kind: 'boolean' },
+      { name: 'limit', kind: 'integral' },
+      { name: 'strict', kind: 'boolean' },
     ]);
     const [candidate, ...more] = rareInputPathConditioning.candidates({ ...site, profile });
     expect(more).toEqual([]);
@@ -177,10 +184,10 @@ describe('Rare Input Path Conditioning', () => {
     );
     const profile = profiled(
       site,
-      [['~', '0']],
+      [['~', '0', '10']],
       [
-        ['~', '2'],
-        ['4:abcd', '0'],
+        ['~', '2', '10'],
+        ['4:abcd', '0', '10'],
       ],
     );
     const [candidate] = rareInputPathConditioning.candidates({ ...site, profile });
@@ -201,10 +208,10 @@ describe('Rare Input Path Conditioning', () => {
     );
     const profile = profiled(
       site,
-      [['~', '2', '0:']],
+      [['~', '2', '0:', '10', 'false']],
       [
-        ['~', '0', '0:'],
-        ['3:abc', '2', '0:'],
+        ['~', '0', '0:', '10', 'false'],
+        ['3:abc', '2', '0:', '10', 'false'],
       ],
     );
     const [candidate] = rareInputPathConditioning.candidates({ ...site, profile });
@@ -230,10 +237,10 @@ describe('Rare Input Path Conditioning', () => {
     );
     const profile = profiled(
       site,
-      [['~', '-1']],
+      [['~', '-1', '10', 'false']],
       [
-        ['~', '3'],
-        ['2:ab', '-1'],
+        ['~', '3', '10', 'false'],
+        ['2:ab', '-1', '10', 'false'],
       ],
     );
     const [candidate] = rareInputPathConditioning.candidates({ ...site, profile });
@@ -248,7 +255,7 @@ describe('Rare Input Path Conditioning', () => {
 
   it('offers an inverted condition as the clean one true, or false, in the special case', () => {
     const site = siteOf('if (names.isEmpty()) {', 'if (!names.isEmpty()) {');
-    const profile = profiled(site, [['4:abcd', '0', 'true']], [['2:ab', '0', 'false']]);
+    const profile = profiled(site, [['4:abcd', '0', 'true', '10']], [['2:ab', '0', 'false', '10']]);
     const line = source.slice(0, source.indexOf('if (names.isEmpty())')).split('\n').length - 1;
     const texts = rareInputPathConditioning.candidates({ ...site, profile }).map((candidate) => {
       expectNoTell(site, profile, candidate);
@@ -268,8 +275,8 @@ describe('Rare Input Path Conditioning', () => {
     );
     const profile = profiled(
       site,
-      [['3', 'true', '0', '~', '2:ab']],
-      [['3', 'false', '0', '~', '2:ab']],
+      [['3', 'true', '0', '~', '2:ab', '10', 'false']],
+      [['3', 'false', '0', '~', '2:ab', '10', 'false']],
     );
     const [candidate] = rareInputPathConditioning.candidates({ ...site, profile });
     expect(applyEdits(source, candidate!.edits)).toBe(
@@ -284,7 +291,11 @@ describe('Rare Input Path Conditioning', () => {
   it('never compares with a value the witness showed: with none but those, it has no gate', () => {
     const site = siteOf('if (index <= names.size()) {', 'if (index < names.size()) {');
     // Only the index tells the calls apart, and only by its value 7 (today's form wrote `index == 7`).
-    const profile = profiled(site, [['7', '2:p-', '~', '9']], [['5', '2:p-', '~', '9']]);
+    const profile = profiled(
+      site,
+      [['7', '2:p-', '~', '9', '10', 'false']],
+      [['5', '2:p-', '~', '9', '10', 'false']],
+    );
     expect(rareInputPathConditioning.candidates({ ...site, profile })).toEqual([]);
   });
 

@@ -627,6 +627,22 @@ function probedValues(region: GateRegion, model: SourceModel): ProbedValue[] {
       if (kind) fields.set(read.name, { name: read.name, kind });
     }
   }
+  // The class's own flags and counters: state the method has without reading it here.
+  const body = region.member.parent;
+  if (body?.type === 'class_body' && !modifierWords(region.member).includes('static')) {
+    for (const declaration of kids(body).filter((k) => k.type === 'field_declaration')) {
+      if (modifierWords(declaration).includes('static')) continue;
+      // A keyword type is the type javac gives it: no import or shadowing changes it.
+      const kind = probedKind(field(declaration, 'type')?.text ?? '');
+      if (kind !== 'boolean' && kind !== 'integral') continue;
+      for (const declarator of kids(declaration).filter((k) => k.type === 'variable_declarator')) {
+        const name = field(declarator, 'name')?.text;
+        if (!name || localNames.has(name) || constants.has(name) || fields.has(name)) continue;
+        if (fields.has(`this.${name}`)) continue;
+        fields.set(name, { name, kind });
+      }
+    }
+  }
   const probed = [...locals, ...[...fields.values()].slice(0, MAX_PROBED - locals.length)];
   return probed.map((value) =>
     region.bugNames.has(value.name.replace(/^this\./, '')) ? { ...value, readByBug: true } : value,
