@@ -184,10 +184,10 @@ describe('Rare Input Path Conditioning', () => {
     );
     const profile = profiled(
       site,
-      [['~', '0', '10']],
+      [['~', '0', '10', 'false']],
       [
-        ['~', '2', '10'],
-        ['4:abcd', '0', '10'],
+        ['~', '2', '10', 'false'],
+        ['4:abcd', '0', '10', 'false'],
       ],
     );
     const [candidate] = rareInputPathConditioning.candidates({ ...site, profile });
