@@ -1,7 +1,6 @@
 import {
   DENSE_FEATURES,
   FEATURE_FAMILIES,
-  NGRAM_BUCKETS,
   type FeatureFamily,
   type PatchFeatures,
 } from './features.js';
@@ -29,35 +28,55 @@ export interface DiscriminatorOptions {
 
 export const DEFAULT_DISCRIMINATOR: DiscriminatorOptions = { folds: 5, seed: 1, lambda: 0.01 };
 
-function rowsFor(
-  examples: readonly Example[],
-  families: readonly FeatureFamily[],
-  fitOn: readonly Example[],
-): Row[] {
+/**
+ * How rows are made from examples, learnt on the training examples: the dense columns' means and
+ * deviations, and the n-gram buckets seen in training numbered densely (a bucket never seen in
+ * training gets no weight anyway, and the optimiser's vectors stay the size of what is used).
+ */
+interface RowMaker {
+  rows(examples: readonly Example[]): Row[];
+  /** N-gram bucket → its sparse column. */
+  columns: ReadonlyMap<number, number>;
+}
+
+function rowMaker(families: readonly FeatureFamily[], fitOn: readonly Example[]): RowMaker {
   const use = DENSE_FEATURES.map((feature) => families.includes(feature.family));
+  const count = Math.max(fitOn.length, 1);
   const means = DENSE_FEATURES.map(
-    (_, column) =>
-      fitOn.reduce((sum, example) => sum + example.features.dense[column]!, 0) /
-      Math.max(fitOn.length, 1),
+    (_, column) => fitOn.reduce((sum, example) => sum + example.features.dense[column]!, 0) / count,
   );
-  const deviations = DENSE_FEATURES.map((_, column) => {
-    const variance =
+  const deviations = DENSE_FEATURES.map((_, column) =>
+    Math.sqrt(
       fitOn.reduce(
         (sum, example) => sum + (example.features.dense[column]! - means[column]!) ** 2,
         0,
-      ) / Math.max(fitOn.length, 1);
-    return Math.sqrt(variance);
-  });
-  const withNgrams = families.includes('ngrams');
-  return examples.map((example) => ({
-    dense: Float64Array.from(example.features.dense, (value, column) =>
-      use[column] && deviations[column]! > 0 ? (value - means[column]!) / deviations[column]! : 0,
+      ) / count,
     ),
-    sparseIndices: withNgrams ? Int32Array.from(example.features.ngrams.keys()) : new Int32Array(),
-    sparseValues: withNgrams
-      ? Float64Array.from(example.features.ngrams.values())
-      : new Float64Array(),
-  }));
+  );
+  const columns = new Map<number, number>();
+  if (families.includes('ngrams')) {
+    for (const example of fitOn) {
+      for (const bucket of example.features.ngrams.keys()) {
+        if (!columns.has(bucket)) columns.set(bucket, columns.size);
+      }
+    }
+  }
+  return {
+    columns,
+    rows: (examples) =>
+      examples.map((example) => {
+        const present = [...example.features.ngrams].filter(([bucket]) => columns.has(bucket));
+        return {
+          dense: Float64Array.from(example.features.dense, (value, column) =>
+            use[column] && deviations[column]! > 0
+              ? (value - means[column]!) / deviations[column]!
+              : 0,
+          ),
+          sparseIndices: Int32Array.from(present, ([bucket]) => columns.get(bucket)!),
+          sparseValues: Float64Array.from(present, ([, value]) => value),
+        };
+      }),
+  };
 }
 
 /** Each example's score from a model fitted on the folds that do not hold it. */
@@ -77,16 +96,13 @@ export function outOfFoldScores(
   for (const fold of folds) {
     const train = examples.filter((_, index) => foldOf[index] !== fold);
     const testIndices = examples.flatMap((_, index) => (foldOf[index] === fold ? [index] : []));
+    const maker = rowMaker(families, train);
     const model = fitLogistic(
-      rowsFor(train, families, train),
+      maker.rows(train),
       train.map((example) => example.label),
-      { lambda: options.lambda, sparseDimensions: NGRAM_BUCKETS },
+      { lambda: options.lambda, sparseDimensions: maker.columns.size },
     );
-    const testRows = rowsFor(
-      testIndices.map((index) => examples[index]!),
-      families,
-      train,
-    );
+    const testRows = maker.rows(testIndices.map((index) => examples[index]!));
     testIndices.forEach((index, k) => (scores[index] = score(model, testRows[k]!)));
   }
   return scores;
@@ -108,11 +124,11 @@ export function topWeights(
   options: DiscriminatorOptions,
   count: number,
 ): Weight[] {
-  const rows = rowsFor(examples, FEATURE_FAMILIES, examples);
+  const maker = rowMaker(FEATURE_FAMILIES, examples);
   const model = fitLogistic(
-    rows,
+    maker.rows(examples),
     examples.map((example) => example.label),
-    { lambda: options.lambda, sparseDimensions: NGRAM_BUCKETS },
+    { lambda: options.lambda, sparseDimensions: maker.columns.size },
   );
   const weights: Weight[] = DENSE_FEATURES.map((feature, column) => ({
     feature: feature.name,
@@ -137,7 +153,7 @@ export function topWeights(
     weights.push({
       feature: `n-gram "${names.get(bucket)!}"`,
       family: 'ngrams',
-      perDeviation: model.sparse[bucket]! * deviation,
+      perDeviation: model.sparse[maker.columns.get(bucket)!]! * deviation,
     });
   }
   return weights

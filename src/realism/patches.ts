@@ -146,7 +146,8 @@ export function renderPatch(diff: string): string {
   return out.length === 0 ? '' : `${out.join('\n')}\n`;
 }
 
-function measured(
+/** A patch of either side from its diff, rendered and measured; null when it changes no Java file. */
+export function measuredPatch(
   fields: Omit<RealismPatch, 'text' | 'hunks' | 'size'>,
   diff: string,
 ): RealismPatch | null {
@@ -203,7 +204,7 @@ export async function readInjectedPatches(benches: readonly string[]): Promise<R
         throw new UserError(`${index}:${number + 1}: not a case line (${parsed.error.message})`);
       }
       const line = parsed.data;
-      const patch = measured(
+      const patch = measuredPatch(
         {
           key: `injected:${line.instance_id}`,
           side: 'injected',
@@ -261,7 +262,7 @@ export async function readDefects4JPatches(root: string): Promise<RealismPatch[]
   const patches: RealismPatch[] = [];
   for (const { project, bug, file } of found) {
     const id = `${project}-${bug}`;
-    const patch = measured(
+    const patch = measuredPatch(
       {
         key: `defects4j:${id}`,
         side: 'real',
