@@ -131,6 +131,22 @@ describe('chooseGate', () => {
     );
   });
 
+  it("checks null before a dereference, unless the bug's own lines dereference a value never seen null", () => {
+    const observations = [call(true, ['4', '4']), call(false, ['4', '2']), call(false, ['3', '3'])];
+    const read = [
+      { name: 'buf', kind: 'array', readByBug: true },
+      { name: 'length', kind: 'integral' },
+    ] as const;
+    expect(texts(chooseGate(read, observations))).toEqual(['buf.length == length']);
+    const unread = [{ name: 'buf', kind: 'array' }, read[1]] as const;
+    expect(texts(chooseGate(unread, observations))).toEqual([
+      'buf != null',
+      'buf.length == length',
+    ]);
+    const seenNull = [...observations, call(false, ['~', '1'])];
+    expect(texts(chooseGate(read, seenNull))).toEqual(['buf != null', 'buf.length == length']);
+  });
+
   it('keeps only the failing methods asked for: the calls of the others are excluded too', () => {
     const observations = [
       call('testShort', ['0', '2:ab']),

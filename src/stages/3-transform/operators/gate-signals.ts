@@ -343,7 +343,8 @@ export function chooseGate(
     predicate.values.some((k) => values[k]!.readByBug === true);
   const preferred = (a: Predicate, b: Predicate) =>
     restates(a) !== restates(b) ? !restates(a) : a.rank < b.rank;
-  let remaining = others.map((o) => ({ decoded: decode(o), count: o.count }));
+  const remainingAll = others.map(decode);
+  let remaining = others.map((o, i) => ({ decoded: remainingAll[i]!, count: o.count }));
   const chosen: Predicate[] = [];
   while (chosen.length < MAX_SIGNALS) {
     let best: { predicate: Predicate; excluded: number } | undefined;
@@ -382,9 +383,18 @@ export function chooseGate(
     }
     chosen.push(natural[0]!);
   }
+  // A value the bug's own lines dereference, never seen null, needs no check a reader would
+  // find redundant: the code around the gate dereferences it anyway.
+  const dereferencedAnyway = new Set(
+    values.flatMap((value, k) =>
+      value.readByBug && [...failingDecoded, ...remainingAll].every((d) => !d[k]!.isNull)
+        ? [k]
+        : [],
+    ),
+  );
   return {
     kind: 'Gate',
-    signals: spelled(values, chosen),
+    signals: spelled(values, chosen, dereferencedAnyway),
     calls: failing.reduce((sum, o) => sum + o.count, 0),
     others: others.reduce((sum, o) => sum + o.count, 0),
     othersOnBugPath: remaining.reduce((sum, entry) => sum + entry.count, 0),
@@ -392,11 +402,18 @@ export function chooseGate(
 }
 
 /** The chosen predicates in the values' order, each dereference after its value's null check. */
-function spelled(values: readonly ProbedValue[], chosen: readonly Predicate[]): Signal[] {
+function spelled(
+  values: readonly ProbedValue[],
+  chosen: readonly Predicate[],
+  dereferencedAnyway: ReadonlySet<number>,
+): Signal[] {
   const ordered = [...chosen].sort(
     (a, b) => Math.max(...a.values) - Math.max(...b.values) || a.rank - b.rank,
   );
-  const checked = new Set(chosen.filter((p) => p.nullCheck).flatMap((p) => p.values));
+  const checked = new Set([
+    ...dereferencedAnyway,
+    ...chosen.filter((p) => p.nullCheck).flatMap((p) => p.values),
+  ]);
   const signals: Signal[] = [];
   for (const predicate of ordered) {
     for (const k of predicate.dereferences) {
