@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { applyEdits, loadJavaGrammar } from '../src/lang/java/syntax.js';
-import { anchorAfter, locateAnchor } from '../src/stages/3-transform/focus.js';
 import { cachedValueAccess } from '../src/stages/3-transform/operators/cached-value.js';
 import { nestedDataAccess } from '../src/stages/3-transform/operators/nested-access.js';
 import { intermediateStatePassing } from '../src/stages/3-transform/operators/state-holder.js';
@@ -24,34 +23,6 @@ function siteAt(text: string): TransformSite {
 }
 
 describe('Nested Data Access', () => {
-  it("reads the bug's local through a one-element array its declaration holds", () => {
-    const site = siteAt('return text.substring(0, limit);');
-    const [candidate] = nestedDataAccess.candidates(site);
-    expect(candidate!.description).toMatch(/^clip: 'limit' .* limit\[0\]$/);
-    const after = applyEdits(source, candidate!.edits);
-    expect(after).toBe(
-      source.replace(
-        `        int limit = max - 1;
-        if (text.length() > limit) {
-            return text.substring(0, limit);
-        }`,
-        `        int[] limit = { max - 1 };
-        if (text.length() > limit[0]) {
-            return text.substring(0, limit[0]);
-        }`,
-      ),
-    );
-    // The bug's line is rewritten: the anchor follows it.
-    const anchor = anchorAfter(
-      { file: 'Values.java', lines: ['return text.substring(0, limit);'] },
-      site.focus,
-      candidate!.edits,
-      after,
-    );
-    expect(anchor.lines).toEqual(['return text.substring(0, limit[0]);']);
-    expect(locateAnchor(after, anchor)).toBeDefined();
-  });
-
   it('puts two parameters that belong together in one array named for the pair', () => {
     const [candidate, ...others] = nestedDataAccess.candidates(siteAt('digitCount++;'));
     expect(candidate!.description).toBe(
@@ -66,65 +37,33 @@ describe('Nested Data Access', () => {
         for (int i = dataSpan[0]; i < dataSpan[0] + dataSpan[1]; i++) {`,
       ),
     );
-    // One-element holders come after it, nearest the bug first; a value written again is in none.
-    expect(others.map((c) => c.description)).toEqual([
-      "digits: 'data' (line 111) is read through dataHolder[0]",
-      "digits: 'dataLen' (line 110) is read through dataLenHolder[0]",
-    ]);
+    // A single value is never put in a one-element array (`dataHolder[0]`): no other candidate.
+    expect(others).toEqual([]);
     const marks = nestedDataAccess.candidates(siteAt('return i;'));
     expect(marks.map((c) => c.description).join('\n')).not.toMatch(/'from'/);
   });
 
-  it('puts a parameter in a holder before its first read', () => {
-    const candidates = nestedDataAccess.candidates(siteAt('return width - word.length();'));
-    const width = candidates.find((c) => c.description.includes("'width'"))!;
-    expect(applyEdits(source, width.edits)).toContain(
-      `        int[] widthHolder = { width };
-        if (word.length() >= widthHolder[0]) {
-            return 0;
-        }
-        return widthHolder[0] - word.length();`,
-    );
-  });
-
-  it("puts an instance's final field in a holder", () => {
-    const names = nestedDataAccess
-      .candidates(siteAt('found++;'))
-      .find((c) => c.description.includes("'names'"))!;
-    expect(applyEdits(source, names.edits)).toContain(
-      `        int found = 0;
-        String[][] namesHolder = { names };
-        for (String name : namesHolder[0]) {`,
-    );
-  });
-
-  it('refuses a local written after its declaration and a type variable', () => {
-    const counted = nestedDataAccess.candidates(siteAt('found++;'));
-    expect(counted.map((c) => c.description)).toEqual([
-      expect.stringContaining("'prefix'"),
-      expect.stringContaining("'names'"),
-    ]);
-    const picked = nestedDataAccess.candidates(siteAt('return chosen;'));
-    expect(picked.map((c) => c.description)).toEqual([expect.stringContaining("'left'")]);
-  });
-});
-
-describe('Nested Data Access on a holder', () => {
-  it('never nests a one-element holder in another', () => {
-    const candidates = nestedDataAccess.candidates(siteAt('return widthHolder[0] + 1;'));
-    expect(candidates.map((c) => c.description)).toEqual([
-      expect.stringMatching(/^paddedWidth: 'word' .* wordHolder\[0\]$/),
-    ]);
+  it('puts no single local, parameter or final field in a one-element array', () => {
+    for (const bug of [
+      'return text.substring(0, limit);',
+      'return width - word.length();',
+      'found++;',
+      'return chosen;',
+      'return widthHolder[0] + 1;',
+    ]) {
+      expect(nestedDataAccess.candidates(siteAt(bug))).toEqual([]);
+    }
   });
 });
 
 describe('Intermediate State Passing', () => {
-  it('has a private method compute the value into a holder the bug reads', () => {
+  it('has a private method compute the value and hand it back, no one-element holder', () => {
     const [candidate] = intermediateStatePassing.candidates(
       siteAt('return text.substring(0, limit);'),
     );
     expect(candidate!.added).toEqual(['computeLimit']);
-    expect(applyEdits(source, candidate!.edits)).toBe(
+    const after = applyEdits(source, candidate!.edits);
+    expect(after).toBe(
       source.replace(
         `        int limit = max - 1;
         if (text.length() > limit) {
@@ -133,23 +72,23 @@ describe('Intermediate State Passing', () => {
         return text;
     }
 `,
-        `        int[] limitHolder = new int[1];
-        computeLimit(limitHolder, max);
-        if (text.length() > limitHolder[0]) {
-            return text.substring(0, limitHolder[0]);
+        `        int limit = computeLimit(max);
+        if (text.length() > limit) {
+            return text.substring(0, limit);
         }
         return text;
     }
 
-    private void computeLimit(int[] limitHolder, int max) {
-        limitHolder[0] = max - 1;
+    private int computeLimit(int max) {
+        return max - 1;
     }
 `,
       ),
     );
+    expect(candidate!.edits.map((edit) => edit.text).join('\n')).not.toMatch(/\[1\]|\[0\]/);
   });
 
-  it('builds an object made empty and then set field by field in the method that fills the holder', () => {
+  it('builds an object made empty and then set field by field in a method that returns it', () => {
     const [candidate] = intermediateStatePassing.candidates(
       siteAt('return room.size - room.used <= outLen;'),
     );
@@ -162,16 +101,15 @@ describe('Intermediate State Passing', () => {
         return room.size - room.used <= outLen;
     }
 `,
-        `        final Room[] roomHolder = new Room[1];
-        buildRoom(roomHolder, out, outOffset);
-        return roomHolder[0].size - roomHolder[0].used <= outLen;
+        `        final Room room = buildRoom(out, outOffset);
+        return room.size - room.used <= outLen;
     }
 
-    private void buildRoom(Room[] roomHolder, byte[] out, int outOffset) {
+    private Room buildRoom(byte[] out, int outOffset) {
         final Room room = new Room();
         room.size = out.length;
         room.used = outOffset;
-        roomHolder[0] = room;
+        return room;
     }
 `,
       ),
@@ -188,13 +126,12 @@ describe('Intermediate State Passing', () => {
         return decorate(upper);
     }
 `,
-        `        String[] upperHolder = new String[1];
-        computeUpper(upperHolder, word);
-        return decorate(upperHolder[0]);
+        `        String upper = computeUpper(word);
+        return decorate(upper);
     }
 
-    private void computeUpper(String[] upperHolder, String word) {
-        upperHolder[0] = word.toUpperCase();
+    private String computeUpper(String word) {
+        return word.toUpperCase();
     }
 `,
       ),
@@ -208,22 +145,11 @@ describe('Intermediate State Passing', () => {
     expect(candidate!.added).toEqual(['computeLimit']);
   });
 
-  it("takes a value of a method the body calls when the bug is in the method's header", () => {
-    const [candidate] = intermediateStatePassing.candidates(
-      siteAt('public boolean same(Object other) {'),
-    );
-    expect(candidate!.description).toMatch(/^sameNames: 'values' .* computeValues/);
-    expect(applyEdits(source, candidate!.edits)).toContain(
-      `        Values[] valuesHolder = new Values[1];
-        computeValues(valuesHolder, other);
-        return valuesHolder[0].names.length == names.length;
-    }
-
-    private void computeValues(Values[] valuesHolder, Object other) {
-        valuesHolder[0] = (Values) other;
-    }
-`,
-    );
+  it('refuses a value of a method the body calls that only renames another (a cast)', () => {
+    // `Values values = (Values) other;` in sameNames: `computeValues(other)` would only cast.
+    expect(
+      intermediateStatePassing.candidates(siteAt('public boolean same(Object other) {')),
+    ).toEqual([]);
   });
 
   it("refuses the bug's own declaration, a local written again, a literal, a type variable", () => {

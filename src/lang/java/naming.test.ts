@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { camelName, forwardingNames, helperNames, nameWords, plainName } from './naming.js';
+import { adapterNames, camelName, helperNames, nameWords, plainName } from './naming.js';
 import { blockStatements } from './extraction.js';
 import { descendants, field, loadJavaGrammar, withJavaTree } from './syntax.js';
 
@@ -7,13 +7,13 @@ beforeAll(async () => {
   await loadJavaGrammar();
 });
 
-/** The names offered for a method's whole body moved into a helper. */
-function wholeBody(method: string, nouns: string[] = [], taken: string[] = []): string[] {
+/** The names offered for statements of `method` moved into a helper. */
+function moved(method: string, taken: string[] = []): string[] {
   return withJavaTree(`class C { ${method} }`, (root) => {
     const declaration = descendants(root, 'method_declaration')[0]!;
     const body = field(declaration, 'body')!;
     const member = field(declaration, 'name')!.text;
-    return helperNames(blockStatements(body), { member, tail: true, nouns }, new Set(taken));
+    return helperNames(blockStatements(body), { member }, new Set(taken));
   });
 }
 
@@ -29,24 +29,23 @@ describe('names for added code', () => {
     expect(nameWords('toString')).toEqual(['to', 'String']);
   });
 
-  it('names a moved whole body after what the method computes, never do… or …Internal', () => {
-    expect(wholeBody('boolean equals(Object o) { return o == this; }')[0]).toBe('isEqualTo');
-    expect(wholeBody('int hashCode() { return 31 * size; }')[0]).toBe('computeHashCode');
-    // A bug in the name leaves the body what it was: named after the method it was meant as.
-    expect(wholeBody('int hashcode() { return 83 + start + 7 * end; }')[0]).toBe('computeHashCode');
-    expect(wholeBody('boolean equal(Object o) { return o == this; }')[0]).toBe('isEqualTo');
-    expect(wholeBody('int getSize() { return size; }')[0]).toBe('computeSize');
-    expect(wholeBody('boolean isAscii(String text) { return text.isEmpty(); }', ['text'])[0]).toBe(
-      'checkAscii',
-    );
-    expect(wholeBody('String escape(String text) { return text; }', ['text'])[0]).toBe(
-      'escapeText',
-    );
-    const all = [
-      ...wholeBody('boolean equals(Object o) { return o == this; }', [], ['isEqualTo', 'sameAs']),
-      ...wholeBody('int hashCode() { return 31 * size; }', [], ['computeHashCode']),
-    ];
-    expect(all.filter((name) => /^do[A-Z]|Internal$/.test(name))).toEqual([]);
+  it('names moved statements after what they do, never after the method they leave', () => {
+    // commons-csv's read(char[], int, int): the loop counts line endings, bounded by `offset`.
+    const read = `int read(char[] buf, int offset, int len) {
+      for (int i = offset; i < offset + len; i++) {
+        final char ch = buf[i];
+        if (ch == LF) {
+          if (CR != (i > offset ? buf[i - 1] : lastChar)) { lineNumber++; }
+        } else if (ch == CR) { lineNumber++; }
+      }
+    }`;
+    expect(moved(read)).toEqual(['countLines']);
+    // The method's own name and its parameters name nothing the statements do.
+    expect(moved('int getSize() { return size; }')).toEqual([]);
+    expect(moved('String escape(String text) { return text.trim(); }')).toEqual(['trimText']);
+    expect(
+      moved('boolean isMapped(String name) { return map != null && map.containsKey(name); }'),
+    ).not.toContain('checkMapped');
   });
 
   it("names a loop after what its body does, not after the loop's own counter", () => {
@@ -58,7 +57,13 @@ describe('names for added code', () => {
     expect(named('for (int i = 1; i < array.length; i++) { out.write(array[i]); }')).toBe(
       'writeArray',
     );
-    expect(named('for (String line : lines) { if (line.isEmpty()) blanks++; }')).toBe('countLines');
+    // What a loop counts is what it increments; a bare `count` says nothing, its collection does.
+    expect(named('for (String line : lines) { if (line.isEmpty()) blanks++; }')).toBe(
+      'countBlanks',
+    );
+    expect(
+      named('for (int i = 0; i < values.length; i++) { if (values[i] == 0) zeroCount++; }'),
+    ).toBe('countZeros');
     // Checks before the work leave the name to the work.
     expect(named('if (array == null) { throw new IllegalStateException(); }')).toBe('checkArray');
     expect(
@@ -71,46 +76,29 @@ describe('names for added code', () => {
     expect(named('for (byte b : bytes) { if (b == 37) return true; } return false;')).toBe(
       'findBytes',
     );
-    // The switch's breaks find nothing; a bound named `len` says nothing.
+    // The switch's breaks find nothing; a bound named `len` says nothing, the text indexed does.
     const escape = withJavaTree(
-      'class C { void escape(String s, StringBuilder sb) { int len = s.length(); for (int i = 0; i < len; i++) { switch (s.charAt(i)) { case 1: sb.append(1); break; default: sb.append(0); } } } }',
+      'class C { void escape(String text, StringBuilder sb) { int len = text.length(); for (int i = 0; i < len; i++) { switch (text.charAt(i)) { case 1: sb.append(1); break; default: sb.append(0); } } } }',
       (root) => {
         const block = descendants(root, 'block')[0]!;
         const loop = blockStatements(block).slice(1);
-        return helperNames(
-          loop,
-          { member: 'escape', tail: true, nouns: ['s', 'sb', 'String'] },
-          new Set(),
-        );
+        return helperNames(loop, { member: 'escape' }, new Set());
       },
     );
-    expect(escape[0]).toBe('escapeString');
+    expect(escape).toEqual(['scanText']);
   });
 
-  it('takes the vague abbreviations of a parameter for no name', () => {
-    expect(wholeBody('String escape(String str) { return str; }', ['str'])).toEqual([]);
-  });
-
-  it('names a forwarding method after what the call passes, else after the callee or caller', () => {
-    const names = (callee: string, args: string[], parameters: string[], caller: string) =>
-      forwardingNames(callee, { arguments: args, parameters, caller }, new Set());
-    expect(names('parse', ['line'], ['text'], 'readRecord')[0]).toBe('parseLine');
-    expect(names('parse', ['o'], ['text'], 'readRecord')[0]).toBe('parseText');
-    expect(names('format', ['o'], ['o'], 'printRecord')[0]).toBe('formatRecord');
-    expect(names('total', [], [], 'wider')[0]).toBe('computeTotal');
-    expect(names('getHeader', [], [], 'wider')[0]).toBe('resolveHeader');
-    expect(names('countOffset', ['offset'], ['offset'], 'read')).toEqual(['countOffsetForRead']);
+  it('names an adapter after what it is given, never after the method calling it', () => {
+    const names = (callee: string, inputs: string[]) => adapterNames(callee, inputs, new Set());
+    expect(names('parse', ['line'])[0]).toBe('parseLine');
     // An index, an output or an input is named by its role.
-    expect(names('getString', ['index'], ['index'], 'getEnum')[0]).toBe('getStringAt');
-    expect(names('writeArray', ['array', 'out'], ['array', 'out'], 'write')[0]).toBe(
-      'writeArrayTo',
-    );
-    expect(names('parse', ['reader'], ['reader'], 'load')[0]).toBe('parseFrom');
-    // A callee whose name already ends with the argument gains nothing from it.
-    expect(names('printRecord', ['record'], ['record'], 'print')).toEqual([]);
-    // An abbreviation says nothing: `matches(input, ipl)` is no `matchesInputIpl`.
-    expect(names('matches', ['ipl'], ['ipl'], 'find')[0]).toBe('computeMatches');
-    expect(names('getEntry', ['key'], ['key'], 'lookup')[0]).toBe('getEntryKey');
+    expect(names('getString', ['index'])[0]).toBe('getStringAt');
+    expect(names('writeArray', ['array', 'out'])[0]).toBe('writeArrayTo');
+    expect(names('parse', ['reader'])[0]).toBe('parseFrom');
+    // A callee whose name already ends with the input, or an abbreviation, gives no name.
+    expect(names('printRecord', ['record'])).toEqual([]);
+    expect(names('matches', ['ipl'])).toEqual([]);
+    expect(names('countOffset', ['offset'])).toEqual([]);
   });
 });
 describe('plainName', () => {

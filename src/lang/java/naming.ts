@@ -7,6 +7,7 @@ import {
   isLoop,
   kids,
   LOOP_TYPES,
+  nameOf,
   simpleTypeName,
 } from './syntax.js';
 
@@ -183,91 +184,112 @@ function verbOf(statements: readonly Node[]): string {
   if (statements.some(isLoop)) {
     if (leavesLoopEarly(statements)) return 'find';
     if (calls.some((name) => /^(add|put|offer|push)/.test(name))) return 'collect';
-    // A loop's own `i++` counts nothing; an increment in its body does.
-    const counted = [...all('update_expression'), ...all('assignment_expression')].some(
-      (node) =>
-        (node.type === 'update_expression' || /[+-]=/.test(node.text)) &&
-        !(node.parent && isLoop(node.parent) && !field(node.parent, 'body')?.equals(node)),
-    );
-    if (counted) return 'count';
+    if ([...all('update_expression'), ...all('assignment_expression')].some(isCount)) {
+      return 'count';
+    }
     return verb ?? 'scan';
   }
   if (verb) return verb;
   return first.type === 'if_statement' ? 'handle' : 'apply';
 }
 
-/** Methods every class may have, and what a maintainer calls the code behind them. */
-const OBJECT_METHODS: Record<string, string[]> = {
-  equals: ['isEqualTo', 'sameAs'],
-  hashCode: ['computeHashCode'],
-  toString: ['buildString', 'describe'],
-  compareTo: ['compareWith'],
-};
+/**
+ * Whether an update counts: a loop's own `i++` counts nothing; an increment or `+=` in its body,
+ * or in code outside any loop's header, does.
+ */
+function isCount(node: Node): boolean {
+  return (
+    (node.type === 'update_expression' ||
+      ['+=', '-='].includes(node.childForFieldName('operator')?.type ?? '')) &&
+    !(node.parent && isLoop(node.parent) && !field(node.parent, 'body')?.equals(node))
+  );
+}
+
+/** Names that say a value counts without saying what: `count`, `total`, `n`. */
+const BARE_COUNTS = /^(count|counter|total|num|number|n|sum|cnt)$/i;
 
 /**
- * The whole-body names of the Object method `member` is, or was meant to be: a bug in the
- * header (`hashcode`, `equal`, `Equals`) leaves the body what it was, and so its helper's name.
+ * What the statements count, from the values they increment: `lineNumber++` counts lines,
+ * `blanks++` blanks; a bare `count++` says nothing.
  */
-function objectMethodNames(member: string): string[] {
-  const lower = member.toLowerCase();
-  const meant = Object.keys(OBJECT_METHODS).find((name) => {
-    const known = name.toLowerCase();
-    return known === lower || known === `${lower}s` || `${known}s` === lower;
+function countedThings(statements: readonly Node[]): string[] {
+  const targets = statements
+    .flatMap((s) => descendants(s, ['update_expression', 'assignment_expression']))
+    .filter(isCount)
+    .map((node) => {
+      const target = node.type === 'update_expression' ? kids(node)[0] : field(node, 'left');
+      if (target?.type === 'field_access') return field(target, 'field')?.text;
+      return target?.type === 'identifier' ? target.text : undefined;
+    });
+  return targets.flatMap((name) => {
+    if (!name || BARE_COUNTS.test(name)) return [];
+    const thing = name.replace(/(Count|Counter|Number|Num|Total)$/, '');
+    return [thing === name ? name : `${thing}s`];
   });
-  return meant ? OBJECT_METHODS[meant]! : [];
 }
 
 /**
- * Names for a helper taking a method's whole body: the method's own words with a verb that
- * says it computes (`getSize` → `computeSize`, `isAscii` → `checkAscii`), else the method's name
- * and what it works on (`escape(String text)` → `escapeText`).
+ * What a loop goes over: a for-each's collection, the arrays or strings a counting loop indexes
+ * with its own variable (`buf[i]`, `text.charAt(i)`) or bounds by (`i < values.length`), a
+ * while loop's condition; never a bound such as `offset` in `i < offset + len`.
  */
-function wholeBodyNames(member: string, nouns: readonly string[]): string[] {
-  const [verb = '', ...rest] = nameWords(member);
-  if (rest.length > 0 && verb === 'get')
-    return [camelName(['compute', ...rest]), camelName(['resolve', ...rest])];
-  if (rest.length > 0 && ['is', 'has', 'can', 'should'].includes(verb)) {
-    return [camelName(['check', ...rest]), camelName(['test', ...rest])];
-  }
-  return nouns
-    .filter((noun) => !member.toLowerCase().endsWith(noun.toLowerCase()))
-    .map((noun) => camelName([member, capitalized(noun)]));
+function loopSubjects(loop: Node): string[] {
+  if (loop.type !== 'for_statement') return subjectsOf(loop);
+  const counters = new Set(
+    descendants(field(loop, 'init') ?? loop, 'variable_declarator').map((d) => nameOf(d)),
+  );
+  const usesCounter = (node: Node | null) =>
+    !!node && valueNames(node).some((name) => counters.has(name.text));
+  const nameOfValue = (node: Node | null) =>
+    node?.type === 'identifier' ? node.text : node ? field(node, 'field')?.text : undefined;
+  const indexed = descendants(loop, 'array_access')
+    .filter((access) => usesCounter(field(access, 'index')))
+    .map((access) => nameOfValue(field(access, 'array')));
+  const read = descendants(loop, 'method_invocation')
+    .filter(
+      (call) =>
+        /^(charAt|codePointAt|get)$/.test(nameOf(call)) && usesCounter(field(call, 'arguments')),
+    )
+    .map((call) => nameOfValue(field(call, 'object')));
+  const condition = field(loop, 'condition');
+  const bounded = condition
+    ? [
+        ...descendants(condition, 'field_access')
+          .filter((access) => field(access, 'field')?.text === 'length')
+          .map((access) => nameOfValue(field(access, 'object'))),
+        ...descendants(condition, 'method_invocation')
+          .filter((call) => /^(size|length)$/.test(nameOf(call)))
+          .map((call) => nameOfValue(field(call, 'object'))),
+      ]
+    : [];
+  return [...new Set([...indexed, ...read, ...bounded])].filter(
+    (name): name is string => !!name && telling(name) && !/^[A-Z]/.test(name),
+  );
 }
 
 /**
- * Names for a helper holding `statements`, most natural first, none of them `taken`. `result`
- * is the local the helper returns, if any; `member` the name of the method they come from and
- * `nouns` what that method works on (its parameters' names, then their types).
+ * Names for a helper holding `statements`, most natural first, none of them `taken` and none
+ * `member`, the method they come from. `result` is the local the helper returns, if any. Every
+ * name is read off the statements (what they do, the values they assign, count or go over),
+ * never off the method they leave: a helper is no `countOffsetForRead`.
  */
 export function helperNames(
   statements: readonly Node[],
-  options: { member: string; result?: string; tail: boolean; nouns?: readonly string[] },
+  options: { member: string; result?: string },
   taken: ReadonlySet<string>,
 ): string[] {
   const result = options.result && telling(options.result) ? options.result : undefined;
   const work = statements[leadingChecks(statements)] ?? statements[0];
-  const subjects = result ? [result] : work ? subjectsOf(work) : [];
-  const [subject] = subjects;
   const verb = options.result ? resultVerb(statements) : verbOf(statements);
-  const specific = verb !== 'apply' && verb !== 'handle';
-  const wholeBody =
-    options.tail && statements[0]?.parent?.parent?.type.endsWith('_declaration') === true;
-  const nouns = (options.nouns ?? []).filter(telling);
-  const [memberVerb = '', ...memberRest] = nameWords(options.member);
-  const proposals = [
-    ...(wholeBody ? objectMethodNames(options.member) : []),
-    ...(wholeBody && !specific ? wholeBodyNames(options.member, nouns) : []),
-    subject ? camelName([verb, subject]) : undefined,
-    ...(wholeBody && specific ? wholeBodyNames(options.member, nouns) : []),
-    // When those are taken: what else the statements are about.
-    ...subjects.slice(1, 3).map((other) => camelName([verb, other])),
-    subject && memberRest.length > 0 ? camelName([verb, subject, 'for', ...memberRest]) : undefined,
-    memberRest.length > 0 && verb !== memberVerb ? camelName([verb, ...memberRest]) : undefined,
-    // What the method works on: `escape(String s, …)`'s loop escapes a string.
-    ...nouns
-      .filter((noun) => !options.member.toLowerCase().endsWith(noun.toLowerCase()))
-      .map((noun) => camelName([options.member, capitalized(noun)])),
-  ];
+  const counted = verb === 'count' ? countedThings(statements) : [];
+  const subjects = result
+    ? [result]
+    : work && isLoop(work)
+      ? [...counted, ...loopSubjects(work)]
+      : work
+        ? [...counted, ...subjectsOf(work)]
+        : [];
+  const proposals = [...new Set(subjects)].slice(0, 3).map((subject) => camelName([verb, subject]));
   return usable(proposals, taken).filter((name) => name !== options.member);
 }
 
@@ -282,41 +304,21 @@ function usable(proposals: readonly (string | undefined)[], taken: ReadonlySet<s
 }
 
 /**
- * Names for a private method that forwards to `callee`: the callee's name with what the call
- * passes (`parse(line)` → `parseLine`), else with what the callee declares it takes, else with
- * what its caller is about (`format` called from `printRecord` → `formatRecord`), else what the
- * callee gives (`getHeader()` → `resolveHeader`, `total()` → `computeTotal`), else what the call
- * is for (`countOffset` called by `read` → `countOffsetForRead`).
+ * Names for a private method that calls `callee` with arguments it computes from `inputs`, its
+ * own parameters: the callee's name with what it is given (`parse(line.trim())` → `parseLine`,
+ * an index or an output by its role: `getStringAt`, `writeArrayTo`). A name that says nothing
+ * of what the method is given is no name: none from the method the call is in.
  */
-export function forwardingNames(
+export function adapterNames(
   callee: string,
-  options: { arguments: readonly string[]; parameters: readonly string[]; caller: string },
+  inputs: readonly string[],
   taken: ReadonlySet<string>,
 ): string[] {
-  const [, ...callerRest] = nameWords(options.caller);
-  const nouns = [
-    ...options.arguments,
-    ...options.parameters,
-    ...(callerRest.length > 0 ? [camelName(callerRest)] : []),
-  ].filter((noun) => telling(noun) && !callee.toLowerCase().endsWith(noun.toLowerCase()));
-  // With nothing to add, a getter resolves its value and a one-word callee is computed.
-  const [calleeVerb = '', ...calleeRest] = nameWords(callee);
-  const plain =
-    calleeVerb === 'get' && calleeRest.length > 0
-      ? [camelName(['resolve', ...calleeRest])]
-      : calleeRest.length === 0
-        ? [camelName(['compute', callee])]
-        : [];
-  // Last, what the call is for: `countOffset` called by `read` → `countOffsetForRead`.
-  const forCaller = callee.toLowerCase().includes(options.caller.toLowerCase())
-    ? []
-    : [camelName([callee, 'for', capitalized(options.caller)])];
+  const nouns = inputs.filter(
+    (noun) => telling(noun) && !callee.toLowerCase().endsWith(noun.toLowerCase()),
+  );
   return usable(
-    [
-      ...nouns.map((noun) => camelName([callee, prepositionFor(noun) ?? capitalized(noun)])),
-      ...plain,
-      ...forCaller,
-    ],
+    nouns.map((noun) => camelName([callee, prepositionFor(noun) ?? capitalized(noun)])),
     taken,
   );
 }
@@ -347,7 +349,6 @@ function valueWord(name: string, type: string): string {
 export function extractorNames(
   statements: readonly Node[],
   result: { name: string; type: string },
-  member: string,
   taken: ReadonlySet<string>,
 ): string[] {
   const calls = statements
@@ -371,14 +372,7 @@ export function extractorNames(
   else if (loops && fills) verb = 'collect';
   else if (reads) verb = 'read';
   const subject = valueWord(result.name, result.type);
-  return usable(
-    [
-      camelName([verb, subject]),
-      camelName([verb, subject, 'for', member]),
-      camelName(['compute', subject]),
-    ],
-    taken,
-  );
+  return usable([camelName([verb, subject]), camelName(['compute', subject])], taken);
 }
 
 /**
@@ -411,7 +405,7 @@ export function applierNames(
   return usable(
     [
       camelName([verbOf(statements), word]),
-      ...helperNames(statements, { member, tail: false }, taken),
+      ...helperNames(statements, { member }, taken),
       camelName(['apply', word]),
     ],
     taken,

@@ -1,6 +1,12 @@
 import type { Node } from 'web-tree-sitter';
-import { enclosingMember } from '../../../lang/java/extraction.js';
-import { forwardingNames } from '../../../lang/java/naming.js';
+import { blockStatements, enclosingMember } from '../../../lang/java/extraction.js';
+import { adapterNames } from '../../../lang/java/naming.js';
+import {
+  localDeclarations,
+  resolveLocal,
+  valueNames,
+  type LocalDeclaration,
+} from '../../../lang/java/scopes.js';
 import { fileStyle, type FileStyle } from '../../../lang/java/style.js';
 import {
   ancestor,
@@ -16,13 +22,17 @@ import {
 } from '../../../lang/java/syntax.js';
 import type { SourceModel } from '../../../toolchains/jvm/source-model.js';
 import { insertedAfter, lineAt, takenNames } from './added-members.js';
+import { typeOf } from './extract-method.js';
 import type { TransformCandidate, TransformOperator, TransformSite } from './types.js';
 
 /*
- * Call-Site Rerouting: one direct call on the way to the bug goes through a private method that
- * forwards to the same callee, so the bug is reached through one more dispatch. First the calls
- * to the bug's own method from elsewhere in its class, then the calls the buggy code makes. Which
- * method a call resolves to comes from javac, so overloads are never confused.
+ * Call-Site Rerouting: one direct call on the way to the bug goes through a private adapter that
+ * computes the call's arguments from the caller's values and calls the same callee, so the bug is
+ * reached through one more dispatch. First the calls to the bug's own method from elsewhere in its
+ * class, then the calls the buggy code makes. An adapter must adapt: a call whose arguments are
+ * all plain values would give a method that only calls another with its own parameters, which no
+ * maintainer writes, so such a call is no site. Which method a call resolves to, and every type,
+ * comes from javac, so overloads are never confused.
  */
 
 const CALL_SITES_PER_SITE = 4;
@@ -45,6 +55,53 @@ function isOwnCall(call: Node): boolean {
   return receiver === null || receiver.type === 'this';
 }
 
+/** A value as it is (`line`, `this.limit`, `3`): nothing an adapter would compute. */
+function isPlain(node: Node): boolean {
+  if (/literal$|^(true|false|null|this|identifier)$/.test(node.type)) return true;
+  const object = field(node, 'object');
+  return node.type === 'field_access' && object !== null && isPlain(object);
+}
+
+/** What may not move out of a call's argument list: writes, and code with its own scope. */
+const UNMOVABLE = [
+  'assignment_expression',
+  'update_expression',
+  'lambda_expression',
+  'method_reference',
+  'class_body',
+  'switch_expression',
+  'super',
+];
+
+/**
+ * The locals and parameters the arguments read, in order, each once: the adapter's parameters.
+ * Undefined when one is a lambda's parameter, whose type javac does not list.
+ */
+function argumentInputs(caller: Node, args: readonly Node[]): LocalDeclaration[] | undefined {
+  const declarations = localDeclarations(caller);
+  const inputs: LocalDeclaration[] = [];
+  for (const name of args.flatMap((arg) => valueNames(arg))) {
+    const declaration = resolveLocal(name, declarations);
+    if (!declaration || inputs.some((known) => known.node.equals(declaration.node))) continue;
+    if (declaration.kind === 'lambda-parameter') return undefined;
+    inputs.push(declaration);
+  }
+  return inputs;
+}
+
+/** The checked exceptions the calls within `node` declare; null if one has no spelling. */
+function thrownWithin(model: SourceModel, node: Node): string[] | null {
+  const thrown: string[] = [];
+  for (const entry of model.expressions) {
+    if (entry.start < node.startIndex || entry.end > node.endIndex) continue;
+    for (const type of entry.checkedThrows ?? []) {
+      if (type === null) return null;
+      if (!thrown.includes(type)) thrown.push(type);
+    }
+  }
+  return thrown;
+}
+
 function adapterFor(
   source: string,
   call: Node,
@@ -55,54 +112,61 @@ function adapterFor(
   const caller = enclosingMember(call);
   const resolved = resolvedCall(model, call);
   if (!caller || !resolved?.inThisFile || !isOwnCall(call)) return undefined;
+  // Before `this(…)` or `super(…)` has run, no method of the object may be called.
+  if (ancestor(call, 'explicit_constructor_invocation')) return undefined;
+  // A call that is its caller's whole body would leave the caller only calling the adapter.
+  const statements = blockStatements(field(caller, 'body') ?? caller);
+  const [only] = statements;
+  const whole = only ? kids(only).find((k) => !k.type.endsWith('comment')) : undefined;
+  if (statements.length === 1 && whole?.equals(call)) return undefined;
   const owner = declaringClass(caller);
   if (!owner || owner.type === 'interface_declaration') return undefined;
-  const arity = kids(field(call, 'arguments') ?? call).filter(
-    (k) => !k.type.endsWith('comment'),
-  ).length;
+  const args = kids(field(call, 'arguments') ?? call).filter((k) => !k.type.endsWith('comment'));
+  // The adapter computes at least one argument, and can take every one out of the call.
+  if (args.every(isPlain) || args.some((arg) => arg.text.includes('\n'))) return undefined;
+  if (args.some((arg) => descendants(arg, UNMOVABLE).length > 0 || UNMOVABLE.includes(arg.type)))
+    return undefined;
   // The callee among the class's own methods: javac named it; the arity picks the overload.
   const callees = descendants(owner, 'method_declaration').filter(
     (method) =>
       declaringClass(method)?.equals(owner) === true &&
       nameOf(method) === resolved.name &&
       kids(field(method, 'parameters') ?? method).filter((p) => p.type.endsWith('parameter'))
-        .length === arity,
+        .length === args.length,
   );
   const callee = callees.length === 1 ? callees[0]! : undefined;
   if (!callee || modifierWords(callee).includes('abstract')) return undefined;
-  const words = modifierWords(callee);
-  const isStatic = words.includes('static') || modifierWords(caller).includes('static');
-  const parameters = kids(field(callee, 'parameters') ?? callee).filter((p) =>
-    p.type.endsWith('parameter'),
-  );
-  const names = parameters.map((parameter) =>
-    parameter.type === 'spread_parameter'
-      ? nameOf(kids(parameter).find((k) => k.type === 'variable_declarator') ?? parameter)
-      : nameOf(parameter),
-  );
-  const [name] = forwardingNames(
+  const inputs = argumentInputs(caller, args);
+  if (!inputs) return undefined;
+  const parameters: string[] = [];
+  for (const input of inputs) {
+    const type = typeOf(model, caller, input);
+    // A type variable of the caller's would need the caller's type parameters too.
+    if (type === null || field(caller, 'type_parameters')) return undefined;
+    parameters.push(`${style.finalParameters ? 'final ' : ''}${type} ${input.name}`);
+  }
+  const returnType = model.expressions.find(
+    (entry) =>
+      entry.node === 'method_invocation' &&
+      entry.start === call.startIndex &&
+      entry.end === call.endIndex,
+  )?.type;
+  // What the callee declares and what the arguments' own calls do: javac lists both per call.
+  const thrown = thrownWithin(model, call);
+  if (!returnType || thrown === null) return undefined;
+  const [name] = adapterNames(
     nameOf(callee),
-    {
-      arguments: kids(field(call, 'arguments') ?? call)
-        .filter((k) => k.type === 'identifier')
-        .map((k) => k.text),
-      parameters: names,
-      caller: nameOf(caller),
-    },
+    inputs.map((input) => input.name),
     taken,
   );
   if (!name) return undefined;
-  const returnType = `${field(callee, 'type')?.text ?? 'void'}${field(callee, 'dimensions')?.text ?? ''}`;
-  const typeParameters = field(callee, 'type_parameters')?.text;
-  const throwsClause = kids(callee).find((k) => k.type === 'throws')?.text;
   const indent = indentationOf(source, caller);
-  const forward = `${nameOf(callee)}(${names.join(', ')});`;
+  const forward = `${nameOf(callee)}(${args.map((arg) => arg.text).join(', ')});`;
   const signature = [
     'private',
-    ...(isStatic ? ['static'] : []),
-    ...(typeParameters ? [typeParameters] : []),
+    ...(modifierWords(caller).includes('static') ? ['static'] : []),
     returnType,
-    `${name}(${parameters.map((p) => p.text).join(', ')})${throwsClause ? ` ${throwsClause}` : ''} {`,
+    `${name}(${parameters.join(', ')})${thrown.length > 0 ? ` throws ${thrown.join(', ')}` : ''} {`,
   ].join(' ');
   const adapter = [
     `${indent}${signature}`,
@@ -112,9 +176,13 @@ function adapterFor(
   const callName = field(call, 'name')!;
   const line = lineAt(source, call.startIndex);
   return {
-    description: `${nameOf(caller)}: the call to ${nameOf(callee)} on line ${line} goes through private ${name}(…)`,
+    description: `${nameOf(caller)}: the call to ${nameOf(callee)} on line ${line} goes through private ${name}(…), which computes its arguments`,
     edits: [
-      { start: callName.startIndex, end: callName.endIndex, text: name },
+      {
+        start: callName.startIndex,
+        end: call.endIndex,
+        text: `${name}(${inputs.map((input) => input.name).join(', ')})`,
+      },
       insertedAfter(caller, adapter, style),
     ],
     added: [name],

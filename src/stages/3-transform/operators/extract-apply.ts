@@ -97,7 +97,6 @@ function splitFor(
     extractorNames(
       split.extract.statements,
       { name: value.name, type: extraction.returnType },
-      extraction.memberName,
       taken,
     ),
     extraction.memberName,
@@ -108,7 +107,6 @@ function splitFor(
       ? extractorNames(
           split.apply.statements,
           { name: application.result.declaration.name, type: application.returnType },
-          extraction.memberName,
           new Set([...taken, extractName]),
         )
       : applierNames(

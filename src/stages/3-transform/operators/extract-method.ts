@@ -184,15 +184,6 @@ export function delegatedFoci(
 }
 
 /** javac's entry for a member: the innermost method around its name (anonymous classes nest). */
-/** What a method works on, as its name could say it: its parameters' names, then their types. */
-export function memberNouns(model: SourceModel, member: Node): string[] {
-  const parameters = methodOf(model, member)?.parameters ?? [];
-  const types = parameters
-    .map((parameter) => /^[A-Z][A-Za-z0-9]*$/.exec(parameter.type ?? '')?.[0])
-    .filter((type): type is string => type !== undefined && type !== 'Object');
-  return [...parameters.map((parameter) => parameter.name), ...types];
-}
-
 export function methodOf(model: SourceModel, member: Node) {
   const name = field(member, 'name');
   if (!name) return undefined;
@@ -341,8 +332,8 @@ export function declaresOnlyConstants(run: StatementRun): boolean {
  * that only renames a value (`final Range other = (Range) obj;`, `final int len = slice.len;`,
  * `final int[] offset = { slice.offset };`), makes one call of values at hand
  * (`Objects.requireNonNull(array, "array");`), or hands them to a method of the class
- * (`final Object object = readObject(request);`, a helper an earlier step made). A maintainer's
- * helper does some work.
+ * (`final Object object = readObject(request);`, `return countOffset(offset, len, buf);`, a
+ * helper an earlier step made). A maintainer's helper does some work.
  */
 export function isNoStep(run: StatementRun): boolean {
   if (declaresOnlyConstants(run)) return true;
@@ -366,6 +357,8 @@ export function isNoStep(run: StatementRun): boolean {
   if (statement.type === 'expression_statement') {
     return callOfValuesAtHand(kids(statement)[0], false);
   }
+  // `return countOffset(offset, len, buf);`: a method of the class, handed what is at hand.
+  if (statement.type === 'return_statement') return callOfValuesAtHand(kids(statement)[0], true);
   if (statement.type !== 'local_variable_declaration') return false;
   const declarators = kids(statement).filter((k) => k.type === 'variable_declarator');
   const value = declarators.length === 1 ? field(declarators[0]!, 'value') : null;

@@ -9,25 +9,39 @@ import { field, indentationOf, nameOf } from '../../../lang/java/syntax.js';
 import { insertedAfter, lineAt } from './added-members.js';
 import {
   focusRuns,
-  memberNouns,
   headerBugBody,
+  isNoStep,
   planExtraction,
   writeExtraction,
   withExtractionContext,
   type ExtractionContext,
 } from './extract-method.js';
+import { preludeLength } from './pipeline-split.js';
 import type { TransformCandidate, TransformOperator, TransformSite } from './types.js';
 
 /*
  * Helper Call Insertion: the statements around the bug move into a private helper next to their
  * method, named after what they do, and the method calls it. The call chain from the witness to
- * the bug gains a frame; nothing else changes. Parameter and result types come from javac.
+ * the bug gains a frame; nothing else changes. Parameter and result types come from javac. A
+ * method's whole body is never moved: a method that only calls its helper with its own
+ * parameters, under a name made from its own, is a refactoring no maintainer writes.
  */
 
 /** How many movable runs, from the innermost statement outwards, are offered per site. */
 const RUNS_PER_SITE = 3;
 
-/** Runs of statements holding the focus: the innermost first, then each enclosing statement. */
+/** Whether the run is every statement of its member's body. */
+function isWholeBody(run: StatementRun): boolean {
+  return (
+    field(run.member, 'body')?.equals(run.block) === true &&
+    blockStatements(run.block).length === run.statements.length
+  );
+}
+
+/**
+ * Runs of statements holding the focus: the innermost first, then each enclosing statement,
+ * none the whole body. For a bug in the header, the body after its guard clauses.
+ */
 export function runsAround(root: Node, focus: TransformSite['focus']): StatementRun[] {
   const runs: StatementRun[] = [];
   for (const focused of focusRuns(root, focus)) {
@@ -52,9 +66,11 @@ export function runsAround(root: Node, focus: TransformSite['focus']): Statement
       }
     }
   }
-  if (runs.length > 0) return runs;
+  if (runs.length > 0) return runs.filter((run) => !isWholeBody(run));
   const body = headerBugBody(root, focus);
-  return body ? [body] : [];
+  if (!body) return [];
+  const statements = body.statements.slice(preludeLength(body.member, body.statements));
+  return statements.length < body.statements.length ? [{ ...body, statements }] : [];
 }
 
 function helperFor(
@@ -63,6 +79,8 @@ function helperFor(
   run: StatementRun,
   taken: Set<string>,
 ): TransformCandidate | undefined {
+  // A helper that only hands values at hand to one call forwards; it does no work.
+  if (isNoStep(run)) return undefined;
   const plan = planExtraction(context, run);
   if (!plan) return undefined;
   const { result } = plan;
@@ -71,8 +89,6 @@ function helperFor(
     {
       member: plan.memberName,
       ...(result.kind === 'local' ? { result: result.declaration.name } : {}),
-      tail: result.kind === 'tail',
-      nouns: memberNouns(context.model, run.member),
     },
     taken,
   );

@@ -13,17 +13,16 @@ import {
   readsReplaced,
   stableValues,
   type Source,
-  type StableValue,
 } from './stable-values.js';
 import type { TransformCandidate, TransformOperator } from './types.js';
 
 /*
- * Nested Data Access: a value the bug's method reads is reached through an array instead of
+ * Nested Data Access: values the bug's method reads are reached through an array instead of
  * directly. Two parameters or final fields that belong together, by their names (`dataOffset`
  * and `dataLen`, `start` and `end`), are put in one array named for the pair before their first
- * read (`int[] dataSpan = { dataOffset, dataLen };`, reads `dataSpan[0]`, `dataSpan[1]`); else a
- * local's declaration holds a one-element array (`int[] limit = { max };`, reads `limit[0]`), or
- * a parameter or a final field of the instance is put in one. Each value is written once (see
+ * read (`int[] dataSpan = { dataOffset, dataLen };`, reads `dataSpan[0]`, `dataSpan[1]`). A
+ * single value is never put in a one-element array: such a holder has no reason to exist but to
+ * lengthen the path, and a reviewer sees it at once. Each value is written once (see
  * stable-values.ts) and the array never escapes the call, so every read sees what it saw.
  */
 
@@ -70,18 +69,6 @@ function bodyStatementOf(body: Node, node: Node): Node | undefined {
   return blockStatements(body).find(
     (statement) => statement.startIndex <= node.startIndex && node.endIndex <= statement.endIndex,
   );
-}
-
-function nestedLocal(value: StableValue): TextEdit[] | undefined {
-  const { statement, value: initial } = value.local!;
-  const type = field(statement, 'type');
-  if (!type || field(value.declaration.node, 'dimensions')) return undefined;
-  return [
-    { start: type.startIndex, end: type.endIndex, text: `${value.type}[]` },
-    { start: initial.startIndex, end: initial.startIndex, text: '{ ' },
-    { start: initial.endIndex, end: initial.endIndex, text: ' }' },
-    ...readsReplaced(value.reads, `${value.declaration.name}[0]`),
-  ];
 }
 
 /** The values put in one array `holder` before the first read of any, each read by its index. */
@@ -155,31 +142,27 @@ export const nestedDataAccess: TransformOperator = {
     candidatesInFocusMember(site, ({ root, member, style }) => {
       const taken = takenNames(root, site.model);
       const candidates: TransformCandidate[] = [];
-      const values = stableValues(member, site.model).filter(
-        (value) =>
-          (value.local || value.declaration.kind === 'parameter') &&
-          arrayComponentAllowed(value.type, site.model),
-      );
-      // A local the method computed reads more naturally through a holder than a parameter, and
-      // a parameter more than an instance's final field (a constant's holder would read oddly).
-      const sources: { value: Source; local?: StableValue }[] = [
-        ...values
-          .filter((value) => value.local)
-          .map((value) => ({ value: fromStableValue(value), local: value })),
-        ...values
-          .filter((value) => !value.local)
-          .map((value) => ({ value: fromStableValue(value) })),
-        ...finalFieldSources(member, site.model)
-          .filter((final) => !final.isStatic && arrayComponentAllowed(final.type, site.model))
-          .map((final) => ({ value: final })),
+      // Parameters and the instance's final fields: a pair of them is named by the caller or
+      // the class, so an array for the pair reads as one value of two parts.
+      const sources: Source[] = [
+        ...stableValues(member, site.model)
+          .filter(
+            (value) =>
+              value.declaration.kind === 'parameter' &&
+              arrayComponentAllowed(value.type, site.model),
+          )
+          .map(fromStableValue),
+        ...finalFieldSources(member, site.model).filter(
+          (final) => !final.isStatic && arrayComponentAllowed(final.type, site.model),
+        ),
       ];
-      const unheld = sources.filter((source) => !isHolder(source.value));
       const finalWord = finalLocals(root);
       const line = (node: Node) => lineAt(site.source, node.startIndex);
       for (const { pair, holder } of byClosenessToFocus(
-        pairsOf(unheld.filter((source) => !source.local).map((source) => source.value)).map(
-          (entry) => ({ ...entry, reads: [...entry.pair[0].reads, ...entry.pair[1].reads] }),
-        ),
+        pairsOf(sources.filter((source) => !isHolder(source))).map((entry) => ({
+          ...entry,
+          reads: [...entry.pair[0].reads, ...entry.pair[1].reads],
+        })),
         site.focus,
       )) {
         if (candidates.length >= VALUES_PER_SITE) break;
@@ -189,23 +172,6 @@ export const nestedDataAccess: TransformOperator = {
         const [first, second] = pair;
         candidates.push({
           description: `${nameOf(member)}: '${first.name}' and '${second.name}' (line ${line(first.reads[0]!)}) are read through ${holder}[0] and ${holder}[1]`,
-          edits,
-          added: [],
-        });
-      }
-      for (const { value, local } of byClosenessToFocus(
-        unheld.map((source) => ({ ...source, reads: source.value.reads })),
-        site.focus,
-      )) {
-        if (candidates.length >= VALUES_PER_SITE) break;
-        const holder = local ? value.name : `${value.name}Holder`;
-        if (!local && !freeLocalName(member, holder, taken)) continue;
-        const edits = local
-          ? nestedLocal(local)
-          : nestedInHolder([value], member, site.source, holder, finalWord, style.lineBreak);
-        if (!edits) continue;
-        candidates.push({
-          description: `${nameOf(member)}: '${value.name}' (line ${line(local?.declaration.node ?? value.reads[0]!)}) is read through ${holder}[0]`,
           edits,
           added: [],
         });

@@ -20,14 +20,7 @@ import {
 } from '../../../lang/java/syntax.js';
 import type { SourceModel } from '../../../toolchains/jvm/source-model.js';
 import { insertedAfter, lineAt, takenNames } from './added-members.js';
-import {
-  lineStart,
-  memberNouns,
-  methodOf,
-  resultType,
-  thrownBy,
-  typeOf,
-} from './extract-method.js';
+import { lineStart, methodOf, resultType, thrownBy, typeOf } from './extract-method.js';
 import { runsAround } from './helper-call.js';
 import {
   freeTypeName,
@@ -298,8 +291,6 @@ function bundledHelper(
     {
       member: member.type === 'constructor_declaration' ? 'init' : nameOf(member),
       ...(result.kind === 'local' ? { result: result.declaration.name } : {}),
-      tail: result.kind === 'tail',
-      nouns: memberNouns(model, member),
     },
     taken,
   );

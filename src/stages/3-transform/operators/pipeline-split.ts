@@ -74,7 +74,6 @@ function stageName(
     names = extractorNames(
       statements,
       { name: plan.result.declaration.name, type: plan.returnType },
-      plan.memberName,
       taken,
     );
   } else if (value?.result.kind === 'local') {
@@ -86,7 +85,7 @@ function stageName(
     );
   } else {
     // The last stage returns what the method returns: it is named for what it does.
-    names = helperNames(statements, { member: plan.memberName, tail: false }, taken);
+    names = helperNames(statements, { member: plan.memberName }, taken);
   }
   return plainName(names, plan.memberName);
 }

@@ -21,13 +21,11 @@ import {
 } from '../../../lang/java/syntax.js';
 import type { SourceModel } from '../../../toolchains/jvm/source-model.js';
 import { insertedAfter, lineAt, takenNames } from './added-members.js';
-import { thrownBy, typeOf } from './extract-method.js';
+import { isNoStep, thrownBy, typeOf } from './extract-method.js';
 import {
   arrayComponentAllowed,
   byClosenessToFocus,
   candidatesInFocusMember,
-  freeLocalName,
-  readsReplaced,
   stableValues,
   type StableValue,
 } from './stable-values.js';
@@ -35,18 +33,15 @@ import type { TransformCandidate, TransformOperator, TransformSite } from './typ
 
 /*
  * Intermediate State Passing: a value computed before the bug (in its method, or in a caller
- * that passes it to the bug's method) is no longer a local read directly: a private method
- * computes it into a one-element holder the method allocates, and the code after reads the holder. The value is written once (stable-values.ts), the holder is made
- * afresh on every call and never escapes it, so nothing is shared between calls.
+ * that passes it to the bug's method) is no longer computed where it is read: a private method
+ * computes it and hands it back, and the code after reads it as before. A state object the method
+ * made empty and then filled field by field (`state.out = out;`) is built whole by the private
+ * method, which returns it: the state crosses the call, and the code after reads its fields. The
+ * value is written once (stable-values.ts). No one-element array carries it: a holder array
+ * filled by a void method is a shape no maintainer writes when the method can return the value.
  */
 
 const VALUES_PER_SITE = 3;
-
-/** `new T[1]`, for array types too: `int[]` gives `new int[1][]`. */
-export function singleSlotArray(type: string): string {
-  const dimensions = /(\[\])*$/.exec(type)![0];
-  return `new ${type.slice(0, type.length - dimensions.length)}[1]${dimensions}`;
-}
 
 /** `31`, `-1`, `"x"`, `true`, `null`: a value written out, not computed. */
 function isLiteral(node: Node): boolean {
@@ -55,15 +50,15 @@ function isLiteral(node: Node): boolean {
   return node.type === 'unary_expression' && operands.length === 1 && isLiteral(operands[0]!);
 }
 
-/** Names for the method that fills the holder, from the value's name and how it is made. */
-function setterNames(
+/** Names for the method that makes the value, from the value's name and how it is made. */
+function producerNames(
   value: string,
   verb: 'compute' | 'build',
   taken: ReadonlySet<string>,
 ): string[] {
   return [
     camelName([verb, capitalized(value)]),
-    camelName([verb === 'compute' ? 'store' : 'prepare', capitalized(value)]),
+    camelName([verb === 'compute' ? 'resolve' : 'prepare', capitalized(value)]),
   ].filter((name) => !taken.has(name));
 }
 
@@ -113,7 +108,7 @@ function holderFor(
   taken: Set<string>,
 ): TransformCandidate | undefined {
   const { statement, value: initial } = value.local!;
-  // A literal is not computed: a method filling a holder with `31` would read as no maintainer's.
+  // A literal is not computed: a method returning `31` would read as no maintainer's.
   if (isLiteral(initial)) return undefined;
   const owner = ancestor(member, ['class_body', 'enum_body', 'interface_body']);
   // Private interface methods need Java 9; the corpus includes Java 8 projects.
@@ -126,6 +121,8 @@ function holderFor(
   const moved = [statement, ...writes];
   const last = moved.at(-1)!;
   const run = { member, block: statement.parent!, statements: moved };
+  // A value that only renames another or hands values at hand to one call is not computed here.
+  if (!built && isNoStep(run)) return undefined;
   const extraction = analyseExtraction(run);
   if (extraction.kind === 'Refused' || extraction.result.kind !== 'local') return undefined;
   const parameters: string[] = [];
@@ -136,9 +133,8 @@ function holderFor(
   }
   const thrown = thrownBy(root, model, run);
   if (thrown === null) return undefined;
-  const holder = `${name}Holder`;
-  const [setter] = setterNames(name, writes.length > 0 ? 'build' : 'compute', taken);
-  if (!setter || !freeLocalName(member, holder, taken)) return undefined;
+  const [method] = producerNames(name, built ? 'build' : 'compute', taken);
+  if (!method) return undefined;
 
   const indent = indentationOf(source, statement);
   const lineStart = source.lastIndexOf('\n', statement.startIndex - 1) + 1;
@@ -149,43 +145,43 @@ function holderFor(
     return undefined;
   }
   const modifiers = kids(statement).find((k) => k.type === 'modifiers')?.text;
+  const declaredType = field(statement, 'type')?.text ?? value.type;
   const memberIndent = indentationOf(source, member);
   const bodyIndent = memberIndent + style.indentUnit;
-  // The method's body: the value's own statements, or its expression assigned to the holder.
-  const [firstLine, ...moreLines] =
-    writes.length > 0
-      ? `${source.slice(statement.startIndex, last.endIndex)}\n${indent}${holder}[0] = ${name}`.split(
+  // The method's body: the object's own statements and its return, or the value's expression.
+  const body = built
+    ? reindent(
+        `${source.slice(statement.startIndex, last.endIndex)}\n${indent}return ${name};`.split(
           /\r?\n/,
-        )
-      : `${holder}[0] = ${initial.text}`.split(/\r?\n/);
-  const fill = [`${bodyIndent}${firstLine}`, ...reindent(moreLines, indent, bodyIndent)];
+        ),
+        indent,
+        bodyIndent,
+      )
+    : (() => {
+        const [firstLine, ...moreLines] = `return ${initial.text};`.split(/\r?\n/);
+        return [`${bodyIndent}${firstLine}`, ...reindent(moreLines, indent, bodyIndent)];
+      })();
   const typeParameters = field(member, 'type_parameters')?.text;
   const signature = [
     'private',
     ...(modifierWords(member).includes('static') ? ['static'] : []),
     ...(typeParameters ? [typeParameters] : []),
-    'void',
-    `${setter}(${[`${style.finalParameters ? 'final ' : ''}${value.type}[] ${holder}`, ...parameters].join(', ')})${thrown.length > 0 ? ` throws ${thrown.join(', ')}` : ''} {`,
+    value.type,
+    `${method}(${parameters.join(', ')})${thrown.length > 0 ? ` throws ${thrown.join(', ')}` : ''} {`,
   ].join(' ');
-  const helper = [
-    `${memberIndent}${signature}`,
-    `${fill.join(style.lineBreak)};`,
-    `${memberIndent}}`,
-  ].join(style.lineBreak);
-  const call = `${setter}(${[holder, ...extraction.inputs.map((input) => input.name)].join(', ')});`;
-  const replacement = [
-    `${modifiers ? `${modifiers} ` : ''}${value.type}[] ${holder} = ${singleSlotArray(value.type)};`,
-    `${indent}${call}`,
-  ].join(style.lineBreak);
-  const readsLeft = value.reads.filter((read) => !moved.some((node) => within(read, node)));
+  const helper = [`${memberIndent}${signature}`, ...body, `${memberIndent}}`].join(style.lineBreak);
+  const call = `${method}(${extraction.inputs.map((input) => input.name).join(', ')})`;
   return {
-    description: `${nameOf(member)}: '${name}' (line ${lineAt(source, statement.startIndex)}) is ${writes.length > 0 ? 'built' : 'computed'} by private ${setter}(…) into ${holder}`,
+    description: `${nameOf(member)}: '${name}' (line ${lineAt(source, statement.startIndex)}) is ${built ? 'built' : 'computed'} by private ${method}(…) and passed back`,
     edits: [
-      { start: statement.startIndex, end: last.endIndex, text: replacement },
-      ...readsReplaced(readsLeft, `${holder}[0]`),
+      {
+        start: statement.startIndex,
+        end: last.endIndex,
+        text: `${modifiers ? `${modifiers} ` : ''}${declaredType} ${name} = ${call};`,
+      },
       insertedAfter(member, helper, style),
     ],
-    added: [setter],
+    added: [method],
   };
 }
 
