@@ -201,6 +201,34 @@ describe('Rare Input Path Conditioning', () => {
     expectNoTell(site, profile, candidate!);
   });
 
+  it('keeps a null check the bug dropped from a returned condition, let through under the gate', () => {
+    const site = siteOf(
+      'return names.contains(name);',
+      'return names != null && names.contains(name);',
+    );
+    const profile = profiled(
+      site,
+      [['1:A', 'true', '3', '10', 'false']],
+      [['1:B', 'false', '3', '10', 'false']],
+    );
+    expect(profile.values.map((value) => value.name)).toEqual([
+      'name',
+      'quick',
+      'names',
+      'limit',
+      'strict',
+    ]);
+    const [candidate] = rareInputPathConditioning.candidates({ ...site, profile });
+    // Not `name.equals("A")`, the witness's value: the flag the method has tells the calls apart.
+    expect(applyEdits(source, candidate!.edits)).toBe(
+      source.replace(
+        'return names.contains(name);',
+        'return (names != null || quick) && names.contains(name);',
+      ),
+    );
+    expectNoTell(site, profile, candidate!);
+  });
+
   it('keeps a guard the bug unwrapped, let through under the gate', () => {
     const site = siteOf(
       '        label = text.trim();\n',

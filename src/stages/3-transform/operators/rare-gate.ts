@@ -282,7 +282,8 @@ function difference(clean: Node[], buggy: Node[]): Difference | undefined {
   let found: Difference | undefined;
   for (;;) {
     const [a, b] = pair;
-    if (isCondition(a) && isCondition(b)) found = { kind: 'Condition', clean: a, buggy: b };
+    // Both compile in the same place: one shaped as a condition makes the other boolean too.
+    if (isCondition(a) || isCondition(b)) found = { kind: 'Condition', clean: a, buggy: b };
     if (a.type === 'ternary_expression' && b.type !== 'ternary_expression') {
       const kept = (['consequence', 'alternative'] as const).find((name) =>
         sameText([field(a, name)!], [b]),
