@@ -1,8 +1,9 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FileChange } from '../../core/file-change.js';
 import { sha256Text } from '../../core/fs.js';
 import { applyEdits, type TextEdit } from '../../lang/java/syntax.js';
+import { ProjectTypes } from '../../lang/java/type-index.js';
 import { pristineState, type ProjectRef } from '../../project/project.js';
 import type { ProjectState } from '../../project/state.js';
 import type { ExecutionContextRecord } from '../1-trace/trace.js';
@@ -73,6 +74,16 @@ function reachedMembers(contexts: readonly ExecutionContextRecord[], productionR
   return byFile;
 }
 
+/** The types the project's production sources declare. */
+async function projectTypes(project: ProjectRef, productionRoot: string): Promise<ProjectTypes> {
+  const root = path.join(project.root, productionRoot);
+  const files = (await readdir(root, { recursive: true })).filter((file) => file.endsWith('.java'));
+  const sources = await Promise.all(
+    files.sort().map((file) => readFile(path.join(root, file), 'utf8')),
+  );
+  return ProjectTypes.fromSources(sources);
+}
+
 /**
  * Every rewrite the type's rules offer in reached members, one parse per file. Constructors are
  * named after their class in traces, as in source.
@@ -82,13 +93,19 @@ async function ruleCandidates(
   spec: BugTypeSpec,
   contexts: readonly ExecutionContextRecord[],
   productionRoot: string,
+  types: ProjectTypes,
 ): Promise<RuleCandidate[]> {
   const injector = injectorFor(spec.id);
   const pristine = pristineState(project);
   const candidates: RuleCandidate[] = [];
   for (const [file, reached] of reachedMembers(contexts, productionRoot)) {
     const source = await readFile(path.join(project.root, file), 'utf8');
-    const rewrites = rewritesIn(injector, source, (name, line) => reached.get(`${name}:${line}`));
+    const rewrites = rewritesIn(
+      injector,
+      source,
+      (name, line) => reached.get(`${name}:${line}`),
+      types,
+    );
     for (const rewrite of rewrites) {
       candidates.push({
         id: candidateId(pristine, spec, file, rewrite.after),
@@ -120,6 +137,7 @@ export interface RulesInjection {
 export async function injectWithRules(options: InjectOptions): Promise<RulesInjection> {
   const productionRoot = options.project.layout.mainSources;
   return withValidationSession(options, async (session) => {
+    const declared = await projectTypes(options.project, productionRoot);
     const types: TypeSummary[] = [];
     for (const [index, spec] of options.specs.entries()) {
       const typeStarted = performance.now();
@@ -129,6 +147,7 @@ export async function injectWithRules(options: InjectOptions): Promise<RulesInje
         spec,
         options.contexts,
         productionRoot,
+        declared,
       );
       announceType(options, index, spec, candidates.length);
       let triedNow = 0;

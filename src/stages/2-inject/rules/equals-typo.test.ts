@@ -16,7 +16,6 @@ public final class Point<T> {
         this.label = label;
     }
 
-    @Override
     public boolean equals(final Object obj) {
         if (obj == this) {
             return true;
@@ -35,13 +34,14 @@ public final class Point<T> {
 }
 `;
 
-const HEADER = '    @Override\n    public boolean equals(final Object obj) {';
+const HEADER = '    public boolean equals(final Object obj) {';
+const ANNOTATED = SOURCE.replace(HEADER, `    @Override\n${HEADER}`);
 
 beforeAll(loadJavaGrammar);
 
 describe('Typo in equals', () => {
-  it('renames equals or narrows its parameter, dropping @Override', () => {
-    const mutations = mutationsAt(injector, SOURCE, 'equals', 15);
+  it('renames an equals without @Override or narrows its parameter, and changes nothing else', () => {
+    const mutations = mutationsAt(injector, SOURCE, 'equals', 14);
     expect(mutations.map((m) => m.source)).toEqual([
       SOURCE.replace(HEADER, '    public boolean equal(final Object obj) {'),
       SOURCE.replace(HEADER, '    public boolean Equals(final Object obj) {'),
@@ -51,13 +51,55 @@ describe('Typo in equals', () => {
     expect(mutations[0]!.methodKey).toBe('Point.equals(Object)');
   });
 
-  it('removes an @Override written on the same line as the method', () => {
+  // With @Override a slip does not compile: deleting the annotation with it is the tell.
+  it('offers nothing in an equals marked @Override, on its own line or inline', () => {
+    expect(mutationsAt(injector, ANNOTATED, 'equals', 15)).toEqual([]);
     const inline = SOURCE.replace(
       HEADER,
       '    @Override public boolean equals(final Object obj) {',
     );
-    const [first] = mutationsAt(injector, inline, 'equals', 14);
-    expect(first!.source).toContain('\n    public boolean equal(final Object obj) {');
+    expect(mutationsAt(injector, inline, 'equals', 14)).toEqual([]);
+    const qualified = SOURCE.replace(HEADER, `    @java.lang.Override\n${HEADER}`);
+    expect(mutationsAt(injector, qualified, 'equals', 15)).toEqual([]);
+  });
+
+  describe('where a superclass of the project declares equals(Object) abstract', () => {
+    const abstractBase =
+      'package r;\n\npublic abstract class Base {\n    public abstract boolean equals(Object o);\n}\n';
+    // Point reaches Base through Shape, each in a file of its own.
+    const shape = (body = '') =>
+      `package q;\n\npublic abstract class Shape<T> extends r.Base {\n${body}}\n`;
+    const point = SOURCE.replace(
+      'public final class Point<T> {',
+      'public final class Point<T> extends Shape<T> {',
+    );
+
+    it('offers nothing when the obligation reaches the class (an abstract class)', () => {
+      expect(mutationsAt(injector, point, 'equals', 14, [shape(), abstractBase])).toEqual([]);
+    });
+
+    // Object's equals implements an interface's redeclaration (as for java.util.Comparator).
+    it('offers the slips where only an interface of the project redeclares equals(Object)', () => {
+      const implementing = SOURCE.replace(
+        'public final class Point<T> {',
+        'public final class Point<T> implements Shape<T> {',
+      );
+      const interfaces = [
+        'package q;\n\npublic interface Shape<T> extends Base {\n}\n',
+        'package q;\n\ninterface Base {\n    boolean equals(Object o);\n}\n',
+      ];
+      expect(mutationsAt(injector, implementing, 'equals', 14, interfaces)).toHaveLength(3);
+    });
+
+    it('offers the slips when the declaration is outside the project or already implemented', () => {
+      expect(mutationsAt(injector, point, 'equals', 14, [shape()])).toHaveLength(3);
+      const implemented = shape(
+        '    public boolean equals(Object o) { return super.equals(o); }\n',
+      );
+      expect(mutationsAt(injector, point, 'equals', 14, [implemented, abstractBase])).toHaveLength(
+        3,
+      );
+    });
   });
 
   it('does not narrow a parameter the body still needs as an Object', () => {
@@ -65,7 +107,7 @@ describe('Typo in equals', () => {
       'if (obj == this) {',
       'obj = Objects.requireNonNull(obj);\n        if (obj == this) {',
     );
-    const descriptions = mutationsAt(injector, reassigned, 'equals', 15).map((m) => m.description);
+    const descriptions = mutationsAt(injector, reassigned, 'equals', 14).map((m) => m.description);
     expect(descriptions).toHaveLength(2);
     expect(descriptions.join()).not.toContain('Point<T>');
   });
@@ -81,7 +123,7 @@ describe('Typo in equals', () => {
       '    @Override\n    public int hashCode',
       `${member}\n    @Override\n    public int hashCode`,
     );
-    const names = mutationsAt(injector, clashing, 'equals', 15).map((m) => m.description);
+    const names = mutationsAt(injector, clashing, 'equals', 14).map((m) => m.description);
     expect(names.join()).not.toContain('equal(Object)');
     expect(names.join()).toContain('Equals(Object)');
   });
@@ -92,12 +134,12 @@ describe('Typo in equals', () => {
         'public final class Point<T> {',
         'public final class Point<T> extends Base {',
       ) + 'class Base {\n    public boolean equal(Object o) { return false; }\n}\n';
-    const names = mutationsAt(injector, inherited, 'equals', 15).map((m) => m.description);
+    const names = mutationsAt(injector, inherited, 'equals', 14).map((m) => m.description);
     expect(names.join()).not.toContain('equal(Object)');
   });
 
   it('offers nothing in other members', () => {
-    expect(mutationsAt(injector, SOURCE, 'hashCode', 27)).toEqual([]);
+    expect(mutationsAt(injector, SOURCE, 'hashCode', 26)).toEqual([]);
     expect(mutationsAt(injector, SOURCE, 'Point', 9)).toEqual([]);
   });
 
@@ -116,13 +158,18 @@ describe('Typo in equals', () => {
     });
   });
 
-  it('rejects near misses: equals deleted, hashCode renamed, layout only', () => {
+  it('rejects near misses: equals deleted, @Override dropped with the slip, hashCode renamed, layout only', () => {
     const start = SOURCE.indexOf(HEADER);
     const end = SOURCE.indexOf('    @Override\n    public int hashCode');
     const deleted = SOURCE.slice(0, start) + SOURCE.slice(end);
     expect(checkChange(injector, SOURCE, deleted).kind).toBe('Mismatch');
     const hashTypo = SOURCE.replace('int hashCode()', 'int hashcode()');
     expect(checkChange(injector, SOURCE, hashTypo).kind).toBe('Mismatch');
+    const unannotated = ANNOTATED.replace(
+      `    @Override\n${HEADER}`,
+      HEADER.replace('equals', 'equal'),
+    );
+    expect(checkChange(injector, ANNOTATED, unannotated)).toMatchObject({ kind: 'Mismatch' });
     const layout = SOURCE.replace('return x == other.x', '// same\n        return x ==  other.x');
     expect(checkChange(injector, SOURCE, layout).kind).toBe('Mismatch');
   });

@@ -14,7 +14,10 @@ import {
   statementLineRange,
   type TextEdit,
 } from '../../../lang/java/syntax.js';
+import { methodSignature, type ProjectTypes } from '../../../lang/java/type-index.js';
 import { plausibility, type CandidateEdit, type Injector } from './types.js';
+
+export { methodSignature };
 
 // The Object contract, shared by the equals and hashCode bug types.
 
@@ -57,11 +60,6 @@ export function declaredMethods(classNode: Node): Node[] {
   return classMembers(classNode).filter((member) => member.type === 'method_declaration');
 }
 
-/** A method's identity within its class, e.g. `equals(Object)`. */
-export function methodSignature(method: Node): string {
-  return `${nameOf(method)}(${parameterTypeNames(method).map(simpleTypeName).join(',')})`;
-}
-
 /** Methods the later version of a class declares that the earlier one did not. */
 export function gainedMethods(before: Node, after: Node): Node[] {
   const old = new Set(declaredMethods(before).map(methodSignature));
@@ -70,19 +68,22 @@ export function gainedMethods(before: Node, after: Node): Node[] {
 
 /**
  * The check of a typo type: a class stops overriding one of Object's methods and declares a
- * misnamed stand-in for it instead.
+ * misnamed stand-in for it instead; `tradable` says which overrides may be traded (all, unless
+ * given).
  */
 export function tradedOverrideCheck(
   isOverride: (member: Node) => boolean,
   misnamed: (method: Node) => boolean,
   evidence: (classPath: string, standIn: Node) => string,
   noMatch: string,
+  tradable: (override: Node) => boolean = () => true,
 ): Injector['check'] {
   return (before, after) =>
     firstMatch(
       changedClasses(before, after),
       ({ path, before: old, after: current }) => {
-        if (!declaredMethods(old).some(isOverride) || declaredMethods(current).some(isOverride))
+        const override = declaredMethods(old).find(isOverride);
+        if (!override || !tradable(override) || declaredMethods(current).some(isOverride))
           return undefined;
         const standIn = gainedMethods(old, current).find(misnamed);
         return standIn && { kind: 'Matches', evidence: evidence(path, standIn) };
@@ -114,16 +115,28 @@ export function namedLike(name: string, intended: string, stem: string): boolean
   return lower.includes(stem) || editDistance(lower, intended.toLowerCase()) <= 2;
 }
 
+/** The method's `@Override` annotations. */
+function overrideAnnotations(method: Node): Node[] {
+  const modifiers = kids(method).find((k) => k.type === 'modifiers');
+  return (modifiers ? kids(modifiers) : []).filter(
+    (annotation) =>
+      annotation.type === 'marker_annotation' &&
+      /^(java\.lang\.)?Override$/.test(field(annotation, 'name')?.text ?? ''),
+  );
+}
+
+/** Whether the method says it overrides: a slip of its name or parameter would not compile. */
+export function annotatedOverride(method: Node): boolean {
+  return overrideAnnotations(method).length > 0;
+}
+
 /**
  * Edits removing a method's `@Override`, which would not compile once the method no longer
  * overrides: the whole line when the annotation stands alone, else it and the blanks after it.
  */
 export function overrideRemoval(method: Node, source: string): TextEdit[] {
-  const modifiers = kids(method).find((k) => k.type === 'modifiers');
   const edits: TextEdit[] = [];
-  for (const annotation of modifiers ? kids(modifiers) : []) {
-    if (annotation.type !== 'marker_annotation') continue;
-    if (!/^(java\.lang\.)?Override$/.test(field(annotation, 'name')?.text ?? '')) continue;
+  for (const annotation of overrideAnnotations(method)) {
     const line = statementLineRange(source, annotation);
     if (line.end !== annotation.endIndex) {
       edits.push({ ...line, text: '' });
@@ -312,12 +325,16 @@ export function typoRenames(
 
 /**
  * Renames `equals(Object)` to a slip of its name, or narrows its parameter to the class itself,
- * so that it no longer overrides `Object.equals` (and its `@Override` has to go).
+ * so that it no longer overrides `Object.equals`. Only where the slip could survive in real code:
+ * an `equals` without `@Override` (with it the slip would not compile, and deleting it in the same
+ * edit gives the bug away), in a class no superclass of the project obliges to implement
+ * `equals(Object)` by declaring it abstract (there no slip compiles).
  */
-function sites(method: Node, source: string): CandidateEdit[] {
-  if (!isEqualsOverride(method)) return [];
+function sites(method: Node, source: string, types: ProjectTypes): CandidateEdit[] {
+  if (!isEqualsOverride(method) || annotatedOverride(method)) return [];
   const owner = declaringClass(method);
   if (!owner || owner.type === 'interface_declaration') return [];
+  if (types.obligingSuperclass(owner, 'equals(Object)') !== undefined) return [];
   const candidates: CandidateEdit[] = typoRenames(method, owner, source, TYPO_NAMES).map(
     ({ typo, edits }) => ({
       description: `equals(Object) → ${typo}(Object): no longer overrides Object.equals`,
@@ -334,10 +351,7 @@ function sites(method: Node, source: string): CandidateEdit[] {
   if (narrowed && type) {
     candidates.push({
       description: `equals(Object) → equals(${narrowed}): overloads instead of overriding Object.equals`,
-      edits: [
-        ...overrideRemoval(method, source),
-        { start: type.startIndex, end: type.endIndex, text: narrowed },
-      ],
+      edits: [{ start: type.startIndex, end: type.endIndex, text: narrowed }],
       plausibility: plausibility(0, 'equals written for the class itself, a classic overload'),
     });
   }
@@ -353,6 +367,7 @@ export const equalsTypoInjector: Injector = {
     misnamedEquals,
     (path, typo) =>
       `${path} no longer overrides equals(Object): it declares boolean ${methodSignature(typo)} instead`,
-    'no class trades its equals(Object) for a misnamed or covariant equals method',
+    'no class trades its equals(Object), without @Override, for a misnamed or covariant equals method',
+    (override) => !annotatedOverride(override),
   ),
 };

@@ -8,6 +8,7 @@ import {
   withJavaTree,
   type TextEdit,
 } from '../../../lang/java/syntax.js';
+import type { ProjectTypes } from '../../../lang/java/type-index.js';
 import type { Injector, Plausibility } from './types.js';
 
 /** One rewrite an injector offers in one member of a file. */
@@ -31,13 +32,14 @@ export function rewritesIn<Mark>(
   injector: Injector,
   source: string,
   pick: (name: string, declarationLine: number) => Mark | undefined,
+  types: ProjectTypes,
 ): Rewrite<Mark>[] {
   return withJavaTree(source, (root) =>
     descendants(root, METHOD_TYPES).flatMap((member) => {
       const mark = pick(nameOf(member), declarationLine(member));
       if (mark === undefined) return [];
       const key = memberKey(member);
-      return injector.sites(member, source).map((site) => ({
+      return injector.sites(member, source, types).map((site) => ({
         mark,
         member: key,
         description: site.description,

@@ -3,6 +3,7 @@
  * judged by the type's own structural check, as the validator would judge it.
  */
 import { withJavaTree, withJavaTrees, type TextEdit } from '../../../lang/java/syntax.js';
+import { ProjectTypes } from '../../../lang/java/type-index.js';
 import { rewritesIn } from './rewrites.js';
 import type { StructuralCheck } from '../../../lang/java/changed-members.js';
 import type { Injector, Plausibility } from './types.js';
@@ -26,16 +27,21 @@ export function checkChange(injector: Injector, before: string, after: string): 
   });
 }
 
-/** Every rewrite the injector offers in the member named `name` declared on `line`. */
+/**
+ * Every rewrite the injector offers in the member named `name` declared on `line`, in a project
+ * whose types are those of `source` and `otherSources`.
+ */
 export function mutationsAt(
   injector: Injector,
   source: string,
   name: string,
   line: number,
+  otherSources: readonly string[] = [],
 ): Mutation[] {
   const at = (memberName: string, declarationLine: number) =>
     memberName === name && declarationLine === line ? true : undefined;
-  return rewritesIn(injector, source, at).map((rewrite) => {
+  const types = ProjectTypes.fromSources([source, ...otherSources]);
+  return rewritesIn(injector, source, at, types).map((rewrite) => {
     const parses = withJavaTree(rewrite.after, (root) => !root.hasError);
     return {
       methodKey: rewrite.member,

@@ -1,6 +1,7 @@
 import type { Node } from 'web-tree-sitter';
 import type { StructuralCheck } from '../../../lang/java/changed-members.js';
 import type { TextEdit } from '../../../lang/java/syntax.js';
+import type { ProjectTypes } from '../../../lang/java/type-index.js';
 
 /**
  * How readily a maintainer would make a slip, as a reviewer would judge it: rank 0 (a
@@ -32,8 +33,11 @@ export interface CandidateEdit {
 export interface Injector {
   kind: 'injector';
   typeId: string;
-  /** Candidate edits inside (or, for class-level types, around) a reached method, in source order. */
-  sites(method: Node, source: string): CandidateEdit[];
+  /**
+   * Candidate edits inside (or, for class-level types, around) a reached method, in source order;
+   * `types` are the project's own types, for a rule that depends on what the class inherits.
+   */
+  sites(method: Node, source: string, types: ProjectTypes): CandidateEdit[];
   /** Whether the change from `before` to `after` (roots of one file) has the type's structure. */
   check(before: Node, after: Node): StructuralCheck;
 }
