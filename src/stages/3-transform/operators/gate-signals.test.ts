@@ -88,6 +88,20 @@ describe('chooseGate', () => {
     ).toMatchObject({ kind: 'NoGate' });
   });
 
+  it('compares only numbers that measure something: a length or size, or an int named as one', () => {
+    const observations = [call(true, ['4:abcd', '4']), call(false, ['4:abcd', '2'])];
+    const chance = [
+      { name: 'name', kind: 'string' },
+      { name: 'recordNumber', kind: 'integral' },
+    ] as const;
+    expect(chooseGate(chance, observations).kind).toBe('NoGate');
+    const measured = [chance[0], { name: 'offset', kind: 'integral' }] as const;
+    expect(texts(chooseGate(measured, observations))).toEqual([
+      'name != null',
+      'name.length() == offset',
+    ]);
+  });
+
   it('spells sizes of zero as isEmpty, and never compares a char (only a literal would)', () => {
     const gate = chooseGate(
       [

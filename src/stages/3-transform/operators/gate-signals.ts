@@ -249,6 +249,19 @@ function predicatesOf(
   return found;
 }
 
+/** Names of ints that count or index something: a length or size compares with them. */
+const MEASURE_NAME =
+  /(len|length|size|count|index|idx|pos|position|offset|start|end|limit|max|min|capacity|width|height|depth|^[ijkn]$)/i;
+
+/**
+ * Whether a number measures something a length or index compares with: a length or size, or an
+ * int named so. Two unrelated numbers equal by chance (`name.length() == recordNumber`) read as
+ * planted.
+ */
+function measures(value: ProbedValue, view: { sized: boolean }): boolean {
+  return view.sized || MEASURE_NAME.test(value.name.replace(/^this\./, ''));
+}
+
 /** Predicates comparing two probed values with each other, true for all the failing calls. */
 function pairPredicates(
   values: readonly ProbedValue[],
@@ -266,7 +279,7 @@ function pairPredicates(
       const dereferences = [i, j].filter((k) => isReference(values[k]!));
       const viewA = numberView(a);
       const viewB = numberView(b);
-      if (viewA && viewB) {
+      if (viewA && viewB && measures(a, viewA) && measures(b, viewB)) {
         for (const operator of Object.keys(COMPARE)) {
           const holds = (d: readonly Decoded[]) => COMPARE[operator]!(d[i]!.number!, d[j]!.number!);
           if (!failing.every(holds)) continue;
