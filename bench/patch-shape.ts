@@ -15,9 +15,9 @@ import { parseArgs } from 'node:util';
 import { exists } from '../src/core/fs.js';
 import { plainSink } from '../src/events/render.js';
 import type { InjectionRecord } from '../src/stages/2-inject/records.js';
+import { DEFECTS4J_PROJECTS } from '../src/realism/patches.js';
 import { formatTable } from './lib/candidates.js';
 import {
-  DEFECTS4J_PROJECTS,
   injectForShape,
   readDefects4J,
   readInjections,

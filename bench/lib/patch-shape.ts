@@ -25,15 +25,6 @@ import { InjectionLine, type InjectionRecord } from '../../src/stages/2-inject/r
 import { loadBugTypeSpecs, selectBugTypes } from '../../src/stages/2-inject/spec.js';
 import { mavenToolchain } from '../../src/toolchains/maven/maven.js';
 
-/** Corpus project → its Defects4J project (json-simple has none). */
-export const DEFECTS4J_PROJECTS: Readonly<Record<string, string>> = {
-  'commons-codec': 'Codec',
-  'commons-csv': 'Csv',
-  'commons-lang3': 'Lang',
-  'jackson-core': 'JacksonCore',
-  'joda-time': 'Time',
-};
-
 /** One measured patch: an injection (its id and bug type) or a Defects4J bug (its number). */
 export interface ShapedPatch {
   source: string;
