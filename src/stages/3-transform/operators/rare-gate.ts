@@ -45,9 +45,11 @@ import type {
  * and false for most other observed calls: a moved boundary holds only at equality under the
  * condition (`i < n || (i == n && <rare>)`), another changed condition becomes `<clean> || <rare>`
  * or `<clean> && !<rare>`, a removed check stays but is skipped (`x == null && !<rare>`, `x !=
- * null || <rare>`). No copy of the clean code sits beside the buggy one, and the condition reads
- * values already in scope (gate-signals.ts), never a literal the witness's inputs showed. The
- * values are profiled by the stage with a probe this operator places (see `probe`).
+ * null || <rare>`), deleted statements with no condition come back behind `if (!<rare>)`. No copy
+ * of the clean code sits beside the buggy one, and the condition reads values already in scope
+ * (gate-signals.ts), never a literal the witness's inputs showed; a bug that changed a value, not
+ * a condition, has no site. The values are profiled by the stage with a probe this operator
+ * places (see `probe`).
  */
 
 /** The statements the gate covers, and their buggy and clean text (whole lines). */
