@@ -137,6 +137,10 @@ export async function oneCaseBench(
     'short',
     '--per-cell',
     '1',
+    // json-simple's two APIs share their writers: a bug JSONValueTest exposes, JSONArrayTest
+    // exposes too, so its cases keep only with the other class hidden as a co-witness.
+    '--co-witnesses',
+    'hide',
     '--out',
     bench,
     '--json',

@@ -5,6 +5,7 @@ import {
   countedCases,
   describeCaseStop,
   runBuild,
+  type BuildCaseRecord,
   type BuildResult,
 } from './pipeline.js';
 import { archiveCase, toolVersions } from '../stages/4-archive/archive.js';
@@ -20,6 +21,7 @@ import {
   type PlanBucket,
   type PlanCell,
 } from './plan.js';
+import type { CoWitnessPolicy } from '../checks/suite.js';
 import type { CacheLayout } from '../core/cache.js';
 import { UserError } from '../core/errors.js';
 import { note, type EventSink } from '../events/types.js';
@@ -53,6 +55,8 @@ export interface BuildCommandOptions {
   candidates: number;
   otherClasses: number;
   collateralLimit: number;
+  /** A case that other existing classes expose: refused (the default), or kept with them hidden. */
+  coWitnesses?: CoWitnessPolicy;
   json?: boolean;
 }
 
@@ -81,6 +85,43 @@ export interface CellRow {
   reasons: string[];
 }
 
+export interface SuiteTally {
+  checked: number;
+  givenAway: number;
+  hidden: number;
+  unfinished: number;
+  jvmMs: number;
+  mavenMs: number;
+}
+
+/** The whole-suite check's outcomes per bug type, from the ledger's kept cases. */
+export function suiteTallies(
+  ledger: readonly BuildCaseRecord[],
+  typeOf: (entry: BuildCaseRecord) => string,
+): Record<string, SuiteTally> {
+  const tallies: Record<string, SuiteTally> = {};
+  for (const entry of ledger) {
+    if (!entry.suite) continue;
+    const tally = (tallies[typeOf(entry)] ??= {
+      checked: 0,
+      givenAway: 0,
+      hidden: 0,
+      unfinished: 0,
+      jvmMs: 0,
+      mavenMs: 0,
+    });
+    tally.checked++;
+    if (entry.suite.kind === 'GivenAway') tally.givenAway++;
+    if (entry.suite.kind === 'Hidden') tally.hidden++;
+    if (entry.suite.kind === 'Unfinished') tally.unfinished++;
+    for (const run of entry.suite.runs) {
+      if (run.runner === 'jvm') tally.jvmMs += run.durationMs;
+      else tally.mavenMs += run.durationMs;
+    }
+  }
+  return tallies;
+}
+
 export interface BuildSummary {
   out: string;
   plan: string;
@@ -92,6 +133,11 @@ export interface BuildSummary {
   stages: {
     inject: { tried: number; accepted: number };
     transform: { tried: number; kept: number; shortAt: Record<string, number> };
+    /**
+     * Per bug type, the kept cases the whole existing suite was run on: how many other classes
+     * refused (or made hide, with `--co-witnesses hide`), how many it could not judge, and its time.
+     */
+    suite: Record<string, SuiteTally>;
   };
   /** This run's wall time over the cases it archived. */
   msPerCase: number | null;
@@ -262,9 +308,10 @@ export async function runBuildCommand(
         spare: options.spare,
         otherClassLimit: options.otherClasses,
         collateralLimit: options.collateralLimit,
-        archive: async ({ project, injection, transform, contexts }) => {
+        coWitnesses: options.coWitnesses ?? 'refuse',
+        archive: async ({ project, injection, transform, contexts, coWitnesses }) => {
           const archived = await archiveCase(
-            { project, injection, transform, contexts, tools },
+            { project, injection, transform, contexts, tools, coWitnesses },
             out,
           );
           return archived.kind === 'Refused'
@@ -327,6 +374,7 @@ async function summarise(
         kept: counted.size,
         shortAt,
       },
+      suite: suiteTallies(result.ledger, (entry) => entry.cell.typeId),
     },
     msPerCase: archivedNow > 0 ? Math.round(result.durationMs / archivedNow) : null,
     evolution,

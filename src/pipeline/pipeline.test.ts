@@ -4,6 +4,7 @@ import {
   firstStepOutOfReach,
   injectShortfall,
   nextJobs,
+  suiteRefusal,
   transformShortfall,
   triedInSequence,
   type BuildCaseRecord,
@@ -196,5 +197,33 @@ describe('nextJobs', () => {
     expect(jobsFor([cell(3, series), cell(5)], [archived(1, 'a')], cells)).toEqual(['3:a', '5:b']);
     // A case of a cell the plan no longer has is a series of its own.
     expect(jobsFor([cell(3, series)], [archived(1, 'a')], [cell(3, series)])).toEqual(['3:b']);
+  });
+});
+
+describe('the whole-suite stop', () => {
+  it('names the classes that give the bug away and the runners that saw them, tallied apart', () => {
+    const reason = suiteRefusal({
+      kind: 'GivenAway',
+      runs: [
+        { runner: 'jvm', classesRun: 9, durationMs: 1, failing: [] },
+        {
+          runner: 'maven',
+          classesRun: 9,
+          durationMs: 1,
+          failing: ['p.A', 'p.B', 'p.C', 'p.D'].map((testClass) => ({
+            testClass,
+            failingMethods: {},
+          })),
+        },
+      ],
+      classes: ['p.A', 'p.B', 'p.C', 'p.D'],
+    });
+    expect(reason).toBe(
+      'existing classes give the bug away: 4 fail on the buggy state and pass on clean code (p.A, p.B, p.C, …; maven)',
+    );
+    const lost = entry('short', { kind: 'Short', stoppedAt: { kind: 'suite' }, reason });
+    expect(transformShortfall('p@1', [lost])).toBe(
+      'p@1: 1 bugs fell short in transformation (1× whole suite: existing classes give the bug away)',
+    );
   });
 });

@@ -3,6 +3,12 @@ import { z } from 'zod';
 import type { CacheLayout } from '../core/cache.js';
 import { sha256Text } from '../core/fs.js';
 import { runPool } from '../core/pool.js';
+import {
+  SuiteCheckSchema,
+  type CoWitness,
+  type CoWitnessPolicy,
+  type SuiteCheck,
+} from '../checks/suite.js';
 import type { EventSink } from '../events/types.js';
 import type { FetchedProjectRef, ProjectRef } from '../project/project.js';
 import { appendRecords, defineRecord, readRecords } from '../records/record.js';
@@ -21,7 +27,9 @@ import {
   TransformLine,
   type TransformRecord,
 } from '../stages/3-transform/transform.js';
+import { JvmRunner } from '../toolchains/jvm/runner.js';
 import { mavenToolchain } from '../toolchains/maven/maven.js';
+import { WholeSuite } from './whole-suite.js';
 import { cellKey, type CellKey, type PlanCell } from './plan.js';
 
 /*
@@ -41,25 +49,37 @@ const CellKeySchema = z.strictObject({
   sequence: z.array(z.string()).optional(),
 });
 
-/** Where a bug tried in a cell stopped short: in transformation, or refused by the archive. */
+/**
+ * Where a bug tried in a cell stopped short: in transformation, at the whole-suite check (other
+ * existing classes expose it, or the suite could not be run), or refused by the archive.
+ */
 const CaseStopSchema = z.discriminatedUnion('kind', [
   ...StoppedAtSchema.options,
+  z.strictObject({ kind: z.literal('suite') }),
   z.strictObject({ kind: z.literal('archive') }),
 ]);
 export type CaseStop = z.infer<typeof CaseStopSchema>;
 
 export function describeCaseStop(at: CaseStop): string {
-  return at.kind === 'archive' ? 'archive' : describeStop(at);
+  switch (at.kind) {
+    case 'archive':
+      return 'archive';
+    case 'suite':
+      return 'whole suite';
+    default:
+      return describeStop(at);
+  }
 }
 
 /**
  * One bug tried in one cell, and what became of it. Version 2 says where a Short one stopped as
  * data (version 1 wrote a string that counted a bug unfit for steps as lost to the first operator);
- * a build directory of version 1 is refused, since its transformed cases are redone per version.
+ * version 3 records the whole-suite check of a kept case (`suite`) and its stop. A build directory
+ * of an earlier version is refused (`buildInputsId`): its cases were archived without that check.
  */
 export const BuildCaseLine = defineRecord({
   kind: 'build-case',
-  version: 2,
+  version: 3,
   schema: z.strictObject({
     cell: CellKeySchema,
     project: z.string(),
@@ -69,6 +89,8 @@ export const BuildCaseLine = defineRecord({
       z.strictObject({ kind: z.literal('Archived'), caseId: z.string() }),
       z.strictObject({ kind: z.literal('Short'), stoppedAt: CaseStopSchema, reason: z.string() }),
     ]),
+    /** The whole existing suite on the kept case's final state (absent for a case lost before). */
+    suite: SuiteCheckSchema.optional(),
     durationMs: z.number(),
   }),
 });
@@ -108,6 +130,8 @@ export interface KeptCase {
   injection: InjectionRecord;
   transform: TransformRecord;
   contexts: readonly ExecutionContextRecord[];
+  /** Other existing classes that expose the bug, hidden from the workspace with the witness. */
+  coWitnesses: CoWitness[];
 }
 
 export interface BuildOptions {
@@ -131,6 +155,8 @@ export interface BuildOptions {
   spare: number;
   otherClassLimit: number;
   collateralLimit: number;
+  /** A kept case that other existing classes expose: refused, or kept with them hidden. */
+  coWitnesses: CoWitnessPolicy;
   archive: (
     kept: KeptCase,
   ) => Promise<{ kind: 'Archived'; caseId: string } | { kind: 'Refused'; reason: string }>;
@@ -308,6 +334,21 @@ export function transformShortfall(
   return `${project}: ${short} bugs fell short in transformation (${counts})${outOfReach}`;
 }
 
+/** A transformation worker: its transformer, and the whole suite run in its own working copy. */
+type Worker = OpenTransformer & { suite: WholeSuite };
+
+/** Why the whole-suite check refused a case, as the ledger and the summary say it. */
+export function suiteRefusal(
+  suite: Extract<SuiteCheck, { kind: 'GivenAway' | 'Unfinished' }>,
+): string {
+  if (suite.kind === 'Unfinished') return `the whole suite did not run to its end: ${suite.reason}`;
+  const runners = suite.runs
+    .filter((run) => run.failing.length > 0)
+    .map((run) => run.runner)
+    .join(', ');
+  return `existing classes give the bug away: ${suite.classes.length} fail on the buggy state and pass on clean code (${suite.classes.slice(0, 3).join(', ')}${suite.classes.length > 3 ? ', …' : ''}; ${runners})`;
+}
+
 /** One transformation job: a bug in a cell. */
 interface Job {
   cell: PlanCell;
@@ -451,6 +492,7 @@ class Build {
         this.options.maven,
         this.options.otherClassLimit,
         this.options.collateralLimit,
+        this.options.coWitnesses,
         TransformLine.version,
       ]),
     ).slice(0, 16);
@@ -568,7 +610,7 @@ class Build {
 
   /** Fills the cells from the bugs, in rounds, transformation jobs spread over the workers. */
   private async transformAll(
-    project: ProjectRef,
+    project: FetchedProjectRef,
     contexts: readonly ExecutionContextRecord[],
     cells: readonly PlanCell[],
     injections: readonly InjectionRecord[],
@@ -577,9 +619,13 @@ class Build {
     const earlier = new Map(
       (await readRecords(file, TransformLine)).records.map((record) => [record.id, record]),
     );
-    const workers = await Promise.all(
-      Array.from({ length: Math.max(1, this.options.workers) }, (_, index) =>
-        openTransformer({
+    const workerCount = Math.max(1, this.options.workers);
+    // One pool of warm JVMs for the steps and the whole-suite runs of every worker: a JVM runs
+    // in one directory, so two per worker (its transformer's copy and its suite copy).
+    const jvm = new JvmRunner(this.options.cache, 2 * workerCount);
+    const workers: Worker[] = await Promise.all(
+      Array.from({ length: workerCount }, async (_, index) => ({
+        ...(await openTransformer({
           cache: this.options.cache,
           project,
           contexts,
@@ -587,8 +633,16 @@ class Build {
           maven: this.options.maven,
           otherClassLimit: this.options.otherClassLimit,
           events: this.options.events,
+          jvm,
+        })),
+        suite: await WholeSuite.open({
+          cache: this.options.cache,
+          project,
+          jvm,
+          copyName: `suite-${index}`,
+          maven: this.options.maven,
         }),
-      ),
+      })),
     );
     try {
       for (;;) {
@@ -608,7 +662,11 @@ class Build {
         );
       }
     } finally {
-      for (const worker of workers) await worker.close();
+      for (const worker of workers) {
+        await worker.close();
+        await worker.suite.close();
+      }
+      await jvm.close();
     }
   }
 
@@ -616,7 +674,7 @@ class Build {
     project: ProjectRef,
     contexts: readonly ExecutionContextRecord[],
     job: Job,
-    worker: OpenTransformer,
+    worker: Worker,
     earlier: Map<string, TransformRecord>,
     file: string,
   ): Promise<void> {
@@ -648,20 +706,36 @@ class Build {
         durationMs: Date.now() - started,
       });
     } else {
-      const archived = await this.options.archive({
-        project,
-        injection,
-        transform: record,
-        contexts,
-      });
-      await this.ledger.append({
-        ...base,
-        outcome:
-          archived.kind === 'Archived'
-            ? archived
-            : { kind: 'Short', stoppedAt: { kind: 'archive' }, reason: archived.reason },
-        durationMs: Date.now() - started,
-      });
+      const suite = await worker.suite.check(
+        record.outcome.state,
+        injection.witness.testClass,
+        this.options.coWitnesses,
+      );
+      if (suite.kind === 'GivenAway' || suite.kind === 'Unfinished') {
+        await this.ledger.append({
+          ...base,
+          outcome: { kind: 'Short', stoppedAt: { kind: 'suite' }, reason: suiteRefusal(suite) },
+          suite,
+          durationMs: Date.now() - started,
+        });
+      } else {
+        const archived = await this.options.archive({
+          project,
+          injection,
+          transform: record,
+          contexts,
+          coWitnesses: suite.kind === 'Hidden' ? suite.coWitnesses : [],
+        });
+        await this.ledger.append({
+          ...base,
+          outcome:
+            archived.kind === 'Archived'
+              ? archived
+              : { kind: 'Short', stoppedAt: { kind: 'archive' }, reason: archived.reason },
+          suite,
+          durationMs: Date.now() - started,
+        });
+      }
     }
     const last = this.ledger.entries[this.ledger.entries.length - 1]!;
     this.progress(

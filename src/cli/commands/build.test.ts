@@ -31,6 +31,16 @@ describe('the build summary', () => {
       stages: {
         inject: { tried: 10, accepted: 4 },
         transform: { tried: 3, kept: 2, shortAt: { 'step 1 t_call_stack_deepen_v1': 1 } },
+        suite: {
+          api_hashcode_typo: {
+            checked: 3,
+            givenAway: 2,
+            hidden: 0,
+            unfinished: 0,
+            jvmMs: 4_200,
+            mavenMs: 61_000,
+          },
+        },
       },
       msPerCase: 30_000,
       evolution: [
@@ -57,5 +67,8 @@ describe('the build summary', () => {
     );
     expect(text).toMatch(/transform: 2 of 3 bugs tried in cells kept \(67%\); short at step 1/);
     expect(text).toMatch(/\n {4}1 {5}2 {3}11\.0/);
+    expect(text).toMatch(
+      /api_hashcode_typo: 3 checked, 2 refused as given away; 4\.2 s warm JVM, 61\.0 s Maven/,
+    );
   });
 });

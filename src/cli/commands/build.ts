@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import {
   runBuildCommand,
   type BuildCommandOptions,
@@ -37,6 +37,20 @@ export function formatBuildSummary(summary: BuildSummary): string {
         : ''
     }`,
   );
+  const suite = Object.entries(summary.stages.suite);
+  if (suite.length > 0) {
+    lines.push('whole existing suite on each kept case (other classes that expose the bug):');
+    for (const [typeId, tally] of suite) {
+      const outcomes = [
+        `${tally.givenAway} refused as given away`,
+        ...(tally.hidden > 0 ? [`${tally.hidden} kept with co-witnesses hidden`] : []),
+        ...(tally.unfinished > 0 ? [`${tally.unfinished} not run to the end`] : []),
+      ];
+      lines.push(
+        `  ${typeId}: ${tally.checked} checked, ${outcomes.join(', ')}; ${(tally.jvmMs / 1000).toFixed(1)} s warm JVM, ${(tally.mavenMs / 1000).toFixed(1)} s Maven`,
+      );
+    }
+  }
   if (summary.evolution.length > 0) {
     lines.push(
       'patch evolution of the archived cases (paper Table 9):',
@@ -131,6 +145,14 @@ export function register(program: Command): void {
       'other test classes reaching the change rerun per accepted bug',
       wholeNumber('--collateral-limit'),
       25,
+    )
+    .addOption(
+      new Option(
+        '--co-witnesses <policy>',
+        'a case whose bug other existing test classes expose: refuse it, or hide those classes from the workspace like the witness (recorded as co-witnesses)',
+      )
+        .choices(['refuse', 'hide'])
+        .default('refuse'),
     )
     .option('--json', 'machine-readable output')
     .action(build);

@@ -1,0 +1,118 @@
+import type { CacheLayout } from '../core/cache.js';
+import { ReferenceRuns } from '../checks/runs.js';
+import {
+  judgeSuite,
+  runSuiteMaven,
+  runSuiteWarm,
+  type CoWitnessPolicy,
+  type SuiteCheck,
+  type SuiteRun,
+} from '../checks/suite.js';
+import { baselineClass, isUsable } from '../project/baseline.js';
+import { pristineState, type FetchedProjectRef } from '../project/project.js';
+import type { ProjectState } from '../project/state.js';
+import { compiledSources, WorkingCopy } from '../project/working-copy.js';
+import { jvmTestRunner } from '../runners/jvm.js';
+import { mavenTestRunner } from '../runners/maven.js';
+import type { TestRunner } from '../runners/types.js';
+import type { JvmRunner } from '../toolchains/jvm/runner.js';
+import { mavenToolchain } from '../toolchains/maven/maven.js';
+
+/** Time a whole-suite Maven run may take beyond three times the baseline suite's. */
+const MAVEN_SUITE_SLACK_MS = 120_000;
+
+/**
+ * The whole existing suite on a case's final buggy state, once per case before it is archived:
+ * every usable class of the baseline but the witness in the warm JVM (cheap), then, when the
+ * build confirms with Maven and the warm runs left the case standing, one `mvn test` of every
+ * class. A working copy of its own, beside the transformer's, in the build's shared warm JVM.
+ */
+export class WholeSuite {
+  private readonly references: ReferenceRuns;
+
+  private constructor(
+    private readonly cache: CacheLayout,
+    private readonly project: FetchedProjectRef,
+    private readonly copy: WorkingCopy,
+    private readonly fast: TestRunner,
+    private readonly maven: TestRunner | null,
+  ) {
+    this.references = new ReferenceRuns(
+      fast,
+      (testClass) => baselineClass(project.baseline, testClass)?.durationMs,
+    );
+  }
+
+  static async open(setup: {
+    cache: CacheLayout;
+    project: FetchedProjectRef;
+    jvm: JvmRunner;
+    copyName: string;
+    maven: boolean;
+  }): Promise<WholeSuite> {
+    const { cache, project } = setup;
+    const copy = await WorkingCopy.create(
+      project.root,
+      pristineState(project),
+      project.layout,
+      setup.copyName,
+    );
+    return new WholeSuite(
+      cache,
+      project,
+      copy,
+      jvmTestRunner(cache, setup.jvm),
+      setup.maven ? mavenTestRunner(mavenToolchain, cache) : null,
+    );
+  }
+
+  async check(state: ProjectState, witness: string, policy: CoWitnessPolicy): Promise<SuiteCheck> {
+    const { project, copy } = this;
+    const usable = project.baseline.classes.filter(
+      (entry) => isUsable(entry) && entry.status === 'Passed' && entry.testClass !== witness,
+    );
+    const runs: SuiteRun[] = [];
+    const warm = await runSuiteWarm(
+      this.fast,
+      this.references,
+      copy,
+      pristineState(project),
+      state,
+      usable.map((entry) => ({ testClass: entry.testClass, normalMs: entry.durationMs })),
+      project.build,
+    );
+    if (warm.kind !== 'Passed') {
+      return { kind: 'Unfinished', runs, reason: warm.kind === 'Failed' ? warm.reason : 'skipped' };
+    }
+    runs.push(warm.evidence);
+    // A case the warm runs already refuse needs no Maven run to be refused.
+    if (!this.maven || judgeSuite(runs, policy).kind === 'GivenAway')
+      return judgeSuite(runs, policy);
+    const changed = await copy.checkout(state);
+    const target = {
+      projectDir: copy.root,
+      build: project.build,
+      changed: compiledSources(changed),
+    };
+    const maven = await runSuiteMaven(this.maven, mavenToolchain, this.cache, target, {
+      witness,
+      passedInBaseline: new Set(usable.map((entry) => entry.testClass)),
+      timeoutMs: MAVEN_SUITE_SLACK_MS + 3 * project.baseline.suite.durationMs,
+    });
+    if (maven.kind !== 'Passed') {
+      return {
+        kind: 'Unfinished',
+        runs,
+        reason: maven.kind === 'Failed' ? maven.reason : 'skipped',
+      };
+    }
+    runs.push(maven.evidence);
+    return judgeSuite(runs, policy);
+  }
+
+  async close(): Promise<void> {
+    await this.maven?.close();
+    await this.fast.close();
+    await this.copy.close();
+  }
+}

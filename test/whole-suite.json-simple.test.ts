@@ -1,0 +1,152 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
+import { exists, makeTempDir } from '../src/core/fs.js';
+import {
+  resolveFetchedProject,
+  pristineState,
+  type FetchedProjectRef,
+} from '../src/project/project.js';
+import { patchOf, withPatch, type ProjectState } from '../src/project/state.js';
+import { WholeSuite } from '../src/pipeline/whole-suite.js';
+import type { ExecutionContextRecord } from '../src/stages/1-trace/trace.js';
+import type { InjectionRecord } from '../src/stages/2-inject/records.js';
+import type { TransformRecord } from '../src/stages/3-transform/transform.js';
+import { archiveCase, readCaseFile } from '../src/stages/4-archive/archive.js';
+import { writeGivenTree } from '../src/stages/5-evaluate/workspace.js';
+import { JvmRunner } from '../src/toolchains/jvm/runner.js';
+import { fetchCorpus } from './helpers.js';
+
+/*
+ * The whole-suite check on json-simple: a bug the witness (JSONArrayTest) exposes and another
+ * existing class (JSONValueTest) exposes too is refused as given away; with `--co-witnesses hide`
+ * it is kept, that class is recorded as a co-witness, and the agent's workspace lacks its file.
+ */
+
+const FILE = 'src/main/java/org/json/simple/JSONArray.java';
+const WITNESS = 'org.json.simple.JSONArrayTest';
+const CO_WITNESS = 'org.json.simple.JSONValueTest';
+
+const cache = cacheLayout(resolveCacheDir());
+let project: FetchedProjectRef;
+let buggy: ProjectState;
+let jvm: JvmRunner;
+let suite: WholeSuite;
+
+beforeAll(async () => {
+  await fetchCorpus('json-simple');
+  project = await resolveFetchedProject('json-simple', cache);
+  const clean = await readFile(path.join(project.root, FILE), 'utf8');
+  // Array elements written with ';' between them: every test writing an array of two sees it.
+  const bug = clean.replace(/(if\(first\)\s*first = false;\s*else\s*out\.write\()','\)/, "$1';')");
+  expect(bug).not.toBe(clean);
+  buggy = withPatch(pristineState(project), patchOf([{ file: FILE, before: clean, after: bug }]));
+  jvm = new JvmRunner(cache);
+  suite = await WholeSuite.open({ cache, project, jvm, copyName: 'suite-test', maven: true });
+}, 600_000);
+
+afterAll(async () => {
+  await suite?.close();
+  await jvm?.close();
+});
+
+describe('the whole existing suite on a case', () => {
+  it('refuses a bug another existing class exposes, from the warm runs alone', async () => {
+    const check = await suite.check(buggy, WITNESS, 'refuse');
+    expect(check).toMatchObject({
+      kind: 'GivenAway',
+      classes: expect.arrayContaining([CO_WITNESS]),
+    });
+    expect(check.runs.map((run) => run.runner)).toEqual(['jvm']);
+    expect(check.runs[0]!.classesRun).toBe(
+      project.baseline.classes.filter((entry) => entry.status === 'Passed').length - 1,
+    );
+  }, 300_000);
+
+  it('keeps a clean state: nothing else fails, warm or under Maven', async () => {
+    const check = await suite.check(pristineState(project), WITNESS, 'refuse');
+    expect(check).toMatchObject({ kind: 'Contained' });
+    expect(check.runs.map((run) => run.runner)).toEqual(['jvm', 'maven']);
+  }, 600_000);
+
+  it('with co-witnesses hidden, keeps the case and leaves them out of the workspace', async () => {
+    const check = await suite.check(buggy, WITNESS, 'hide');
+    if (check.kind !== 'Hidden') throw new Error(JSON.stringify(check));
+    // Maven ran too, and agrees with the warm runs.
+    expect(check.runs.map((run) => run.runner)).toEqual(['jvm', 'maven']);
+    expect(check.runs[1]!.failing.map((entry) => entry.testClass)).toContain(CO_WITNESS);
+    const coWitnesses = check.coWitnesses;
+    expect(coWitnesses.map((entry) => entry.testClass)).toContain(CO_WITNESS);
+
+    const bench = path.join(await makeTempDir('whole-suite-bench'), 'bench');
+    const outcome = await archiveCase(
+      {
+        project,
+        injection: fakeInjection(buggy),
+        transform: fakeTransform(buggy),
+        contexts: [witnessContext()],
+        tools: { witnessgym: '0', java: '17', maven: '3' },
+        coWitnesses,
+      },
+      bench,
+    );
+    if (outcome.kind !== 'Archived') throw new Error(JSON.stringify(outcome));
+    const record = await readCaseFile(outcome.dir);
+    expect(record.coWitnesses.map((entry) => entry.class)).toEqual(
+      coWitnesses.map((entry) => entry.testClass),
+    );
+    const given = path.join(await makeTempDir('whole-suite-given'), 'tree');
+    await writeGivenTree(outcome.dir, record, project, given);
+    const testDir = path.join(given, 'src/test/java/org/json/simple');
+    expect(await exists(path.join(testDir, 'JSONArrayTest.java'))).toBe(false);
+    expect(await exists(path.join(testDir, 'JSONValueTest.java'))).toBe(false);
+    expect(await exists(path.join(testDir, 'JsonArrayTest.java'))).toBe(true);
+  }, 600_000);
+});
+
+function fakeInjection(state: ProjectState): InjectionRecord {
+  return {
+    id: 'inj0000000000001',
+    state: { ...state, patches: state.patches.slice(0, 1) },
+    bugType: {
+      id: 'logic_predicate_inversion_in_guard',
+      name: 'Guard Predicate Inversion',
+      category: 'Logic',
+      specHash: 'h',
+    },
+    engine: { kind: 'rules' },
+    seed: 1,
+    witness: { testClass: WITNESS, contextSize: 1, bucket: 'short' },
+    site: { file: FILE, member: 'writeJSONString', line: 74, description: "',' to ';'" },
+  } as unknown as InjectionRecord;
+}
+
+function fakeTransform(state: ProjectState): TransformRecord {
+  return {
+    id: 'trf0000000000001',
+    injection: 'inj0000000000001',
+    sequence: [],
+    outcome: { kind: 'Kept', state, maven: 'TestFailed' },
+    steps: [],
+    buggyFailures: { testArrayList: 'org.opentest4j.AssertionFailedError' },
+    durationMs: 1,
+  };
+}
+
+function witnessContext(): ExecutionContextRecord {
+  return {
+    trace: [],
+    size: 1,
+    bucket: 'short',
+    anchors: [],
+    bugRelatedFiles: [FILE],
+    testClass: WITNESS,
+    testMethod: null,
+    status: 'Passed',
+    baselineStatus: 'Passed',
+    detail: '',
+    durationMs: 1,
+    records: 1,
+  };
+}
