@@ -308,6 +308,8 @@ describe("the tells a Java reviewer found in commons-csv's cases", () => {
     // parameters (`checkMapped(name)`); no part of it is a statement of its own.
     const bug = 'return headerMap != null && headerMap.containsKey(name);';
     expect(helperCallInsertion.candidates(readerSite(bug))).toEqual([]);
+    // Nor a helper that only returns one call of values at hand (`containsMap(map, name)`).
+    expect(helperCallInsertion.candidates(readerSite('return map.containsKey(name);'))).toEqual([]);
   });
 
   it('reroutes a call only through an adapter that computes its arguments', () => {

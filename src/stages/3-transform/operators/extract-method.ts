@@ -327,6 +327,28 @@ export function declaresOnlyConstants(run: StatementRun): boolean {
   );
 }
 
+/** A value at hand: a constant, a local, `this`, a field of one, an array of them. */
+function atHand(node: Node): boolean {
+  return (
+    constant(node) ||
+    node.type === 'identifier' ||
+    node.type === 'this' ||
+    (node.type === 'field_access' && atHand(field(node, 'object')!)) ||
+    (node.type === 'array_initializer' && kids(node).every(atHand))
+  );
+}
+
+/** Whether `node` is one call of values at hand; `ownOnly`: of a method of this object. */
+export function callOfValuesAtHand(node: Node | null | undefined, ownOnly: boolean): boolean {
+  const args = node?.type === 'method_invocation' ? field(node, 'arguments') : null;
+  const receiver = node ? field(node, 'object') : null;
+  return (
+    args !== null &&
+    kids(args).every(atHand) &&
+    (!ownOnly || receiver === null || receiver.type === 'this')
+  );
+}
+
 /**
  * Whether a run is too little to be a step of the computation: constants only, or one statement
  * that only renames a value (`final Range other = (Range) obj;`, `final int len = slice.len;`,
@@ -339,21 +361,6 @@ export function isNoStep(run: StatementRun): boolean {
   if (declaresOnlyConstants(run)) return true;
   if (run.statements.length !== 1) return false;
   const [statement] = run.statements as [Node];
-  const atHand = (node: Node): boolean =>
-    constant(node) ||
-    node.type === 'identifier' ||
-    node.type === 'this' ||
-    (node.type === 'field_access' && atHand(field(node, 'object')!)) ||
-    (node.type === 'array_initializer' && kids(node).every(atHand));
-  const callOfValuesAtHand = (node: Node | null | undefined, ownOnly: boolean) => {
-    const args = node?.type === 'method_invocation' ? field(node, 'arguments') : null;
-    const receiver = node ? field(node, 'object') : null;
-    return (
-      args !== null &&
-      kids(args).every(atHand) &&
-      (!ownOnly || receiver === null || receiver.type === 'this')
-    );
-  };
   if (statement.type === 'expression_statement') {
     return callOfValuesAtHand(kids(statement)[0], false);
   }

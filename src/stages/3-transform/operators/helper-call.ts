@@ -5,9 +5,10 @@ import {
   type StatementRun,
 } from '../../../lang/java/extraction.js';
 import { helperNames } from '../../../lang/java/naming.js';
-import { field, indentationOf, nameOf } from '../../../lang/java/syntax.js';
+import { field, indentationOf, kids, nameOf } from '../../../lang/java/syntax.js';
 import { insertedAfter, lineAt } from './added-members.js';
 import {
+  callOfValuesAtHand,
   focusRuns,
   headerBugBody,
   isNoStep,
@@ -79,8 +80,14 @@ function helperFor(
   run: StatementRun,
   taken: Set<string>,
 ): TransformCandidate | undefined {
-  // A helper that only hands values at hand to one call forwards; it does no work.
-  if (isNoStep(run)) return undefined;
+  // A helper that only hands values at hand to one call forwards or wraps it; it does no work
+  // (`containsHeaderMap(headerMap, name)` returning `headerMap.containsKey(name)`).
+  const [only, ...more] = run.statements;
+  const wraps =
+    more.length === 0 &&
+    only?.type === 'return_statement' &&
+    callOfValuesAtHand(kids(only)[0], false);
+  if (wraps || isNoStep(run)) return undefined;
   const plan = planExtraction(context, run);
   if (!plan) return undefined;
   const { result } = plan;
