@@ -43,6 +43,10 @@ describe('names for added code', () => {
     // The method's own name and its parameters name nothing the statements do.
     expect(moved('int getSize() { return size; }')).toEqual([]);
     expect(moved('String escape(String text) { return text.trim(); }')).toEqual(['trimText']);
+    // A comparison returned says no verb: `applyHeaderMap` would say nothing.
+    expect(moved('boolean isConsistent() { return headerMap.size() == values.length; }')).toEqual(
+      [],
+    );
     expect(
       moved('boolean isMapped(String name) { return map != null && map.containsKey(name); }'),
     ).not.toContain('checkMapped');

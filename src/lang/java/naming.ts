@@ -281,6 +281,9 @@ export function helperNames(
   const result = options.result && telling(options.result) ? options.result : undefined;
   const work = statements[leadingChecks(statements)] ?? statements[0];
   const verb = options.result ? resultVerb(statements) : verbOf(statements);
+  // No verb read off the statements (`applyHeaderMap` for `return map.size() == n;`): a name
+  // that says nothing of what they do is no name.
+  if (verb === 'apply') return [];
   const counted = verb === 'count' ? countedThings(statements) : [];
   const subjects = result
     ? [result]
