@@ -40,6 +40,12 @@ describe('names for added code', () => {
       }
     }`;
     expect(moved(read)).toEqual(['countLines']);
+    // A cursor the loop's condition reads counts nothing: this loop scans the text.
+    expect(
+      moved(
+        'void print(String text) { int pos = 0; while (pos < text.length()) { out.write(text.charAt(pos)); pos++; } }',
+      ),
+    ).not.toContain('countPos');
     // The method's own name and its parameters name nothing the statements do.
     expect(moved('int getSize() { return size; }')).toEqual([]);
     expect(moved('String escape(String text) { return text.trim(); }')).toEqual(['trimText']);

@@ -193,16 +193,32 @@ function verbOf(statements: readonly Node[]): string {
   return first.type === 'if_statement' ? 'handle' : 'apply';
 }
 
+/** The name an update or compound assignment writes (`lineNumber`, `this.lineNumber`). */
+function updatedName(node: Node): string | undefined {
+  const target = node.type === 'update_expression' ? kids(node)[0] : field(node, 'left');
+  if (target?.type === 'field_access') return field(target, 'field')?.text;
+  return target?.type === 'identifier' ? target.text : undefined;
+}
+
 /**
- * Whether an update counts: a loop's own `i++` counts nothing; an increment or `+=` in its body,
- * or in code outside any loop's header, does.
+ * Whether an update counts: a loop's own `i++` counts nothing, in its header or, for a cursor
+ * its condition reads (`while (pos < end) { … pos++; }`), in its body; another increment or
+ * `+=` does.
  */
 function isCount(node: Node): boolean {
-  return (
-    (node.type === 'update_expression' ||
-      ['+=', '-='].includes(node.childForFieldName('operator')?.type ?? '')) &&
-    !(node.parent && isLoop(node.parent) && !field(node.parent, 'body')?.equals(node))
-  );
+  if (
+    node.type !== 'update_expression' &&
+    !['+=', '-='].includes(node.childForFieldName('operator')?.type ?? '')
+  ) {
+    return false;
+  }
+  if (node.parent && isLoop(node.parent) && !field(node.parent, 'body')?.equals(node)) return false;
+  const name = updatedName(node);
+  for (let loop = ancestor(node, LOOP_TYPES); loop; loop = ancestor(loop, LOOP_TYPES)) {
+    const condition = field(loop, 'condition');
+    if (condition && valueNames(condition).some((read) => read.text === name)) return false;
+  }
+  return true;
 }
 
 /** Names that say a value counts without saying what: `count`, `total`, `n`. */
@@ -216,11 +232,7 @@ function countedThings(statements: readonly Node[]): string[] {
   const targets = statements
     .flatMap((s) => descendants(s, ['update_expression', 'assignment_expression']))
     .filter(isCount)
-    .map((node) => {
-      const target = node.type === 'update_expression' ? kids(node)[0] : field(node, 'left');
-      if (target?.type === 'field_access') return field(target, 'field')?.text;
-      return target?.type === 'identifier' ? target.text : undefined;
-    });
+    .map(updatedName);
   return targets.flatMap((name) => {
     if (!name || BARE_COUNTS.test(name)) return [];
     const thing = name.replace(/(Count|Counter|Number|Num|Total)$/, '');
