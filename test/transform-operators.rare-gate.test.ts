@@ -112,7 +112,7 @@ describe('Rare Input Path Conditioning', () => {
         { name: 'index', kind: 'integral', readByBug: true },
         { name: 'prefix', kind: 'string' },
         { name: 'chosen', kind: 'string' },
-        { name: 'names', kind: 'size', readByBug: true },
+        { name: 'names', kind: 'size', readByBug: true, dereferencedByBug: true },
         { name: 'limit', kind: 'integral' },
         { name: 'strict', kind: 'boolean' },
       ],

@@ -148,12 +148,13 @@ describe('chooseGate', () => {
   it("checks null before a dereference, unless the bug's own lines dereference a value never seen null", () => {
     const observations = [call(true, ['4', '4']), call(false, ['4', '2']), call(false, ['3', '3'])];
     const read = [
-      { name: 'buf', kind: 'array', readByBug: true },
+      { name: 'buf', kind: 'array', readByBug: true, dereferencedByBug: true },
       { name: 'length', kind: 'integral' },
     ] as const;
     expect(texts(chooseGate(read, observations))).toEqual(['buf.length == length']);
-    const unread = [{ name: 'buf', kind: 'array' }, read[1]] as const;
-    expect(texts(chooseGate(unread, observations))).toEqual([
+    // Read by the bug but only passed on (`map.get(buf)`): a null would not fail there.
+    const passed = [{ name: 'buf', kind: 'array', readByBug: true }, read[1]] as const;
+    expect(texts(chooseGate(passed, observations))).toEqual([
       'buf != null',
       'buf.length == length',
     ]);

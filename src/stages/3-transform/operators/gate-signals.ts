@@ -26,6 +26,8 @@ export interface ProbedValue {
    * check before the dereference the bug made unguarded), so others that exclude as much win.
    */
   readByBug?: boolean;
+  /** Whether the bug's changed lines dereference it (`x.m()`, `x[i]`): a null there fails anyway. */
+  dereferencedByBug?: boolean;
 }
 
 /** One call that reached the site: the failing witness method it came from, and its values. */
@@ -400,7 +402,7 @@ export function chooseGate(
   // find redundant: the code around the gate dereferences it anyway.
   const dereferencedAnyway = new Set(
     values.flatMap((value, k) =>
-      value.readByBug && [...failingDecoded, ...remainingAll].every((d) => !d[k]!.isNull)
+      value.dereferencedByBug && [...failingDecoded, ...remainingAll].every((d) => !d[k]!.isNull)
         ? [k]
         : [],
     ),

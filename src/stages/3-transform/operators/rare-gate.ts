@@ -66,6 +66,8 @@ interface GateRegion {
   clean: string[];
   /** The names the bug's changed lines (either side) mention. */
   bugNames: Set<string>;
+  /** The names the bug's added lines dereference (`x.m()`, `x[i]`). */
+  bugDereferences: Set<string>;
   /** The names the statements after the region read. */
   readAfter: Set<string>;
 }
@@ -85,6 +87,12 @@ function changedRun(bug: string) {
   if (run.some((line) => line.kind === 'context')) return undefined;
   return {
     names: new Set(run.flatMap((line) => line.text.match(/[A-Za-z_$][\w$]*/g) ?? [])),
+    dereferenced: new Set(
+      run
+        .filter((line) => line.kind === 'added')
+        .flatMap((line) => [...line.text.matchAll(/(?<![\w$.])([A-Za-z_$][\w$]*)\s*[.[]/g)])
+        .map((match) => match[1]!),
+    ),
     added: run.filter((line) => line.kind === 'added').map((line) => line.text),
     removed: run.filter((line) => line.kind === 'removed').map((line) => line.text),
     next: lines.slice(last + 1).find((line) => line.text.trim() !== '')?.text,
@@ -168,6 +176,7 @@ function gateRegion(root: Node, site: TransformSite): GateRegion | undefined {
       buggy: [],
       clean,
       bugNames: change.names,
+      bugDereferences: change.dereferenced,
       readAfter,
     };
   }
@@ -191,6 +200,7 @@ function gateRegion(root: Node, site: TransformSite): GateRegion | undefined {
     buggy: region,
     clean: cleanRegion.every((line) => line.trim() === '') ? [] : cleanRegion,
     bugNames: change.names,
+    bugDereferences: change.dereferenced,
     readAfter,
   };
 }
@@ -647,9 +657,14 @@ function probedValues(region: GateRegion, model: SourceModel): ProbedValue[] {
     }
   }
   const probed = [...locals, ...[...fields.values()].slice(0, MAX_PROBED - locals.length)];
-  return probed.map((value) =>
-    region.bugNames.has(value.name.replace(/^this\./, '')) ? { ...value, readByBug: true } : value,
-  );
+  return probed.map((value) => {
+    const bare = value.name.replace(/^this\./, '');
+    return {
+      ...value,
+      ...(region.bugNames.has(bare) ? { readByBug: true } : {}),
+      ...(region.bugDereferences.has(bare) ? { dereferencedByBug: true } : {}),
+    };
+  });
 }
 
 function probe(site: TransformSite): ProbePlan | undefined {
