@@ -109,7 +109,7 @@ if (values.json) {
   );
   for (const { bench, match, result } of results) {
     process.stdout.write(
-      `\n${bench}: matched mean changed lines ${match.meanChangedLines.injected.toFixed(1)} vs ${match.meanChangedLines.real.toFixed(1)}, hunks ${match.meanHunks.injected.toFixed(2)} vs ${match.meanHunks.real.toFixed(2)}; ${match.sameProject} of ${match.pairs} pairs within the project\n` +
+      `\n${bench}: matched mean changed lines ${match.meanChangedLines.injected.toFixed(1)} vs ${match.meanChangedLines.real.toFixed(1)}, hunks ${match.meanHunks.injected.toFixed(2)} vs ${match.meanHunks.real.toFixed(2)}; ${match.sameProject} of ${match.pairs} pairs within the project; real patches grouped ${result.grouping.kind === 'ByProject' ? 'by project' : `by bug (${result.grouping.reason})`}\n` +
         `what separates most (log-odds of injected per SD): ${result.topWeights
           .slice(0, Number(values.weights))
           .map((weight) => `${weight.feature} ${weight.perDeviation.toFixed(2)}`)

@@ -108,8 +108,12 @@ const PAIRS: BlindPair[] = [1, 2].map((index) => ({
     text: patchText(`B${index}`, false),
   },
 }));
-// Two pairs: 2 × 2 patches × 3 single judgements + 2 × 2 orientations.
-const PLANNED = 16;
+// A control pair: the first pair's injected patch with a marker of its own (planted artefacts).
+const CONTROL_PAIRS: BlindPair[] = [
+  { ...PAIRS[0]!, pairId: 'Q3', injected: { ...PAIRS[0]!.injected, blindId: 'P3a' } },
+];
+// Two pairs: 2 × 2 patches × 3 single judgements + 2 × 2 orientations; the control pair's 2.
+const PLANNED = 18;
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -125,6 +129,7 @@ describe('the realism judge through the openai adapter', () => {
       runJudge({
         adapter: createOpenAIAdapter({ baseURL, model: 'judge', maxTurns: 1, maxRetries: 0 }),
         pairs: PAIRS,
+        controlPairs: CONTROL_PAIRS,
         out,
         seed: 1,
         timeoutMs: 30_000,
@@ -159,6 +164,7 @@ describe('the realism judge through the openai adapter', () => {
     expect(second.pairwise.accuracy).toMatchObject({ correct: 2, total: 2, accuracy: 1 });
     expect(second.pairwise.auc?.auc).toBe(1);
     expect(second.single.accuracy?.equivalence.kind).toBe('Distinguishable');
+    expect(second.control).toMatchObject({ kind: 'Passed', accuracy: { correct: 1, total: 1 } });
 
     const db = new Database(path.join(out, JUDGE_STORE), { readonly: true });
     const rows = db
@@ -168,6 +174,7 @@ describe('the realism judge through the openai adapter', () => {
       .all();
     db.close();
     expect(rows).toEqual([
+      { task: 'control', outcome: 'Judged', n: 2 },
       { task: 'pair', outcome: 'Judged', n: 4 },
       { task: 'single', outcome: 'Judged', n: 12 },
     ]);

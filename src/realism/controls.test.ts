@@ -5,6 +5,7 @@ import { negativeControl, plantArtefacts, positiveControl } from './controls.js'
 import { DEFAULT_DISCRIMINATOR, outOfFoldScores } from './discriminate.js';
 import { FEATURE_FAMILIES, patchFeatures } from './features.js';
 import { matchBySize } from './match.js';
+import { runDiscriminator } from './study.js';
 import { measuredPatch, type RealismPatch } from './patches.js';
 import { auc, clusterBootstrapMeanAuc, tost } from './stats.js';
 
@@ -136,4 +137,29 @@ describe('matchBySize', () => {
     expect(matchBySize(injected, real, 3)).toEqual(matching);
     expect(matchBySize(injected, real.slice(0, 4), 3).kind).toBe('TooFewReal');
   });
+});
+
+describe('runDiscriminator on pairs whose real side is one project', () => {
+  it('groups the real patches by bug, since grouped by project one fold would train on one class', () => {
+    const corpus = syntheticCorpus(80, 6);
+    const random = seededRandom(5);
+    const pairs = corpus.slice(0, 40).map((patch, index) => ({
+      injected: {
+        ...plantArtefacts(patch, random),
+        key: `injected:${index}`,
+        side: 'injected' as const,
+        cluster: `injection:${index}`,
+        depth: 1,
+      },
+      real: { ...corpus[40 + index]!, project: 'Lang' },
+      distance: 0,
+    }));
+    const result = runDiscriminator(pairs, corpus.slice(40, 70), {
+      discriminator: DEFAULT_DISCRIMINATOR,
+      bootstrap: { resamples: 500, seed: 1, level: 0.9 },
+    });
+    expect(result.grouping.kind).toBe('ByBug');
+    expect(result.overall.auc).toBeGreaterThanOrEqual(0.8);
+    expect(result.byDepth.map((row) => row.depth)).toEqual([1]);
+  }, 120_000);
 });

@@ -19,7 +19,8 @@ import {
 /*
  * The paper's LLM-judge protocol (Appendix H.1) through any agent adapter: every patch judged
  * alone three times (P(injected)), every matched pair judged twice with the sides swapped
- * (P(left more realistic)), each call a fresh run in an empty directory with nothing but the
+ * (P(left more realistic)), and the positive control's pairs (artefacts planted in the injected
+ * patch) twice likewise; each call a fresh run in an empty directory with nothing but the
  * prompt, in a seeded random order. One row per judgement in `<out>/realism.sqlite`; a rerun
  * skips what was judged and retries what failed.
  */
@@ -93,11 +94,27 @@ export function pairPrompt(left: BlindPatch, right: BlindPatch): string {
 
 type Task =
   | { task: 'single'; subject: string; repetition: number; orientation: ''; patch: BlindPatch }
-  | { task: 'pair'; subject: string; repetition: 1; orientation: Orientation; pair: BlindPair };
+  | {
+      /** A pair of the study, or a positive control's (its injected patch planted with artefacts). */
+      task: 'pair' | 'control';
+      subject: string;
+      repetition: 1;
+      orientation: Orientation;
+      pair: BlindPair;
+    };
 
-/** Every judgement the protocol asks for. */
-export function judgementTasks(pairs: readonly BlindPair[], seed: number): Task[] {
+/** Every judgement the protocol asks for; control pairs are judged pairwise only, as the paper's. */
+export function judgementTasks(
+  pairs: readonly BlindPair[],
+  controlPairs: readonly BlindPair[],
+  seed: number,
+): Task[] {
   const tasks: Task[] = [];
+  for (const pair of controlPairs) {
+    for (const orientation of ORIENTATIONS) {
+      tasks.push({ task: 'control', subject: pair.pairId, repetition: 1, orientation, pair });
+    }
+  }
   for (const pair of pairs) {
     for (const patch of [pair.injected, pair.real]) {
       for (let repetition = 1; repetition <= SINGLE_REPETITIONS; repetition++) {
@@ -115,7 +132,7 @@ export type JudgementOutcome = 'Judged' | 'Unreadable' | 'AgentFailed';
 
 interface JudgementRow {
   judge: string;
-  task: 'single' | 'pair';
+  task: Task['task'];
   subject: string;
   repetition: number;
   orientation: string;
@@ -137,7 +154,7 @@ export class JudgeStore {
       CREATE TABLE IF NOT EXISTS judges (judge TEXT PRIMARY KEY, spec TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS judgements (
         judge TEXT NOT NULL,
-        task TEXT NOT NULL CHECK (task IN ('single', 'pair')),
+        task TEXT NOT NULL CHECK (task IN ('single', 'pair', 'control')),
         subject TEXT NOT NULL,
         repetition INTEGER NOT NULL,
         orientation TEXT NOT NULL,
@@ -225,6 +242,8 @@ function taskKey(task: { task: string; subject: string; repetition: number; orie
 export interface JudgeRunOptions {
   adapter: AgentAdapter;
   pairs: readonly BlindPair[];
+  /** The positive control: pairs whose injected patch carries planted artefacts. */
+  controlPairs: readonly BlindPair[];
   out: string;
   seed: number;
   timeoutMs: number;
@@ -246,6 +265,14 @@ export interface JudgeAucResult {
   equivalence: Equivalence;
 }
 
+/** The paper's sensitivity check: accuracy ≥ 80 % with its 95 % interval above 50 %. */
+export type JudgeControl =
+  | { kind: 'Passed' | 'Failed'; criterion: string; accuracy: RateResult }
+  | { kind: 'NotJudged'; criterion: string };
+
+export const JUDGE_CONTROL_CRITERION =
+  'planted artefacts against the matched real patch, both orientations: accuracy ≥ 80% and 95% CI lower bound > 50%';
+
 export interface JudgeResult {
   kind: 'Judged';
   judge: { id: string; spec: string };
@@ -256,6 +283,7 @@ export interface JudgeResult {
   failed: number;
   single: { accuracy: RateResult | null; auc: JudgeAucResult | null };
   pairwise: { accuracy: RateResult | null; auc: JudgeAucResult | null };
+  control: JudgeControl;
 }
 
 /** Runs every judgement not yet in the store, then reads the study's numbers off the store. */
@@ -265,7 +293,7 @@ export async function runJudge(options: JudgeRunOptions): Promise<JudgeResult> {
     const spec = specText(options.adapter.spec);
     const judge = store.registerJudge(spec);
     const done = store.judged(judge);
-    const tasks = judgementTasks(options.pairs, options.seed);
+    const tasks = judgementTasks(options.pairs, options.controlPairs, options.seed);
     const todo = tasks.filter((task) => !done.has(taskKey(task)));
     options.log(
       `judge ${options.adapter.spec.name}: ${tasks.length - todo.length} of ${tasks.length} judgements already made`,
@@ -320,9 +348,11 @@ export async function runJudge(options: JudgeRunOptions): Promise<JudgeResult> {
         await removeTree(workspace);
       }
     }
+    const asked = new Set(tasks.map(taskKey));
     return judgeResult(
-      store.rows(judge),
+      store.rows(judge).filter((row) => asked.has(taskKey(row))),
       options.pairs,
+      options.controlPairs,
       tasks.length,
       { id: judge, spec },
       path.join(options.out, JUDGE_STORE),
@@ -362,12 +392,14 @@ function aucOf(
 /**
  * The study's numbers from the rows judged: single-patch accuracy (P ≥ 0.5 says injected) and
  * AUC (injected the positive class); pairwise accuracy (each pair's two orientations averaged,
- * picking the real patch is correct) and AUC (real on the left the positive class). Clusters:
- * an injected patch's injection, a real patch's bug; a pair's injection.
+ * picking the real patch is correct) and AUC (real on the left the positive class), and the
+ * control pairs' accuracy with its 95 % interval. Clusters: an injected patch's injection, a real
+ * patch's bug; a pair's injection.
  */
 export function judgeResult(
   rows: readonly JudgementRow[],
   pairs: readonly BlindPair[],
+  controlPairs: readonly BlindPair[],
   planned: number,
   judge: { id: string; spec: string },
   store: string,
@@ -376,25 +408,23 @@ export function judgeResult(
   const patches = new Map(
     pairs.flatMap((pair) => [pair.injected, pair.real]).map((patch) => [patch.blindId, patch]),
   );
-  const pairById = new Map(pairs.map((pair) => [pair.pairId, pair]));
   const judged = rows.filter((row) => row.outcome === 'Judged' && row.probability !== null);
   const single = judged.flatMap((row) => {
     const patch = row.task === 'single' ? patches.get(row.subject) : undefined;
     return patch ? [{ row, patch, probability: row.probability! }] : [];
   });
-  const pairwise = judged.flatMap((row) => {
-    const pair = row.task === 'pair' ? pairById.get(row.subject) : undefined;
-    return pair ? [{ row, pair, probability: row.probability! }] : [];
+  const pairwiseOf = (task: 'pair' | 'control', among: readonly BlindPair[]) => {
+    const byId = new Map(among.map((pair) => [pair.pairId, pair]));
+    return judged.flatMap((row) => {
+      const pair = row.task === task ? byId.get(row.subject) : undefined;
+      return pair ? [{ row, pair, probability: row.probability! }] : [];
+    });
+  };
+  const pairwise = pairwiseOf('pair', pairs);
+  const controlAccuracy = rate(pairScores(pairwiseOf('control', controlPairs)), {
+    ...bootstrap,
+    level: 0.95,
   });
-  const perPair = new Map<string, { sum: number; count: number; cluster: string }>();
-  for (const { row, pair, probability } of pairwise) {
-    const realLeft = row.orientation === 'real-left';
-    const correct = probability >= 0.5 === realLeft ? 1 : 0;
-    const entry = perPair.get(pair.pairId) ?? { sum: 0, count: 0, cluster: pair.injected.cluster };
-    entry.sum += correct;
-    entry.count += 1;
-    perPair.set(pair.pairId, entry);
-  }
   return {
     kind: 'Judged',
     judge,
@@ -420,13 +450,7 @@ export function judgeResult(
       ),
     },
     pairwise: {
-      accuracy: rate(
-        [...perPair.values()].map((entry) => ({
-          value: entry.sum / entry.count,
-          cluster: entry.cluster,
-        })),
-        bootstrap,
-      ),
+      accuracy: rate(pairScores(pairwise), bootstrap),
       auc: aucOf(
         pairwise.map(({ row, pair, probability }) => ({
           score: probability,
@@ -436,5 +460,31 @@ export function judgeResult(
         bootstrap,
       ),
     },
+    control: controlAccuracy
+      ? {
+          kind:
+            controlAccuracy.accuracy >= 0.8 && controlAccuracy.ci.low > 0.5 ? 'Passed' : 'Failed',
+          criterion: JUDGE_CONTROL_CRITERION,
+          accuracy: controlAccuracy,
+        }
+      : { kind: 'NotJudged', criterion: JUDGE_CONTROL_CRITERION },
   };
+}
+
+/** Each pair's score: the share of its orientations in which the real patch was picked. */
+function pairScores(
+  judged: readonly { row: JudgementRow; pair: BlindPair; probability: number }[],
+): { value: number; cluster: string }[] {
+  const perPair = new Map<string, { sum: number; count: number; cluster: string }>();
+  for (const { row, pair, probability } of judged) {
+    const correct = probability >= 0.5 === (row.orientation === 'real-left') ? 1 : 0;
+    const entry = perPair.get(pair.pairId) ?? { sum: 0, count: 0, cluster: pair.injected.cluster };
+    entry.sum += correct;
+    entry.count += 1;
+    perPair.set(pair.pairId, entry);
+  }
+  return [...perPair.values()].map((entry) => ({
+    value: entry.sum / entry.count,
+    cluster: entry.cluster,
+  }));
 }

@@ -5,6 +5,7 @@ import { UserError } from '../core/errors.js';
 import { removeTree, sha256Text, writeFileAtomic } from '../core/fs.js';
 import { packageVersion } from '../core/package-root.js';
 import { seededRandom, shuffled } from '../core/random.js';
+import { plantArtefacts } from './controls.js';
 import { runJudge, type BlindPair, type BlindPatch, type JudgeResult } from './judge.js';
 import { matchBySize, type MatchedPair } from './match.js';
 import {
@@ -33,6 +34,9 @@ import { EQUIVALENCE_BOUNDS } from './stats.js';
  */
 
 export const REALISM_SCHEMA_VERSION = 1;
+
+/** Pairs of the judge's positive control, as many as the paper's. */
+export const JUDGE_CONTROL_PAIRS = 100;
 
 export interface JudgeRequest {
   adapter: AgentAdapter;
@@ -172,13 +176,23 @@ export async function runRealism(options: RealismOptions): Promise<RealismReport
     reason: 'no --judge was given: no LLM judgement was made',
   };
   if (options.judge) {
-    const drawn =
-      options.judge.maxPairs === undefined
-        ? blind
-        : shuffled(blind, seededRandom(options.seed)).slice(0, options.judge.maxPairs);
+    const random = seededRandom(options.seed);
+    const order = shuffled(
+      pairs.map((_, index) => index),
+      random,
+    );
+    const judged =
+      options.judge.maxPairs === undefined ? order : order.slice(0, options.judge.maxPairs);
+    // The paper's positive control: up to 100 of the judged pairs with artefacts planted in the
+    // injected patch, judged pairwise beside the study.
+    const controls = judged.slice(0, JUDGE_CONTROL_PAIRS).map((index) => ({
+      ...pairs[index]!,
+      injected: plantArtefacts(pairs[index]!.injected, random),
+    }));
     judge = await runJudge({
       adapter: options.judge.adapter,
-      pairs: drawn,
+      pairs: judged.map((index) => blind[index]!),
+      controlPairs: blindPairs(controls, options.seed),
       out: options.out,
       seed: options.seed,
       timeoutMs: options.judge.timeoutMs,

@@ -57,7 +57,7 @@ export function renderRealism(report: RealismReport): string {
     `Realism: ${sample.injected} injected patches (${sample.injections} injections; ${sample.projects.join(', ')}) against ${matching.pairs} size-matched Defects4J patches of ${sample.realAvailable}`,
     `matched: mean changed lines ${matching.meanChangedLines.injected.toFixed(1)} vs ${matching.meanChangedLines.real.toFixed(1)}, hunks ${matching.meanHunks.injected.toFixed(2)} vs ${matching.meanHunks.real.toFixed(2)}, files ${matching.meanFiles.injected.toFixed(2)} vs ${matching.meanFiles.real.toFixed(2)}; ${matching.sameProject} of ${matching.pairs} from the case's own project`,
     '',
-    'Discriminator (L2 logistic regression, out-of-fold, folds grouped by injection and Defects4J project):',
+    `Discriminator (L2 logistic regression, out-of-fold; folds grouped by injection and ${d.grouping.kind === 'ByProject' ? 'Defects4J project' : `Defects4J bug: ${d.grouping.reason}`}):`,
     table(AUC_HEADER, [
       aucRow('all features', d.overall),
       ...d.byDepth.map((row) => aucRow(`  depth ${row.depth}`, row)),
@@ -91,6 +91,9 @@ export function renderRealism(report: RealismReport): string {
       `  single-patch AUC:      ${judgeAucCell(judge.single.auc)}`,
       `  pairwise accuracy:     ${rateCell(judge.pairwise.accuracy)}`,
       `  pairwise AUC:          ${judgeAucCell(judge.pairwise.auc)}`,
+      judge.control.kind === 'NotJudged'
+        ? `  positive control: not judged (${judge.control.criterion})`
+        : `  positive control: ${judge.control.kind}: ${judge.control.accuracy.correct}/${judge.control.accuracy.total} = ${fixed(judge.control.accuracy.accuracy)} (95% CI ${interval(judge.control.accuracy.ci)}; ${judge.control.criterion})`,
     );
   }
   parts.push(

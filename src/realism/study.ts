@@ -23,6 +23,7 @@ import {
 import type { MatchedPair } from './match.js';
 import {
   clusterBootstrapMeanAuc,
+  groupedFolds,
   meanAuc,
   tost,
   type BootstrapOptions,
@@ -54,6 +55,8 @@ export type ControlResult =
   | ({ kind: 'Failed'; criterion: string; reason: string } & AucResult);
 
 export interface DiscriminatorResult {
+  /** How the Defects4J patches were kept together in cross-validation. */
+  grouping: RealGrouping;
   overall: AucResult;
   byDepth: ({ depth: number } & AucResult)[];
   byFamily: ({ family: FeatureFamily } & AucResult)[];
@@ -103,8 +106,41 @@ class FeatureCache {
 }
 
 /** Injected cases are grouped by injection; Defects4J bugs by project, as a project's style is one. */
-function groupOf(patch: RealismPatch): string {
-  return patch.side === 'injected' ? patch.cluster : `project:${patch.project}`;
+export type RealGrouping =
+  | { kind: 'ByProject' }
+  /**
+   * Too few Defects4J projects among the matched patches (matching prefers the case's own
+   * project): grouped by project, some training fold would hold no real patch at all, and its
+   * model's scores would mean nothing beside the other folds'.
+   */
+  | { kind: 'ByBug'; reason: string };
+
+/**
+ * Injected cases are grouped by injection; Defects4J bugs by project, as a project's style is
+ * one, unless that leaves a training fold without one of the classes.
+ */
+function groupsFor(
+  patches: readonly RealismPatch[],
+  options: DiscriminatorOptions,
+): { groups: string[]; grouping: RealGrouping } {
+  const labels = patches.map((patch) => (patch.side === 'injected' ? 1 : 0) as 0 | 1);
+  const byProject = patches.map((patch) =>
+    patch.side === 'injected' ? patch.cluster : `project:${patch.project}`,
+  );
+  const foldOf = groupedFolds(byProject, labels, options.folds, options.seed);
+  const lacking = [...new Set(foldOf)].filter((fold) => {
+    const training = labels.filter((_, index) => foldOf[index] !== fold);
+    return !training.includes(0) || !training.includes(1);
+  });
+  if (lacking.length === 0) return { groups: byProject, grouping: { kind: 'ByProject' } };
+  const projects = new Set(patches.filter((patch) => patch.side === 'real').map((p) => p.project));
+  return {
+    groups: patches.map((patch) => patch.cluster),
+    grouping: {
+      kind: 'ByBug',
+      reason: `grouped by project (${projects.size} Defects4J projects), ${lacking.length} training fold(s) would hold one class only`,
+    },
+  };
 }
 
 function controlResult(
@@ -141,10 +177,11 @@ export function runDiscriminator(
 ): DiscriminatorResult {
   const features = new FeatureCache();
   const patches = pairs.flatMap((pair) => [pair.injected, pair.real]);
-  const examples: Example[] = patches.map((patch) => ({
+  const { groups, grouping } = groupsFor(patches, settings.discriminator);
+  const examples: Example[] = patches.map((patch, index) => ({
     features: features.of(patch),
     label: patch.side === 'injected' ? 1 : 0,
-    group: groupOf(patch),
+    group: groups[index]!,
   }));
   const scoredBy = (scores: readonly number[]): Scored[] =>
     patches.map((patch, index) => ({
@@ -172,6 +209,7 @@ export function runDiscriminator(
   }));
   const injected = pairs.map((pair) => pair.injected);
   return {
+    grouping,
     overall: aucResult(scored, settings.bootstrap),
     byDepth,
     byFamily,
