@@ -296,6 +296,26 @@ describe('Rare Input Path Conditioning', () => {
     ]);
   });
 
+  it('adds the special case to a chain of the same connective without parentheses', () => {
+    const site = siteOf(
+      'return last != null || blank ? total : total + last.length();',
+      'return last == null || blank ? total : total + last.length();',
+    );
+    const profile = profiled(
+      site,
+      [['3', 'false', '0', '2:ab', '10', 'true']],
+      [['3', 'false', '0', '2:ab', '10', 'false']],
+    );
+    const [first] = rareInputPathConditioning.candidates({ ...site, profile });
+    expect(applyEdits(source, first!.edits)).toBe(
+      source.replace(
+        'return last != null || blank ? total : total + last.length();',
+        'return last == null || strict || blank ? total : total + last.length();',
+      ),
+    );
+    expectNoTell(site, profile, first!);
+  });
+
   it('brings deleted statements that hold no condition back behind the negated gate', () => {
     const site = siteOf(
       '            last = row;\n',

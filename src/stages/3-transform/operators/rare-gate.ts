@@ -385,7 +385,9 @@ function conditionRewrites(
 ): { how: string; text: (gate: GateText) => string }[] {
   // Trees are freed once the rewrites are chosen: they keep only text.
   const operand = isOperand(clean);
-  const wrap = (text: string) => (operand ? `(${text})` : text);
+  const parent = clean.parent?.type === 'binary_expression' ? operator(clean.parent) : undefined;
+  // `a || (b || c)` reads as `a || b || c`: parentheses only where the operators differ.
+  const wrap = (text: string, top: string) => (operand && parent !== top ? `(${text})` : text);
   const bare = unparenthesized(clean);
   const bareBuggy = unparenthesized(buggy);
   const op = operator(bare);
@@ -410,6 +412,7 @@ function conditionRewrites(
               checkFirst
                 ? `${weakened(gate)} ${op} ${restText}`
                 : `${leftText} ${op} ${weakened(gate)}`,
+              op,
             ),
         },
       ];
@@ -433,14 +436,15 @@ function conditionRewrites(
         text: (gate) =>
           wrap(
             `${left} ${strict} ${right} || (${left} == ${right} && ${bugAtEquality ? gate.takenInAnd : gate.avoided})`,
+            '||',
           ),
       },
     ];
   }
   const [inOr, inAnd] = [operandText(clean, '||'), operandText(clean, '&&')];
   return [
-    { how: 'condition also true when', text: (gate) => wrap(`${inOr} || ${gate.taken}`) },
-    { how: 'condition false when', text: (gate) => wrap(`${inAnd} && ${gate.avoided}`) },
+    { how: 'condition also true when', text: (gate) => wrap(`${inOr} || ${gate.taken}`, '||') },
+    { how: 'condition false when', text: (gate) => wrap(`${inAnd} && ${gate.avoided}`, '&&') },
   ];
 }
 
