@@ -31,6 +31,8 @@ import { EQUIVALENCE_BOUNDS } from './stats.js';
  *   <out>/patches/<id>.diff   every patch of a pair as a reviewer sees it
  *   <out>/key.jsonl           which blind id is which (read it after judging, not before)
  *   <out>/realism.sqlite      one row per judgement, with --judge
+ *   <out>/control-pairs.jsonl the judge's positive-control pairs (their planted patches in
+ *                             patches/, which is which in control-key.jsonl), with --judge
  */
 
 export const REALISM_SCHEMA_VERSION = 1;
@@ -147,6 +149,36 @@ async function writeBlindFiles(
   await writeFileAtomic(path.join(out, 'key.jsonl'), jsonLines(keyRows));
 }
 
+/** The judge's control pairs beside the study's: their planted patches and their key. */
+async function writeControlFiles(
+  out: string,
+  controls: readonly MatchedPair[],
+  blind: readonly BlindPair[],
+): Promise<void> {
+  const keyRows: unknown[] = [];
+  for (const [index, pair] of blind.entries()) {
+    await writeFile(path.join(out, 'patches', `${pair.injected.blindId}.diff`), pair.injected.text);
+    keyRows.push({
+      patch: pair.injected.blindId,
+      pair: pair.pairId,
+      side: 'injected',
+      source: controls[index]!.injected.key,
+      control: true,
+    });
+  }
+  await writeFileAtomic(
+    path.join(out, 'control-pairs.jsonl'),
+    jsonLines(
+      blind.map((pair) => ({
+        pair: pair.pairId,
+        injected: pair.injected.blindId,
+        real: pair.real.blindId,
+      })),
+    ),
+  );
+  await writeFileAtomic(path.join(out, 'control-key.jsonl'), jsonLines(keyRows));
+}
+
 export async function runRealism(options: RealismOptions): Promise<RealismReport> {
   const injected = await readInjectedPatches(options.benches);
   if (injected.length === 0) {
@@ -189,10 +221,12 @@ export async function runRealism(options: RealismOptions): Promise<RealismReport
       ...pairs[index]!,
       injected: plantArtefacts(pairs[index]!.injected, random),
     }));
+    const controlPairs = blindPairs(controls, options.seed);
+    await writeControlFiles(options.out, controls, controlPairs);
     judge = await runJudge({
       adapter: options.judge.adapter,
       pairs: judged.map((index) => blind[index]!),
-      controlPairs: blindPairs(controls, options.seed),
+      controlPairs,
       out: options.out,
       seed: options.seed,
       timeoutMs: options.judge.timeoutMs,
