@@ -46,6 +46,8 @@ export interface BuildCommandOptions {
   depths?: string;
   buckets?: string;
   perCell?: number;
+  /** The command line's cells form a controlled depth series (one bug at every depth). */
+  sameBugAcrossDepths?: boolean;
   seed: number;
   workers: number;
   out: string;
@@ -173,7 +175,10 @@ function checkedList<T extends string | number>(
  */
 export function commandLinePlan(
   base: Plan,
-  options: Pick<BuildCommandOptions, 'types' | 'depths' | 'buckets' | 'perCell'>,
+  options: Pick<
+    BuildCommandOptions,
+    'types' | 'depths' | 'buckets' | 'perCell' | 'sameBugAcrossDepths'
+  >,
   knownTypes: readonly string[],
 ): Plan {
   const depths = checkedList('depths', options.depths ?? DEPTHS.join(','), DEPTHS, (entry) =>
@@ -198,6 +203,7 @@ export function commandLinePlan(
         buckets,
         depths,
         perCell: options.perCell ?? 1,
+        sameBugAcrossDepths: options.sameBugAcrossDepths ?? false,
       },
     ],
   };
@@ -246,9 +252,16 @@ export async function runBuildCommand(
   events: EventSink,
 ): Promise<BuildSummary> {
   const started = Date.now();
-  const explicit = options.types ?? options.depths ?? options.buckets ?? options.perCell;
+  const explicit =
+    options.types ??
+    options.depths ??
+    options.buckets ??
+    options.perCell ??
+    options.sameBugAcrossDepths;
   if (options.plan && explicit !== undefined) {
-    throw new UserError('--plan and --types/--depths/--buckets/--per-cell exclude each other');
+    throw new UserError(
+      '--plan and --types/--depths/--buckets/--per-cell/--same-bug-across-depths exclude each other (a plan group says sameBugAcrossDepths: true)',
+    );
   }
   if (!options.plan && explicit === undefined) {
     throw new UserError(

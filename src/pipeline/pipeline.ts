@@ -238,10 +238,6 @@ class Ledger {
     return this.inCell(cell).filter((entry) => this.counted.has(entry)).length;
   }
 
-  tried(cell: PlanCell, injection: string): boolean {
-    return triedInSequence(this.entries, cell.key, injection);
-  }
-
   inCell(cell: PlanCell): BuildCaseRecord[] {
     const key = cellKey(cell.key);
     return this.entries.filter((entry) => cellKey(entry.cell) === key);
@@ -350,9 +346,53 @@ export function suiteRefusal(
 }
 
 /** One transformation job: a bug in a cell. */
-interface Job {
+export interface Job {
   cell: PlanCell;
   injection: InjectionRecord;
+}
+
+/**
+ * A round's jobs: per cell, shallow depths first, the bugs it still wants among those it has not
+ * tried. A bug that made a case in one series (a cell, or a group's depth series) is not tried
+ * for another, and in a round it is tried for one series only, so cases share a bug only within
+ * a series.
+ */
+export function nextJobs(input: {
+  cells: readonly PlanCell[];
+  /** Every cell of the plan: which series a ledger entry's cell belongs to. */
+  planCells: readonly PlanCell[];
+  injections: readonly InjectionRecord[];
+  entries: readonly BuildCaseRecord[];
+  counts: (entry: BuildCaseRecord) => boolean;
+  wantedMore: (cell: PlanCell) => number;
+}): Job[] {
+  const seriesOf = new Map(input.planCells.map((cell) => [cellKey(cell.key), cell.series]));
+  const caseSeries = new Map<string, Set<string>>();
+  for (const entry of input.entries) {
+    if (!input.counts(entry)) continue;
+    const key = cellKey(entry.cell);
+    const series = caseSeries.get(entry.injection) ?? new Set<string>();
+    series.add(seriesOf.get(key) ?? key);
+    caseSeries.set(entry.injection, series);
+  }
+  const jobs: Job[] = [];
+  const takenBy = new Map<string, string>();
+  for (const cell of [...input.cells].sort((a, b) => a.depth - b.depth)) {
+    const free = (injection: InjectionRecord) =>
+      [...(caseSeries.get(injection.id) ?? [])].every((series) => series === cell.series) &&
+      (takenBy.get(injection.id) ?? cell.series) === cell.series;
+    const pool = input.injections.filter(
+      (injection) =>
+        injection.bugType.id === cell.typeId &&
+        !triedInSequence(input.entries, cell.key, injection.id) &&
+        free(injection),
+    );
+    for (const injection of pool.slice(0, input.wantedMore(cell))) {
+      takenBy.set(injection.id, cell.series);
+      jobs.push({ cell, injection });
+    }
+  }
+  return jobs;
 }
 
 /** The inject output of a project's bugs with witnesses of one bucket. */
@@ -484,7 +524,7 @@ class Build {
       JSON.stringify([
         cells
           .filter((cell) => cell.bucket === bucket)
-          .map((cell) => [cellKey(cell.key), cell.wanted, cell.sequence]),
+          .map((cell) => [cellKey(cell.key), cell.wanted, cell.sequence, cell.series]),
         specs.map((spec) => [spec.id, specHash(spec)]),
         this.options.maxTries,
         this.options.spare,
@@ -537,7 +577,7 @@ class Build {
             ),
         );
         if (wanting.length === 0) break;
-        const injections = await this.inject(project, bucket, wanting, witnesses);
+        const injections = await this.inject(project, bucket, cells, wanting, witnesses);
         const tried = this.ledger.entries.length;
         await this.transformAll(project, contexts, wanting, injections);
         if (this.ledger.entries.length === tried) break;
@@ -558,23 +598,33 @@ class Build {
   }
 
   /**
-   * Bugs of each type the bucket's cells want, with witnesses of the bucket: as many as the
-   * most demanding depth still wants, plus the spare, plus those its cells already tried.
+   * Bugs of each type the wanting cells ask for, with witnesses of the bucket: per series of
+   * cells that may share bugs, as many as its most demanding depth tried and still wants; summed
+   * over the type's series (cells of different series never share a bug), plus the spare.
    */
   private async inject(
     project: ProjectRef,
     bucket: string,
-    cells: readonly PlanCell[],
+    bucketCells: readonly PlanCell[],
+    wanting: readonly PlanCell[],
     witnesses: ExecutionContextRecord[],
   ): Promise<InjectionRecord[]> {
     const out = injectOut(this.options.out, project, bucket);
-    const countOf = new Map<string, number>();
-    for (const cell of cells) {
+    const perSeries = new Map<string, number>();
+    for (const cell of bucketCells) {
       const count =
         this.ledger.inCell(cell).filter((entry) => entry.project === project.label).length +
-        this.wantedMore(cell) +
-        this.options.spare;
-      countOf.set(cell.typeId, Math.max(countOf.get(cell.typeId) ?? 0, count));
+        this.wantedMore(cell);
+      const key = JSON.stringify([cell.typeId, cell.series]);
+      perSeries.set(key, Math.max(perSeries.get(key) ?? 0, count));
+    }
+    const countOf = new Map<string, number>();
+    for (const typeId of new Set(wanting.map((cell) => cell.typeId))) {
+      let count = this.options.spare;
+      for (const [key, series] of perSeries) {
+        if ((JSON.parse(key) as string[])[0] === typeId) count += series;
+      }
+      countOf.set(typeId, count);
     }
     // One inject run per count: a run asks the same number of bugs of each of its types.
     const byCount = new Map<number, BugTypeSpec[]>();
@@ -646,16 +696,14 @@ class Build {
     );
     try {
       for (;;) {
-        const jobs: Job[] = [];
-        for (const cell of [...cells].sort((a, b) => a.depth - b.depth)) {
-          const pool = injections.filter(
-            (injection) =>
-              injection.bugType.id === cell.typeId && !this.ledger.tried(cell, injection.id),
-          );
-          jobs.push(
-            ...pool.slice(0, this.wantedMore(cell)).map((injection) => ({ cell, injection })),
-          );
-        }
+        const jobs = nextJobs({
+          cells,
+          planCells: this.options.cells,
+          injections,
+          entries: this.ledger.entries,
+          counts: (entry) => this.ledger.counts(entry),
+          wantedMore: (cell) => this.wantedMore(cell),
+        });
         if (jobs.length === 0) break;
         await runPool(jobs, { workers: workers.length }, (job, worker) =>
           this.decide(project, contexts, job, workers[worker]!, earlier, file),

@@ -113,6 +113,10 @@ export function register(program: Command): void {
       'context buckets of short,mid-short,mid-long,long (instead of --plan)',
     )
     .option('--per-cell <n>', 'cases per cell (instead of --plan)', positiveInteger('--per-cell'))
+    .option(
+      '--same-bug-across-depths',
+      'transform each bug at every depth, a controlled depth series (instead of --plan; by default each cell takes bugs no other cell made a case of)',
+    )
     .option('--seed <n>', 'seed of every random choice', wholeNumber('--seed'), 1)
     .option(
       '--workers <n>',
