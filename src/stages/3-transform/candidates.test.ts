@@ -126,4 +126,33 @@ describe('deterministicSource', () => {
       reason: 'javac crashed',
     });
   });
+  it('loses the bug with the error as its reason when the operator throws on the site', async () => {
+    const never = async () => ({ kind: 'Rejected', reason: 'unused' }) as const;
+    const throwing = (where: 'probe' | 'candidates'): TransformOperator => ({
+      ...fieldOperator(['a']),
+      ...(where === 'probe'
+        ? {
+            probe: () => {
+              throw new TypeError("Cannot read properties of undefined (reading 'startIndex')");
+            },
+          }
+        : {
+            candidates: () => {
+              throw new RangeError('no such node');
+            },
+          }),
+    });
+    expect(await deterministicSource(throwing('probe'), 2).offer(counterSite(), never)).toEqual({
+      kind: 'NoneKept',
+      reason:
+        "t_call_stack_deepen_v1 failed on this site: Cannot read properties of undefined (reading 'startIndex')",
+      rejected: [],
+    });
+    expect(
+      await deterministicSource(throwing('candidates'), 2).offer(counterSite(), never),
+    ).toMatchObject({
+      kind: 'NoneKept',
+      reason: 't_call_stack_deepen_v1 failed on this site: no such node',
+    });
+  });
 });

@@ -130,16 +130,33 @@ export function deterministicSource(operator: TransformOperator, limit: number):
         added,
         bug: site.injection.state.patches[0]!.diff,
       };
+      // An operator that throws on one site loses that bug, with the error as the reason; the
+      // build goes on with the others.
+      const failed = (error: unknown): StepOffer<Evidence> => ({
+        kind: 'NoneKept',
+        reason: `${operator.id} failed on this site: ${(error as Error).message}`,
+        rejected: [],
+      });
       // An operator that places a probe sees the values that reached it first.
       if (operator.probe) {
-        const plan = operator.probe(operatorSite);
+        let plan: ProbePlan | undefined;
+        try {
+          plan = operator.probe(operatorSite);
+        } catch (error) {
+          return failed(error);
+        }
         const profile = plan
           ? await site.profile(plan)
           : `${operator.id} has no site around the bug to profile`;
         if (typeof profile === 'string') return { kind: 'NoneKept', reason: profile, rejected: [] };
         operatorSite.profile = profile;
       }
-      const candidates = operator.candidates(operatorSite).slice(0, limit);
+      let candidates: ReturnType<TransformOperator['candidates']>;
+      try {
+        candidates = operator.candidates(operatorSite).slice(0, limit);
+      } catch (error) {
+        return failed(error);
+      }
       if (candidates.length === 0) {
         return {
           kind: 'NoneKept',
