@@ -3,7 +3,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
 import { copyProjectTree, makeTempDir } from '../src/core/fs.js';
-import { applyEdits, descendants, loadJavaGrammar, withJavaTree } from '../src/lang/java/syntax.js';
+import {
+  applyEdits,
+  descendants,
+  field,
+  loadJavaGrammar,
+  withJavaTree,
+} from '../src/lang/java/syntax.js';
 import { findRecipe, type Recipe } from '../src/project/recipe.js';
 import { cachedValueAccess } from '../src/stages/3-transform/operators/cached-value.js';
 import { patchOf } from '../src/project/state.js';
@@ -136,8 +142,9 @@ const TOKENS: Record<ProbedKind, [string, string]> = {
 };
 
 /**
- * Rare Input Path Conditioning at every statement, as if the bug were there (its clean side the
- * same line with a trailing space): the probe state and the gated state both compile.
+ * Rare Input Path Conditioning at every statement, as if the bug were there (an `if`'s condition
+ * negated, or a statement deleted before the others): the probe state and the gated state both
+ * compile.
  */
 async function gateEverywhere() {
   const runtime = await prepareProjectRuntime(copy, recipe.build, cache);
@@ -155,7 +162,7 @@ async function gateEverywhere() {
       ? undefined
       : JSON.stringify(compiled.verdict).slice(0, 300);
   };
-  for (const relative of files) {
+  for (const relative of FILES) {
     const file = path.join(copy, relative);
     const source = await readFile(file, 'utf8');
     const outcome = await analyseSource(
@@ -168,17 +175,23 @@ async function gateEverywhere() {
       cache,
     );
     if (outcome.kind !== 'Analysed') throw new Error(outcome.reason);
+    // The bug as the operator meets it: an `if`'s condition negated, or a statement deleted
+    // before any other statement (the gate has no site where the bug changed neither).
     const foci = withJavaTree(source, (root) =>
       descendants(root, ['if_statement', 'expression_statement', 'return_statement']).map(
         (node) => {
           const lineEnd = source.indexOf('\n', node.startIndex);
-          return { start: node.startIndex, end: lineEnd };
+          const lineStart = source.lastIndexOf('\n', node.startIndex) + 1;
+          const condition = node.type === 'if_statement' ? field(node, 'condition') : null;
+          const clean = condition
+            ? `${source.slice(0, condition.startIndex)}(!${condition.text})${source.slice(condition.endIndex)}`
+            : `${source.slice(0, lineStart)}${source.slice(lineStart, node.startIndex)}System.out.flush();\n${source.slice(lineStart)}`;
+          return { focus: { start: node.startIndex, end: lineEnd }, clean };
         },
       ),
     );
-    for (const focus of foci) {
+    for (const { focus, clean } of foci) {
       sites++;
-      const clean = `${source.slice(0, focus.end)} ${source.slice(focus.end)}`;
       const bug = patchOf([{ file: relative, before: clean, after: source }]).diff;
       const site = { source, focus, model: outcome.model, bug };
       const plan = rareInputPathConditioning.probe!(site);
