@@ -18,6 +18,7 @@ const env = {
 const MEDIUM = [
   'test/agent-engine.test.ts',
   'test/cli.test.ts',
+  'test/realism.judge.test.ts',
   'test/temp-cleanup.test.ts',
   'test/transform-operators.bundles.test.ts',
   'test/transform-operators.dataflow.test.ts',
