@@ -4,7 +4,10 @@ import { callSiteRerouting } from '../src/stages/3-transform/operators/call-rero
 import { extractApplySplit } from '../src/stages/3-transform/operators/extract-apply.js';
 import { helperCallInsertion } from '../src/stages/3-transform/operators/helper-call.js';
 import { pipelineStageSplit } from '../src/stages/3-transform/operators/pipeline-split.js';
-import type { TransformSite } from '../src/stages/3-transform/operators/types.js';
+import type {
+  TransformCandidate,
+  TransformSite,
+} from '../src/stages/3-transform/operators/types.js';
 import { loadShape, shapeSite, type Shape } from './shapes.js';
 
 /* Each operator on a small file: a site, the exact rewrite, and near misses it must refuse. */
@@ -279,6 +282,21 @@ describe('the split operators on a helper with nothing left to split', () => {
   });
 });
 
+/**
+ * Whether the method a candidate adds only hands its own parameters, in order, to one call: a
+ * forwarder (`countOffsetForRead(offset, len, buf)` → `countOffset(offset, len, buf)`).
+ */
+function forwardedParameters(candidate: TransformCandidate): boolean {
+  const [, added] = candidate.edits;
+  const match = /\(([^)]*)\)[^{]*\{\s*(?:return )?\w+\(([^)]*)\);\s*\}/.exec(added!.text);
+  if (!match) return false;
+  const names = match[1]!
+    .split(',')
+    .map((parameter) => parameter.trim().split(/\s+/).at(-1))
+    .join(', ');
+  return match[2]!.trim() === names;
+}
+
 /** The site in Reader.java, the shapes of commons-csv where a reviewer found each tell. */
 function readerSite(text: string): TransformSite {
   return shapeSite(reader, text);
@@ -312,10 +330,41 @@ describe("the tells a Java reviewer found in commons-csv's cases", () => {
     expect(helperCallInsertion.candidates(readerSite('return map.containsKey(name);'))).toEqual([]);
   });
 
-  it('reroutes a call only through an adapter that computes its arguments', () => {
+  it('reroutes a call only through an adapter that computes its arguments or reads a field', () => {
     const candidates = callSiteRerouting.candidates(readerSite('final char ch = buf[i];'));
-    // readAgain passes read its own parameters: no adapter (`countOffsetForRead` was one).
-    expect(candidates.map((c) => c.added)).toEqual([['readText']]);
+    // readAgain passes read its own parameters: no adapter (`countOffsetForRead` was one); nor
+    // does tally, up the chain, which hands readLines its own parameter. drain's call reads two
+    // fields the adapter reads itself; tallyAll, a caller of a caller, computes its argument.
+    expect(candidates.map((c) => c.added)).toEqual([['readText'], ['readPending'], ['tallyText']]);
+    for (const candidate of candidates) expect(forwardedParameters(candidate)).toBe(false);
+    // The check itself tells a forwarder, as the operator once wrote it.
+    const forwarder = `    private void countOffsetForRead(final int offset, final int len, final char[] buf) {
+        countOffset(offset, len, buf);
+    }`;
+    const edit = { start: 0, end: 0, text: forwarder };
+    expect(forwardedParameters({ description: '', edits: [edit, edit], added: [] })).toBe(true);
+    expect(applyEdits(reader.source, candidates[1]!.edits)).toContain(
+      `        readPending();
+        pendingLength = 0;
+        return lineNumber - before;
+    }
+
+    private int readPending() {
+        return read(pending, 0, pendingLength);
+    }
+`,
+    );
+    expect(applyEdits(reader.source, candidates[2]!.edits)).toContain(
+      `            total += tallyText(text);
+        }
+        return total;
+    }
+
+    private long tallyText(String text) {
+        return tally(text.trim());
+    }
+`,
+    );
     expect(applyEdits(reader.source, candidates[0]!.edits)).toContain(
       `    public long readLines(String text) {
         readText(text);

@@ -62,7 +62,7 @@ describe('names for added code', () => {
     const named = (statement: string) =>
       withJavaTree(`class C { void print() { ${statement} } }`, (root) => {
         const block = descendants(root, 'block')[0]!;
-        return helperNames(blockStatements(block), { member: 'print', tail: false }, new Set())[0];
+        return helperNames(blockStatements(block), { member: 'print' }, new Set())[0];
       });
     expect(named('for (int i = 1; i < array.length; i++) { out.write(array[i]); }')).toBe(
       'writeArray',
@@ -109,6 +109,12 @@ describe('names for added code', () => {
     expect(names('printRecord', ['record'])).toEqual([]);
     expect(names('matches', ['ipl'])).toEqual([]);
     expect(names('countOffset', ['offset'])).toEqual([]);
+    // A field the adapter reads itself names it when no parameter does, never before one.
+    expect(adapterNames('read', [], new Set(), ['pending', 'pendingLength'])[0]).toBe(
+      'readPending',
+    );
+    expect(adapterNames('parse', ['line'], new Set(), ['buffer'])[0]).toBe('parseLine');
+    expect(adapterNames('read', [], new Set(), ['buf'])).toEqual([]);
   });
 });
 describe('plainName', () => {

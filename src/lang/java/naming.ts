@@ -320,20 +320,26 @@ function usable(proposals: readonly (string | undefined)[], taken: ReadonlySet<s
 
 /**
  * Names for a private method that calls `callee` with arguments it computes from `inputs`, its
- * own parameters: the callee's name with what it is given (`parse(line.trim())` → `parseLine`,
- * an index or an output by its role: `getStringAt`, `writeArrayTo`). A name that says nothing
- * of what the method is given is no name: none from the method the call is in.
+ * own parameters, and the `fields` it reads itself: the callee's name with what it is given
+ * (`parse(line.trim())` → `parseLine`, an index or an output by its role: `getStringAt`,
+ * `writeArrayTo`), or else with the field it reads (`read(buffer)` → `readBuffer`). A name that
+ * says nothing of what the method is given is no name: none from the method the call is in.
  */
 export function adapterNames(
   callee: string,
   inputs: readonly string[],
   taken: ReadonlySet<string>,
+  fields: readonly string[] = [],
 ): string[] {
-  const nouns = inputs.filter(
-    (noun) => telling(noun) && !callee.toLowerCase().endsWith(noun.toLowerCase()),
-  );
+  const fresh = (noun: string) =>
+    telling(noun) && !callee.toLowerCase().endsWith(noun.toLowerCase());
   return usable(
-    nouns.map((noun) => camelName([callee, prepositionFor(noun) ?? capitalized(noun)])),
+    [
+      ...inputs
+        .filter(fresh)
+        .map((noun) => camelName([callee, prepositionFor(noun) ?? capitalized(noun)])),
+      ...fields.filter(fresh).map((noun) => camelName([callee, capitalized(noun)])),
+    ],
     taken,
   );
 }

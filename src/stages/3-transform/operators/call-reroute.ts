@@ -13,6 +13,7 @@ import {
   declaringClass,
   descendants,
   field,
+  fieldNames,
   indentationOf,
   kids,
   METHOD_TYPES,
@@ -29,13 +30,18 @@ import type { TransformCandidate, TransformOperator, TransformSite } from './typ
  * Call-Site Rerouting: one direct call on the way to the bug goes through a private adapter that
  * computes the call's arguments from the caller's values and calls the same callee, so the bug is
  * reached through one more dispatch. First the calls to the bug's own method from elsewhere in its
- * class, then the calls the buggy code makes. An adapter must adapt: a call whose arguments are
- * all plain values would give a method that only calls another with its own parameters, which no
- * maintainer writes, so such a call is no site. Which method a call resolves to, and every type,
+ * class, then the calls the buggy code makes, then the calls further up the class's own call chain
+ * to the bug. An adapter must adapt: it computes an argument (`text.trim()`) or reads a field of
+ * the class itself (`readPending()` for `read(pending, 0, pendingLength)`); a call whose arguments
+ * are all the caller's plain locals would give a method that only calls another with its own
+ * parameters, which no maintainer writes, so such a call is no site. Which method a call resolves to, and every type,
  * comes from javac, so overloads are never confused.
  */
 
 const CALL_SITES_PER_SITE = 4;
+
+/** How many callers up the class's own call chain to the bug a rerouted call may be in. */
+const CHAIN_LEVELS = 3;
 
 /** javac's view of a call: the method it resolves to. */
 function resolvedCall(model: SourceModel, call: Node) {
@@ -55,11 +61,41 @@ function isOwnCall(call: Node): boolean {
   return receiver === null || receiver.type === 'this';
 }
 
+/** A method by name and arity, as a call of it is: `read/3`. */
+function signatureKey(method: Node): string {
+  const parameters = kids(field(method, 'parameters') ?? method).filter((p) =>
+    p.type.endsWith('parameter'),
+  );
+  return `${nameOf(method)}/${parameters.length}`;
+}
+
+function callKey(call: Node): string {
+  const args = kids(field(call, 'arguments') ?? call).filter((k) => !k.type.endsWith('comment'));
+  return `${field(call, 'name')?.text ?? ''}/${args.length}`;
+}
+
 /** A value as it is (`line`, `this.limit`, `3`): nothing an adapter would compute. */
 function isPlain(node: Node): boolean {
   if (/literal$|^(true|false|null|this|identifier)$/.test(node.type)) return true;
   const object = field(node, 'object');
   return node.type === 'field_access' && object !== null && isPlain(object);
+}
+
+/**
+ * The field an argument reads as it is (`buffer`, `this.buffer`), one of the class's own
+ * instance or static fields: an adapter reads it itself instead of being handed it, as a
+ * convenience method of the class does (`read(buf)` → `read(buf, 0, buf.length)`).
+ */
+function fieldRead(arg: Node, caller: Node, fields: ReadonlySet<string>): string | undefined {
+  const name =
+    arg.type === 'identifier'
+      ? arg
+      : arg.type === 'field_access' && field(arg, 'object')?.type === 'this'
+        ? field(arg, 'field')
+        : null;
+  if (!name || !fields.has(name.text)) return undefined;
+  if (arg.type === 'identifier' && resolveLocal(arg, localDeclarations(caller))) return undefined;
+  return name.text;
 }
 
 /** What may not move out of a call's argument list: writes, and code with its own scope. */
@@ -122,8 +158,11 @@ function adapterFor(
   const owner = declaringClass(caller);
   if (!owner || owner.type === 'interface_declaration') return undefined;
   const args = kids(field(call, 'arguments') ?? call).filter((k) => !k.type.endsWith('comment'));
-  // The adapter computes at least one argument, and can take every one out of the call.
-  if (args.every(isPlain) || args.some((arg) => arg.text.includes('\n'))) return undefined;
+  const fieldsRead = args.flatMap((arg) => fieldRead(arg, caller, fieldNames(owner)) ?? []);
+  // The adapter computes at least one argument or reads a field itself, and can take every
+  // argument out of the call.
+  if (fieldsRead.length === 0 && args.every(isPlain)) return undefined;
+  if (args.some((arg) => arg.text.includes('\n'))) return undefined;
   if (args.some((arg) => descendants(arg, UNMOVABLE).length > 0 || UNMOVABLE.includes(arg.type)))
     return undefined;
   // The callee among the class's own methods: javac named it; the arity picks the overload.
@@ -158,6 +197,7 @@ function adapterFor(
     nameOf(callee),
     inputs.map((input) => input.name),
     taken,
+    fieldsRead,
   );
   if (!name) return undefined;
   const indent = indentationOf(source, caller);
@@ -176,7 +216,7 @@ function adapterFor(
   const callName = field(call, 'name')!;
   const line = lineAt(source, call.startIndex);
   return {
-    description: `${nameOf(caller)}: the call to ${nameOf(callee)} on line ${line} goes through private ${name}(…), which computes its arguments`,
+    description: `${nameOf(caller)}: the call to ${nameOf(callee)} on line ${line} goes through private ${name}(…), which ${args.every((arg) => isPlain(arg)) ? `reads ${fieldsRead.join(', ')} itself` : 'computes its arguments'}`,
     edits: [
       {
         start: callName.startIndex,
@@ -221,9 +261,32 @@ export const callSiteRerouting: TransformOperator = {
         (call) =>
           ancestor(call, [...METHOD_TYPES])?.equals(member) === true && !inFocus.includes(call),
       );
+      // Then the calls further up the class's own call chain to the bug: of a method that calls
+      // the bug's method, of one that calls that one, and so on.
+      const upstream: Node[] = [];
+      const reached = new Set([signatureKey(member)]);
+      let callers = toMember;
+      for (let level = 0; level < CHAIN_LEVELS && callers.length > 0; level++) {
+        const keys = new Set(
+          callers
+            .map((call) => ancestor(call, [...METHOD_TYPES]))
+            .filter((method): method is Node => method?.type === 'method_declaration')
+            .map(signatureKey)
+            .filter((key) => !reached.has(key)),
+        );
+        for (const key of keys) reached.add(key);
+        callers = calls.filter(
+          (call) =>
+            keys.has(callKey(call)) &&
+            isOwnCall(call) &&
+            owner !== null &&
+            ancestor(call, ['class_declaration', 'enum_declaration'])?.equals(owner) === true,
+        );
+        upstream.push(...callers);
+      }
       // A call of a method the project wrote goes before one of a helper an earlier step added.
       const added = new Set(site.added ?? []);
-      const ordered = [...toMember, ...inFocus, ...inMember].sort(
+      const ordered = [...toMember, ...inFocus, ...inMember, ...upstream].sort(
         (a, b) =>
           Number(added.has(field(a, 'name')?.text ?? '')) -
           Number(added.has(field(b, 'name')?.text ?? '')),
