@@ -11,7 +11,6 @@ import {
   nameOf,
   parameterTypeNames,
   simpleTypeName,
-  statementLineRange,
   type TextEdit,
 } from '../../../lang/java/syntax.js';
 import { methodSignature, type ProjectTypes } from '../../../lang/java/type-index.js';
@@ -131,22 +130,16 @@ export function annotatedOverride(method: Node): boolean {
 }
 
 /**
- * Edits removing a method's `@Override`, which would not compile once the method no longer
- * overrides: the whole line when the annotation stands alone, else it and the blanks after it.
+ * Whether a slip of the Object method `method` overrides could survive in real code: written
+ * without `@Override` (with it the slip does not compile, and deleting it in the same edit gives
+ * the bug away), in a class no project superclass obliges to implement it by declaring it
+ * abstract (there no slip compiles, nor does its removal).
  */
-export function overrideRemoval(method: Node, source: string): TextEdit[] {
-  const edits: TextEdit[] = [];
-  for (const annotation of overrideAnnotations(method)) {
-    const line = statementLineRange(source, annotation);
-    if (line.end !== annotation.endIndex) {
-      edits.push({ ...line, text: '' });
-      continue;
-    }
-    let end = annotation.endIndex;
-    while (end < source.length && (source[end] === ' ' || source[end] === '\t')) end++;
-    edits.push({ start: annotation.startIndex, end, text: '' });
-  }
-  return edits;
+export function slipCanSurvive(method: Node, owner: Node, types: ProjectTypes): boolean {
+  return (
+    !annotatedOverride(method) &&
+    types.obligingSuperclass(owner, methodSignature(method)) === undefined
+  );
 }
 
 // Typo in equals.
@@ -304,38 +297,30 @@ function namesInUse(owner: Node): Set<string> {
 /**
  * An override renamed to each of `typos` that no method of its class, its calls or its
  * supertypes in the file already uses (an overload or an inherited `equal` would clash or be
- * called instead), each rename dropping its @Override.
+ * called instead).
  */
 export function typoRenames(
   method: Node,
   owner: Node,
-  source: string,
   typos: readonly string[],
 ): { typo: string; edits: TextEdit[] }[] {
   const name = field(method, 'name')!;
   const taken = namesInUse(owner);
-  const unannotated = overrideRemoval(method, source);
   return typos
     .filter((typo) => !taken.has(typo))
-    .map((typo) => ({
-      typo,
-      edits: [...unannotated, { start: name.startIndex, end: name.endIndex, text: typo }],
-    }));
+    .map((typo) => ({ typo, edits: [{ start: name.startIndex, end: name.endIndex, text: typo }] }));
 }
 
 /**
  * Renames `equals(Object)` to a slip of its name, or narrows its parameter to the class itself,
- * so that it no longer overrides `Object.equals`. Only where the slip could survive in real code:
- * an `equals` without `@Override` (with it the slip would not compile, and deleting it in the same
- * edit gives the bug away), in a class no superclass of the project obliges to implement
- * `equals(Object)` by declaring it abstract (there no slip compiles).
+ * so that it no longer overrides `Object.equals`; only where the slip could survive.
  */
-function sites(method: Node, source: string, types: ProjectTypes): CandidateEdit[] {
-  if (!isEqualsOverride(method) || annotatedOverride(method)) return [];
+function sites(method: Node, _source: string, types: ProjectTypes): CandidateEdit[] {
+  if (!isEqualsOverride(method)) return [];
   const owner = declaringClass(method);
   if (!owner || owner.type === 'interface_declaration') return [];
-  if (types.obligingSuperclass(owner, 'equals(Object)') !== undefined) return [];
-  const candidates: CandidateEdit[] = typoRenames(method, owner, source, TYPO_NAMES).map(
+  if (!slipCanSurvive(method, owner, types)) return [];
+  const candidates: CandidateEdit[] = typoRenames(method, owner, TYPO_NAMES).map(
     ({ typo, edits }) => ({
       description: `equals(Object) → ${typo}(Object): no longer overrides Object.equals`,
       edits,

@@ -25,7 +25,6 @@ public final class Key {
         return name.equals(other.name) && Arrays.equals(parts, other.parts);
     }
 
-    @Override
     public int hashCode() {
         return name.hashCode() * 31 + hashCode(parts);
     }
@@ -36,13 +35,14 @@ public final class Key {
 }
 `;
 
-const HEADER = '    @Override\n    public int hashCode() {';
+const HEADER = '    public int hashCode() {';
+const ANNOTATED = SOURCE.replace(HEADER, `    @Override\n${HEADER}`);
 
 beforeAll(loadJavaGrammar);
 
 describe('Typo in hashCode', () => {
-  it('renames hashCode() and drops its @Override', () => {
-    const mutations = mutationsAt(injector, SOURCE, 'hashCode', 24);
+  it('renames a hashCode() without @Override and changes nothing else', () => {
+    const mutations = mutationsAt(injector, SOURCE, 'hashCode', 23);
     expect(mutations.map((m) => m.source)).toEqual([
       SOURCE.replace(HEADER, '    public int hashcode() {'),
       SOURCE.replace(HEADER, '    public int hasCode() {'),
@@ -54,9 +54,37 @@ describe('Typo in hashCode', () => {
     });
   });
 
+  // With @Override a slip does not compile: deleting the annotation with it is the tell.
+  it('offers nothing in a hashCode() marked @Override, on its own line or inline', () => {
+    expect(mutationsAt(injector, ANNOTATED, 'hashCode', 24)).toEqual([]);
+    const inline = SOURCE.replace(HEADER, '    @Override public int hashCode() {');
+    expect(mutationsAt(injector, inline, 'hashCode', 23)).toEqual([]);
+  });
+
+  // As compress's CPClass and CPUTF8 under ClassFileEntry's `public abstract int hashCode()`.
+  describe('where a superclass of the project declares hashCode() abstract', () => {
+    const entry = (body: string) => `package r;\n\npublic abstract class Entry {\n${body}}\n`;
+    const poolEntry = 'package q;\n\npublic abstract class PoolEntry extends r.Entry {\n}\n';
+    const key = SOURCE.replace(
+      'public final class Key {',
+      'public final class Key extends PoolEntry {',
+    );
+
+    it('offers nothing when the obligation reaches the class', () => {
+      const obliging = entry('    public abstract int hashCode();\n');
+      expect(mutationsAt(injector, key, 'hashCode', 23, [poolEntry, obliging])).toEqual([]);
+    });
+
+    it('offers the slips when a class in between implements it, or none declares it', () => {
+      const implemented = entry('    public int hashCode() { return 1; }\n');
+      expect(mutationsAt(injector, key, 'hashCode', 23, [poolEntry, implemented])).toHaveLength(2);
+      expect(mutationsAt(injector, key, 'hashCode', 23, [poolEntry])).toHaveLength(2);
+    });
+  });
+
   it('offers nothing in equals or in a static hashCode helper', () => {
     expect(mutationsAt(injector, SOURCE, 'equals', 15)).toEqual([]);
-    expect(mutationsAt(injector, SOURCE, 'hashCode', 28)).toEqual([]);
+    expect(mutationsAt(injector, SOURCE, 'hashCode', 27)).toEqual([]);
   });
 
   it('accepts a hand-written variant: the right name with a parameter', () => {
@@ -67,7 +95,7 @@ describe('Typo in hashCode', () => {
     expect(checkChange(injector, SOURCE, overload).kind).toBe('Matches');
   });
 
-  it('rejects near misses: hashCode deleted, equals renamed, body changed', () => {
+  it('rejects near misses: hashCode deleted, @Override dropped with the slip, equals renamed, body changed', () => {
     const start = SOURCE.indexOf(HEADER);
     const end = SOURCE.indexOf('    static int hashCode');
     expect(checkChange(injector, SOURCE, SOURCE.slice(0, start) + SOURCE.slice(end)).kind).toBe(
@@ -77,5 +105,10 @@ describe('Typo in hashCode', () => {
       checkChange(injector, SOURCE, SOURCE.replace('equals(Object o)', 'equal(Object o)')).kind,
     ).toBe('Mismatch');
     expect(checkChange(injector, SOURCE, SOURCE.replace('* 31', '* 17')).kind).toBe('Mismatch');
+    const unannotated = ANNOTATED.replace(
+      `    @Override\n${HEADER}`,
+      '    public int hashcode() {',
+    );
+    expect(checkChange(injector, ANNOTATED, unannotated).kind).toBe('Mismatch');
   });
 });

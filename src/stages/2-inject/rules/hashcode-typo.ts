@@ -6,10 +6,13 @@ import {
   nameOf,
   parameterTypeNames,
 } from '../../../lang/java/syntax.js';
+import type { ProjectTypes } from '../../../lang/java/type-index.js';
 import {
+  annotatedOverride,
   isHashCodeOverride,
   methodSignature,
   namedLike,
+  slipCanSurvive,
   tradedOverrideCheck,
   typoRenames,
 } from './equals-typo.js';
@@ -32,12 +35,16 @@ export function misnamedHashCode(method: Node): boolean {
     : namedLike(name, 'hashCode', 'hash');
 }
 
-/** Renames `hashCode()` so that it no longer overrides `Object.hashCode` (dropping its @Override). */
-function sites(method: Node, source: string): CandidateEdit[] {
+/**
+ * Renames `hashCode()` so that it no longer overrides `Object.hashCode`; only where the slip could
+ * survive.
+ */
+function sites(method: Node, _source: string, types: ProjectTypes): CandidateEdit[] {
   if (!isHashCodeOverride(method)) return [];
   const owner = declaringClass(method);
   if (!owner || owner.type === 'interface_declaration') return [];
-  return typoRenames(method, owner, source, TYPO_NAMES).map(({ typo, edits }) => ({
+  if (!slipCanSurvive(method, owner, types)) return [];
+  return typoRenames(method, owner, TYPO_NAMES).map(({ typo, edits }) => ({
     description: `hashCode() → ${typo}(): no longer overrides Object.hashCode`,
     edits,
     plausibility: plausibility(
@@ -56,6 +63,7 @@ export const hashCodeTypoInjector: Injector = {
     misnamedHashCode,
     (path, typo) =>
       `${path} no longer overrides hashCode(): it declares int ${methodSignature(typo)} instead`,
-    'no class trades its hashCode() for a misnamed int method',
+    'no class trades its hashCode(), without @Override, for a misnamed int method',
+    (override) => !annotatedOverride(override),
   ),
 };

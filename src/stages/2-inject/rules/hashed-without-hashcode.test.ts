@@ -112,6 +112,23 @@ describe('Hashed Value Without hashCode', () => {
 `);
   });
 
+  // As compress's CPMember under ClassFileEntry's `public abstract int hashCode()`.
+  describe('where a superclass of the project declares hashCode() abstract', () => {
+    const base = (body: string) => `package r;\n\npublic abstract class Amount {\n${body}}\n`;
+    const money = SOURCE.replace('public class Money {', 'public class Money extends r.Amount {');
+
+    it('offers nothing: without its hashCode the class does not compile', () => {
+      const obliging = base('    public abstract int hashCode();\n');
+      expect(mutationsAt(injector, money, 'hashCode', 27, [obliging])).toEqual([]);
+    });
+
+    it('deletes it where the superclass implements hashCode() or does not declare it', () => {
+      const implemented = base('    public int hashCode() { return 0; }\n');
+      expect(mutationsAt(injector, money, 'hashCode', 27, [implemented])).toHaveLength(1);
+      expect(mutationsAt(injector, money, 'hashCode', 27, [base('')])).toHaveLength(1);
+    });
+  });
+
   it('offers nothing in a class without equals, nor in equals itself', () => {
     expect(mutationsAt(injector, SOURCE, 'hashCode', 41)).toEqual([]);
     expect(mutationsAt(injector, SOURCE, 'equals', 13)).toEqual([]);

@@ -1,6 +1,7 @@
 import type { Node } from 'web-tree-sitter';
 import { changedClasses, firstMatch } from '../../../lang/java/changed-members.js';
 import { declaringClass, type TextEdit } from '../../../lang/java/syntax.js';
+import type { ProjectTypes } from '../../../lang/java/type-index.js';
 import {
   declaredMethods,
   gainedMethods,
@@ -86,11 +87,16 @@ export function linesRemoval(source: string, node: Node, kind: 'member' | 'state
   return { start, end, text: '' };
 }
 
-/** Deletes `hashCode()` from a class that overrides `equals(Object)`. */
-function sites(method: Node, source: string): CandidateEdit[] {
+/**
+ * Deletes `hashCode()` from a class that overrides `equals(Object)`, unless a project superclass
+ * declares `hashCode()` abstract: there the class must implement it and the deletion does not
+ * compile.
+ */
+function sites(method: Node, source: string, types: ProjectTypes): CandidateEdit[] {
   if (!isHashCodeOverride(method)) return [];
   const owner = declaringClass(method);
   if (!owner || !declaredMethods(owner).some(isEqualsOverride)) return [];
+  if (types.obligingSuperclass(owner, 'hashCode()') !== undefined) return [];
   return [
     {
       description: 'hashCode() deleted: equals(Object) stays, hashing falls back to identity',
