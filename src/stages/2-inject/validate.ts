@@ -24,7 +24,8 @@ import {
 import type { CacheLayout } from '../../core/cache.js';
 import { errorMessage } from '../../core/errors.js';
 import type { FileChange } from '../../core/file-change.js';
-import type { SingleVerdictKind } from '../../core/verdict.js';
+import { failingMethodsOf } from '../../core/test-reports.js';
+import type { SingleVerdict, SingleVerdictKind } from '../../core/verdict.js';
 import { SingleVerdictKindSchema } from '../../records/schemas.js';
 import { TouchedMemberSchema, type TouchedMember } from '../../lang/java/change.js';
 import type { ProjectRef } from '../../project/project.js';
@@ -33,7 +34,7 @@ import { compiledSources, type WorkingCopy } from '../../project/working-copy.js
 import { jvmTestRunner } from '../../runners/jvm.js';
 import { mavenTestRunner } from '../../runners/maven.js';
 import { timeLimit } from '../../runners/time-limits.js';
-import type { TestRunner } from '../../runners/types.js';
+import type { RunTarget, TestRunner } from '../../runners/types.js';
 import type { JvmRunner } from '../../toolchains/jvm/runner.js';
 import type { Toolchain } from '../../toolchains/types.js';
 import type { ExecutionContextRecord } from '../1-trace/trace.js';
@@ -132,6 +133,21 @@ export interface ValidatorOptions {
   fastRuns: number;
   /** Confirm with one Maven replay (the ground truth); off only in unit-level experiments. */
   mavenCheck: boolean;
+}
+
+/**
+ * The Maven replay of the witness on a candidate, which must fail with the methods and types the
+ * fast run failed with (what the case will record): a bug whose witness fails otherwise under
+ * Maven would be refuted by `case verify`, so it is refused here with the difference as reason.
+ */
+export function confirmWithMaven(
+  maven: TestRunner,
+  target: RunTarget,
+  witness: string,
+  normalMs: number | undefined,
+  fastVerdict: SingleVerdict,
+): ReturnType<typeof checkWithMaven> {
+  return checkWithMaven(maven, target, witness, normalMs, failingMethodsOf(fastVerdict));
 }
 
 /** Test classes whose execution context contains a touched member (or its class). */
@@ -306,7 +322,13 @@ export class InjectionValidator {
     let mavenKind: SingleVerdictKind | null = null;
     if (this.options.mavenCheck) {
       const maven = await log.run('maven', () =>
-        checkWithMaven(this.maven, target, witness, baselineEntry?.durationMs),
+        confirmWithMaven(
+          this.maven,
+          target,
+          witness,
+          baselineEntry?.durationMs,
+          exposed.evidence.verdict,
+        ),
       );
       if (maven.kind !== 'Passed') return this.rejected(log, failure(maven));
       mavenKind = maven.evidence.verdict;
