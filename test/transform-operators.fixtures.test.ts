@@ -333,7 +333,8 @@ describe("the tells a Java reviewer found in commons-csv's cases", () => {
   it('reroutes a call only through an adapter that computes its arguments or reads a field', () => {
     const candidates = callSiteRerouting.candidates(readerSite('final char ch = buf[i];'));
     // readAgain passes read its own parameters: no adapter (`countOffsetForRead` was one); nor
-    // does tally, up the chain, which hands readLines its own parameter. drain's call reads two
+    // does tally, up the chain, which hands readLines its own parameter, nor readLine, whose
+    // adapter would only fix the constant LIMIT (`readFrom(line, from)`). drain's call reads two
     // fields the adapter reads itself; tallyAll, a caller of a caller, computes its argument.
     expect(candidates.map((c) => c.added)).toEqual([['readText'], ['readPending'], ['tallyText']]);
     for (const candidate of candidates) expect(forwardedParameters(candidate)).toBe(false);

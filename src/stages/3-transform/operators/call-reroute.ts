@@ -159,9 +159,10 @@ function adapterFor(
   if (!owner || owner.type === 'interface_declaration') return undefined;
   const args = kids(field(call, 'arguments') ?? call).filter((k) => !k.type.endsWith('comment'));
   const fieldsRead = args.flatMap((arg) => fieldRead(arg, caller, fieldNames(owner)) ?? []);
+  const computes = !args.every(isPlain);
   // The adapter computes at least one argument or reads a field itself, and can take every
   // argument out of the call.
-  if (fieldsRead.length === 0 && args.every(isPlain)) return undefined;
+  if (fieldsRead.length === 0 && !computes) return undefined;
   if (args.some((arg) => arg.text.includes('\n'))) return undefined;
   if (args.some((arg) => descendants(arg, UNMOVABLE).length > 0 || UNMOVABLE.includes(arg.type)))
     return undefined;
@@ -193,9 +194,11 @@ function adapterFor(
   // What the callee declares and what the arguments' own calls do: javac lists both per call.
   const thrown = thrownWithin(model, call);
   if (!returnType || thrown === null) return undefined;
+  // An adapter that only reads fields is named for them, its parameters passing through as
+  // given; a constant (`MAX_BUFFER_SIZE`) names nothing, so fixing one is no adapter.
   const [name] = adapterNames(
     nameOf(callee),
-    inputs.map((input) => input.name),
+    computes ? inputs.map((input) => input.name) : [],
     taken,
     fieldsRead,
   );
@@ -216,7 +219,7 @@ function adapterFor(
   const callName = field(call, 'name')!;
   const line = lineAt(source, call.startIndex);
   return {
-    description: `${nameOf(caller)}: the call to ${nameOf(callee)} on line ${line} goes through private ${name}(…), which ${args.every((arg) => isPlain(arg)) ? `reads ${fieldsRead.join(', ')} itself` : 'computes its arguments'}`,
+    description: `${nameOf(caller)}: the call to ${nameOf(callee)} on line ${line} goes through private ${name}(…), which ${!computes ? `reads ${fieldsRead.join(', ')} itself` : 'computes its arguments'}`,
     edits: [
       {
         start: callName.startIndex,
