@@ -113,4 +113,36 @@ describe('reading the two sides', () => {
       await removeTree(bench);
     }
   });
+  it("reads each bug's injection patch once at depth 0 with --bugs-only, however many cases share it", async () => {
+    const bench = await makeTempDir('realism-bugs');
+    try {
+      const whole = createTwoFilesPatch('a/src/X.java', 'b/src/X.java', before, after);
+      const bug = createTwoFilesPatch('a/src/Y.java', 'b/src/Y.java', before, after);
+      for (const id of ['p@1-a', 'p@1-b']) {
+        await mkdir(path.join(bench, id, 'steps'), { recursive: true });
+        await writeFile(path.join(bench, id, 'steps', '00-inject.patch'), bug);
+        await writeFile(
+          path.join(bench, id, 'case.json'),
+          JSON.stringify({
+            injection: 'inj1',
+            state: { patches: [{ file: 'steps/00-inject.patch', id: '7e0bad642de043af' }] },
+          }),
+        );
+      }
+      const line = (id: string, depth: number) =>
+        JSON.stringify({ instance_id: id, project: 'p', type_id: 't', depth, patch: whole });
+      await writeFile(
+        path.join(bench, 'cases.jsonl'),
+        `${line('p@1-a', 1)}\n${line('p@1-b', 3)}\n`,
+      );
+      const bugs = await readInjectedPatches([bench], 'bugs');
+      expect(bugs.map((one) => [one.key, one.cluster, one.depth])).toEqual([
+        ['injected:bug:inj1', 'injection:inj1', 0],
+      ]);
+      expect(bugs[0]!.text).toContain('Y.java');
+      expect(bugs[0]!.text).not.toContain('X.java');
+    } finally {
+      await removeTree(bench);
+    }
+  });
 });

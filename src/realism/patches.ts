@@ -187,8 +187,29 @@ async function injectionOf(bench: string, line: z.infer<typeof IndexLine>): Prom
   return line.instance_id;
 }
 
+/**
+ * What the injected side shows: each case's whole patch (the bug and its transformations), or
+ * each bug's own injection patch once (depth 0), which tells the bug's realism apart from the
+ * transformations'.
+ */
+export type InjectedView = 'cases' | 'bugs';
+
+/** The injection's own patch: the first of the case's state (`steps/00-inject.patch`). */
+async function injectionPatch(bench: string, caseId: string): Promise<string | null> {
+  const caseFile = path.join(bench, caseId, 'case.json');
+  if (!(await exists(caseFile))) return null;
+  const state = z
+    .object({ state: z.object({ patches: z.array(z.object({ file: z.string() })).min(1) }) })
+    .safeParse(JSON.parse(await readFile(caseFile, 'utf8')));
+  if (!state.success) return null;
+  return readFile(path.join(bench, caseId, state.data.state.patches[0]!.file), 'utf8');
+}
+
 /** Every case of the benchmarks (`<bench>/cases.jsonl`), rendered; a case id once. */
-export async function readInjectedPatches(benches: readonly string[]): Promise<RealismPatch[]> {
+export async function readInjectedPatches(
+  benches: readonly string[],
+  view: InjectedView = 'cases',
+): Promise<RealismPatch[]> {
   const byKey = new Map<string, RealismPatch>();
   for (const bench of benches) {
     const index = path.join(bench, 'cases.jsonl');
@@ -204,16 +225,19 @@ export async function readInjectedPatches(benches: readonly string[]): Promise<R
         throw new UserError(`${index}:${number + 1}: not a case line (${parsed.error.message})`);
       }
       const line = parsed.data;
+      const injection = await injectionOf(bench, line);
+      const diff = view === 'cases' ? line.patch : await injectionPatch(bench, line.instance_id);
+      if (diff === null) continue;
       const patch = measuredPatch(
         {
-          key: `injected:${line.instance_id}`,
+          key: view === 'cases' ? `injected:${line.instance_id}` : `injected:bug:${injection}`,
           side: 'injected',
           project: line.project,
-          cluster: `injection:${await injectionOf(bench, line)}`,
-          depth: line.depth,
+          cluster: `injection:${injection}`,
+          depth: view === 'cases' ? line.depth : 0,
           bugType: line.type_id,
         },
-        line.patch,
+        diff,
       );
       if (patch) byKey.set(patch.key, patch);
     }

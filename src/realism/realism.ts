@@ -12,6 +12,7 @@ import {
   CONTEXT_LINES,
   readDefects4JPatches,
   readInjectedPatches,
+  type InjectedView,
   type RealismPatch,
 } from './patches.js';
 import {
@@ -49,6 +50,8 @@ export interface JudgeRequest {
 
 export interface RealismOptions {
   benches: readonly string[];
+  /** Each case's whole patch, or each bug's injection alone (depth 0). */
+  view: InjectedView;
   defects4j: string;
   out: string;
   seed: number;
@@ -65,6 +68,7 @@ export interface RealismReport {
   witnessgym: string;
   inputs: {
     benches: string[];
+    view: InjectedView;
     defects4j: string;
     seed: number;
     folds: number;
@@ -180,7 +184,7 @@ async function writeControlFiles(
 }
 
 export async function runRealism(options: RealismOptions): Promise<RealismReport> {
-  const injected = await readInjectedPatches(options.benches);
+  const injected = await readInjectedPatches(options.benches, options.view);
   if (injected.length === 0) {
     throw new UserError(
       `no cases with a Java patch in ${options.benches.join(', ')}: build some with 'witnessgym build'`,
@@ -242,6 +246,7 @@ export async function runRealism(options: RealismOptions): Promise<RealismReport
     witnessgym: packageVersion(),
     inputs: {
       benches: options.benches.map((bench) => path.resolve(bench)),
+      view: options.view,
       defects4j: path.resolve(options.defects4j),
       seed: options.seed,
       folds: options.study.discriminator.folds,

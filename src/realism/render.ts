@@ -54,7 +54,7 @@ export function renderRealism(report: RealismReport): string {
   const { sample, discriminator: d } = report;
   const matching = sample.matching;
   const parts = [
-    `Realism: ${sample.injected} injected patches (${sample.injections} injections; ${sample.projects.join(', ')}) against ${matching.pairs} size-matched Defects4J patches of ${sample.realAvailable}`,
+    `Realism: ${sample.injected} injected ${report.inputs.view === 'bugs' ? 'bugs alone (each injection patch once, depth 0, no transformation)' : 'patches'} (${sample.injections} injections; ${sample.projects.join(', ')}) against ${matching.pairs} size-matched Defects4J patches of ${sample.realAvailable}`,
     `matched: mean changed lines ${matching.meanChangedLines.injected.toFixed(1)} vs ${matching.meanChangedLines.real.toFixed(1)}, hunks ${matching.meanHunks.injected.toFixed(2)} vs ${matching.meanHunks.real.toFixed(2)}, files ${matching.meanFiles.injected.toFixed(2)} vs ${matching.meanFiles.real.toFixed(2)}; ${matching.sameProject} of ${matching.pairs} from the case's own project`,
     '',
     `Discriminator (L2 logistic regression, out-of-fold; folds grouped by injection and ${d.grouping.kind === 'ByProject' ? 'Defects4J project' : `Defects4J bug: ${d.grouping.reason}`}):`,

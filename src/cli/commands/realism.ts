@@ -30,6 +30,7 @@ interface RealismFlags {
   temperature?: number;
   judgeTimeout: number;
   judgePairs?: number;
+  bugsOnly?: boolean;
 }
 
 async function realism(benches: string[], options: RealismFlags): Promise<void> {
@@ -53,6 +54,7 @@ async function realism(benches: string[], options: RealismFlags): Promise<void> 
     : undefined;
   const report = await runRealism({
     benches,
+    view: options.bugsOnly ? 'bugs' : 'cases',
     defects4j: options.defects4j ?? defaultDefects4JDir(),
     out: options.out ?? path.join(benches[0]!, 'realism'),
     seed: options.seed,
@@ -142,6 +144,10 @@ export function register(program: Command): void {
       'limit for one judgement',
       positiveInteger('--judge-timeout'),
       300,
+    )
+    .option(
+      '--bugs-only',
+      "each bug's injection patch alone (depth 0, once per bug) instead of each case's whole patch: the bug's realism apart from its transformations'",
     )
     .option('--json', 'machine-readable output')
     .action(realism);
