@@ -135,8 +135,7 @@ describe('witnessgym build: a rerun of a finished build', () => {
     const out = path.join(await makeTempDir('build-short'), 'bench');
     // One try per inject run and no spare: the cell cannot fill, and the rounds end it short.
     const short = [
-      ...ARGS.slice(0, -1),
-      '4',
+      ...ARGS.map((arg, index) => (ARGS[index - 1] === '--per-cell' ? '4' : arg)),
       '--max-tries',
       '1',
       '--spare',
