@@ -9,11 +9,13 @@ import { sharedInjection } from './shared-fixture.js';
 
 /*
  * The transform stage end to end on json-simple: bugs injected by the CLI, then Helper Call
- * Insertion and Call-Site Rerouting applied in sequence, each step validated, the final state
- * confirmed by Maven; rerun, nothing is done twice.
+ * Insertion and Local State Bundling applied in sequence, each step validated, the final state
+ * confirmed by Maven; rerun, nothing is done twice. (Call-Site Rerouting, which refuses
+ * forwarding adapters, finds no call with arguments to compute after Helper Call Insertion on
+ * these bugs.)
  */
 
-const SEQUENCE = 't_call_stack_deepen_v1,t_private_adapter_layer_v1';
+const SEQUENCE = 't_call_stack_deepen_v1,t_local_state_bundle_v1';
 let injected: string;
 let out: string;
 let first: TransformSummary;
