@@ -39,7 +39,7 @@ import { sharedInjection } from './shared-fixture.js';
  * (told here by class and method name, not by the lines the stage uses).
  */
 
-const SEQUENCE = 't_call_stack_deepen_v1,t_private_adapter_layer_v1';
+const SEQUENCE = 't_call_stack_deepen_v1,t_local_state_bundle_v1';
 const cache = cacheLayout(resolveCacheDir());
 const jvm = new JvmRunner(cache);
 const events = plainSink(() => undefined);
