@@ -265,7 +265,7 @@ export async function runBuildCommand(
   }
   if (!options.plan && explicit === undefined) {
     throw new UserError(
-      'say what to build: --plan <name|file> (plans/: paper, smoke, coverage), or --types, --depths, --buckets and --per-cell',
+      'say what to build: --plan <name|file> (plans/: paper, smoke, coverage, acceptance), or --types, --depths, --buckets and --per-cell',
     );
   }
   // Cells from the command line take the paper plan's operator sequence for each depth.

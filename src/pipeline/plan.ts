@@ -127,7 +127,7 @@ export async function loadPlan(nameOrFile: string): Promise<Plan> {
     text = await readFile(file, 'utf8');
   } catch {
     throw new UserError(
-      `plan ${nameOrFile} not found: pass a plan file (.yaml) or a shipped plan name (paper, smoke, coverage)`,
+      `plan ${nameOrFile} not found: pass a plan file (.yaml) or a shipped plan name (paper, smoke, coverage, acceptance)`,
     );
   }
   return parsePlan(text, path.basename(file));

@@ -104,7 +104,7 @@ export function register(program: Command): void {
     .requiredOption('--out <dir>', '(required) the benchmark directory; an existing one is resumed')
     .option(
       '--plan <name|file>',
-      'a build plan (plans/*.yaml: paper, smoke, coverage) or a plan file',
+      'a build plan (plans/*.yaml: paper, smoke, coverage, acceptance) or a plan file',
     )
     .option('--types <ids>', "bug types, comma-separated, or 'all' (instead of --plan)")
     .option('--depths <list>', 'transformation depths of 1,3,5,10 (instead of --plan)')
