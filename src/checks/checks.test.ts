@@ -5,8 +5,8 @@ import { baseTestMethod, failingMethodsOf, verdictFromReports } from '../core/te
 import type { FileChange } from '../core/file-change.js';
 import { loadJavaGrammar } from '../lang/java/syntax.js';
 import { projectLayout } from '../toolchains/layout.js';
-import type { TestRunner } from '../runners/types.js';
 import { parseSurefireXml } from '../toolchains/maven/surefire.js';
+import { mavenEnding } from '../runners/test-support.js';
 import { checkReached, checkWithMaven } from './runs.js';
 import type { StructuralCheck } from '../lang/java/changed-members.js';
 import { checkDiff, checkSignature, checkStructure } from './static.js';
@@ -147,21 +147,7 @@ describe('the Maven confirmation', () => {
     'utf8',
   );
   const verdict = verdictFromReports(parseSurefireXml(report));
-  const maven: TestRunner = {
-    kind: 'runner',
-    name: 'maven',
-    traces: false,
-    targetOf: async (projectDir, build) => ({ projectDir, build, changed: [] }),
-    compile: async (target) => ({
-      kind: 'Compiled',
-      durationMs: 0,
-      copyMs: 0,
-      offline: true,
-      workDir: target.projectDir,
-    }),
-    run: async () => ({ verdict, testMs: 1, durationMs: 1, compileMs: 0 }),
-    close: async () => undefined,
-  };
+  const maven = mavenEnding(verdict);
   const target = {
     projectDir: '/p',
     build: { mavenArgs: [], jvmArgs: [], surefireVersion: '3.5.2', generators: [] },

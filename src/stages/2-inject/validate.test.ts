@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SingleVerdict, TestFailureDetail } from '../../core/verdict.js';
-import type { TestRunner } from '../../runners/types.js';
+import { mavenEnding } from '../../runners/test-support.js';
 import { confirmWithMaven } from './validate.js';
 
 /** A witness run failing in `parse` with `exceptionType`, once per JUnit parameter. */
@@ -17,25 +17,6 @@ function failingIn(exceptionType: string, ...methods: string[]): SingleVerdict {
     kind: 'TestErrored',
     counts: { tests: methods.length, failures: 0, errors: methods.length, skipped: 0 },
     failures,
-  };
-}
-
-/** A Maven runner whose replay of the witness ends in `verdict`. */
-function mavenEnding(verdict: SingleVerdict): TestRunner {
-  return {
-    kind: 'runner',
-    name: 'maven',
-    traces: false,
-    targetOf: async (projectDir, build) => ({ projectDir, build, changed: [] }),
-    compile: async (target) => ({
-      kind: 'Compiled',
-      durationMs: 0,
-      copyMs: 0,
-      offline: true,
-      workDir: target.projectDir,
-    }),
-    run: async () => ({ verdict, testMs: 1, durationMs: 1, compileMs: 0 }),
-    close: async () => undefined,
   };
 }
 
