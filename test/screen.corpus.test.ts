@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadJavaGrammar } from '../src/lang/java/syntax.js';
-import { screenSubmission } from '../src/stages/5-evaluate/screen.js';
+import { screenSubmission } from '../src/sandbox/screen.js';
 import { fetchCorpus } from './helpers.js';
 
 /*

@@ -1,8 +1,11 @@
+import path from 'node:path';
 import { projectCache, type CacheLayout } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
 import { note, type EventSink } from '../../events/types.js';
 import type { FetchedProjectRef } from '../../project/project.js';
 import { baselineClass, isUsable } from '../../project/baseline.js';
+import { loadJavaGrammar } from '../../lang/java/syntax.js';
+import { productionClassNames, screenTestClass } from '../../sandbox/screen.js';
 import { traceFetchedProject, type ExecutionContextRecord } from '../1-trace/trace.js';
 
 /**
@@ -21,7 +24,11 @@ export async function witnessContexts(
   const skipped: string[] = [];
   const skip = (testClass: string, reason: string) => {
     skipped.push(`${testClass} (${reason})`);
-    note(events, 'inject', `--test ${testClass} cannot be a witness, skipped: ${reason}`);
+    note(
+      events,
+      'inject',
+      `${tests ? '--test ' : ''}${testClass} cannot be a witness, skipped: ${reason}`,
+    );
   };
   const wanted: string[] = [];
   for (const testClass of tests ?? baseline.classes.filter(isUsable).map((e) => e.testClass)) {
@@ -44,7 +51,30 @@ export async function witnessContexts(
       skip(record.testClass, `it does not pass on clean code: ${record.detail}`);
     }
   }
-  const witnesses = selected.filter((record) => record.status === 'Passed' && record.size > 0);
+  const reaching = selected.filter((record) => record.status === 'Passed' && record.size > 0);
+  // A witness must be a test an agent could have submitted: one the evaluation's screen refuses
+  // (a `main` that calls `System.exit`, a test that reads the project's files) never gets judged.
+  await loadJavaGrammar();
+  const screened = {
+    productionClasses: await productionClassNames(
+      path.join(project.root, project.layout.mainSources),
+    ),
+  };
+  const testSources = path.join(project.root, project.layout.testSources);
+  const witnesses: ExecutionContextRecord[] = [];
+  for (const record of reaching) {
+    const findings = await screenTestClass(testSources, record.testClass, screened).catch(
+      () => undefined,
+    );
+    const [finding] = findings ?? [];
+    if (!findings) skip(record.testClass, 'its source is not in a file named after it');
+    else if (finding) {
+      skip(
+        record.testClass,
+        `the evaluation's screen would refuse it as a submission: ${finding.kind} (line ${finding.line}: ${finding.code})`,
+      );
+    } else witnesses.push(record);
+  }
   if (tests && witnesses.length === 0) {
     throw new UserError(
       `none of the --test classes can be a witness: ${skipped.join('; ') || 'none reaches production code'}`,

@@ -23,7 +23,7 @@ import { loadJavaGrammar } from '../../lang/java/syntax.js';
 import { changedBuggyLines } from './changed-lines.js';
 import type { PreparedSide } from './prepared-case.js';
 import type { ChangeCoverage, Diagnosis, Side } from './records.js';
-import { screenSubmission } from './screen.js';
+import { productionClassNames, screenSubmission } from '../../sandbox/screen.js';
 
 /*
  * The verifier an agent cannot steer. It runs after the agent stopped, over the submitted test
@@ -339,20 +339,6 @@ export async function writeTestTree(
   }
 }
 
-/** The production classes' names, from the side's sources (the screen tells them from tests). */
-async function productionClasses(sourcesDir: string): Promise<string[]> {
-  const entries = await readdir(sourcesDir, { withFileTypes: true, recursive: true });
-  return entries
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.java'))
-    .map((entry) =>
-      path
-        .relative(sourcesDir, path.join(entry.parentPath, entry.name))
-        .replace(/\.java$/, '')
-        .split(path.sep)
-        .join('.'),
-    );
-}
-
 /** The packages JaCoCo records: those of the bug's members. */
 function bugPackages(record: CaseRecord): string[] {
   return [
@@ -409,7 +395,7 @@ export async function verifySubmission(input: VerifySubmissionInput): Promise<Su
   await loadJavaGrammar();
   const findings = input.screen
     ? screenSubmission(input.tests, {
-        productionClasses: await productionClasses(prepared.buggy.sourcesDir),
+        productionClasses: await productionClassNames(prepared.buggy.sourcesDir),
       })
     : [];
   if (findings.length > 0) {

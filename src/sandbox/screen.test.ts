@@ -1,6 +1,14 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadJavaGrammar } from '../../lang/java/syntax.js';
-import { screenSubmission, type ScreenFindingKind } from './screen.js';
+import { loadJavaGrammar } from '../lang/java/syntax.js';
+import {
+  productionClassNames,
+  screenSubmission,
+  screenTestClass,
+  type ScreenFindingKind,
+} from './screen.js';
 
 beforeAll(async () => {
   await loadJavaGrammar();
@@ -242,5 +250,35 @@ describe('screenSubmission', () => {
       'reads class bytes',
     );
     expect(kinds('getClass().getResource("/java/lang/Object.class");')).toEqual([]);
+  });
+});
+
+describe('screenTestClass', () => {
+  it("screens a project's own test class as the witness agent would submit it", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'witnessgym-screen-'));
+    try {
+      await mkdir(path.join(root, 'main', 'org', 'a'), { recursive: true });
+      await mkdir(path.join(root, 'test', 'org', 'a'), { recursive: true });
+      await writeFile(path.join(root, 'main', 'org', 'a', 'Parser.java'), 'package org.a;');
+      // As commons-codec's PureJavaCrc32Test: a `main` that exits the JVM.
+      const exiting = testSource('new Parser();').replace(
+        '  @Test',
+        '  public static void main(String[] args) { System.exit(1); }\n  @Test',
+      );
+      await writeFile(path.join(root, 'test', 'org', 'a', 'ParserTest.java'), exiting);
+      await writeFile(
+        path.join(root, 'test', 'org', 'a', 'LexerTest.java'),
+        testSource('new Parser();').replace('ParserTest', 'LexerTest'),
+      );
+      const screened = { productionClasses: await productionClassNames(path.join(root, 'main')) };
+      expect(screened.productionClasses).toEqual(['org.a.Parser']);
+      const test = path.join(root, 'test');
+      expect(
+        (await screenTestClass(test, 'org.a.ParserTest$Nested', screened)).map((f) => f.kind),
+      ).toEqual(['exits the JVM']);
+      expect(await screenTestClass(test, 'org.a.LexerTest', screened)).toEqual([]);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });

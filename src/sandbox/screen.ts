@@ -1,5 +1,7 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Node } from 'web-tree-sitter';
-import { ancestor, descendants, field, kids, withJavaTree } from '../../lang/java/syntax.js';
+import { ancestor, descendants, field, kids, withJavaTree } from '../lang/java/syntax.js';
 
 /*
  * A static screen of an agent's submitted test sources: calls through which a test's outcome
@@ -68,6 +70,34 @@ export function screenSubmission(
   return tests.flatMap((test) =>
     withJavaTree(test.content, (root) => screenFile(test, root, classifier)),
   );
+}
+
+/** The fully qualified names of the classes whose sources lie under `sourcesDir`. */
+export async function productionClassNames(sourcesDir: string): Promise<string[]> {
+  const entries = await readdir(sourcesDir, { withFileTypes: true, recursive: true });
+  return entries
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.java'))
+    .map((entry) =>
+      path
+        .relative(sourcesDir, path.join(entry.parentPath, entry.name))
+        .replace(/\.java$/, '')
+        .split(path.sep)
+        .join('.'),
+    );
+}
+
+/**
+ * What the screen finds in a project's own test class, submitted on its own as the witness agent
+ * submits it: a witness the evaluation would refuse cannot stand for a test an agent may write.
+ */
+export async function screenTestClass(
+  testSourcesDir: string,
+  testClass: string,
+  project: ScreenedProject,
+): Promise<ScreenFinding[]> {
+  const file = `${testClass.split('$')[0]!.replaceAll('.', '/')}.java`;
+  const content = await readFile(path.join(testSourcesDir, file), 'utf8');
+  return screenSubmission([{ file, content }], project);
 }
 
 const CLASS_DECLARATIONS = [
