@@ -1,5 +1,5 @@
 import { baselineClass } from '../../project/baseline.js';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describeVerdict, type SingleVerdict } from '../../core/verdict.js';
 import { removeTree, sha256Text } from '../../core/fs.js';
