@@ -148,19 +148,19 @@ describe('Extract-and-Apply Split', () => {
 
   it('returns an extracted value as it is read, and applies it in the rest of the method', () => {
     const [candidate] = extractApplySplit.candidates(
-      siteAt('return value.length() + padding;', fields),
+      siteAt('return value.trim().length() + padding;', fields),
     );
-    expect(candidate!.added).toEqual(['readValue', 'handleValue']);
+    expect(candidate!.added).toEqual(['readValue', 'trimValue']);
     expect(applyEdits(fields.source, candidate!.edits))
       .toContain(`        String value = readValue(name);
-        return handleValue(value, padding);
+        return trimValue(value, padding);
     }
 
     private String readValue(String name) {
         return values.get(name);
     }
 
-    private int handleValue(String value, int padding) {
+    private int trimValue(String value, int padding) {
         if (value == null) {`);
   });
 
@@ -222,26 +222,26 @@ describe('Pipeline Stage Split', () => {
 
   it('leaves the guard clauses in the method and stages what follows them', () => {
     const [candidate] = pipelineStageSplit.candidates(
-      siteAt('String shown = value == null ? "-" : value;', fields),
+      siteAt('String shown = value == null ? "-" : value.trim();', fields),
     );
-    expect(candidate!.added).toEqual(['readValue', 'applyValue']);
+    expect(candidate!.added).toEqual(['readValue', 'trimValue']);
     expect(applyEdits(fields.source, candidate!.edits)).toBe(
       fields.source.replace(
         `        String value = values.get(name);
-        String shown = value == null ? "-" : value;
+        String shown = value == null ? "-" : value.trim();
         return name + ": " + shown;
     }
 `,
         `        String value = readValue(name);
-        return applyValue(value, name);
+        return trimValue(value, name);
     }
 
     private String readValue(String name) {
         return values.get(name);
     }
 
-    private String applyValue(String value, String name) {
-        String shown = value == null ? "-" : value;
+    private String trimValue(String value, String name) {
+        String shown = value == null ? "-" : value.trim();
         return name + ": " + shown;
     }
 `,
@@ -305,7 +305,8 @@ function readerSite(text: string): TransformSite {
 describe("the tells a Java reviewer found in commons-csv's cases", () => {
   it('names a moved loop after what it counts, not after the bound in its condition', () => {
     const candidates = helperCallInsertion.candidates(readerSite('final char ch = buf[i];'));
-    expect(candidates.map((c) => c.added)).toEqual([['countLines']]);
+    // The loop, then the `if (len > 0)` around it, which counts the same lines.
+    expect(candidates.map((c) => c.added)).toEqual([['countLines'], ['countLines']]);
     expect(applyEdits(reader.source, candidates[0]!.edits)).toContain(
       `        if (len > 0) {
             countLines(offset, len, buf);

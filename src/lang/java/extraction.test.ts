@@ -97,7 +97,7 @@ describe('helper names', () => {
     expect(named('if (index < 0) { throw new IllegalArgumentException(); }')).toBe('checkIndex');
     expect(named('for (String key : keys) { result.add(key); }')).toBe('collectKeys');
     expect(named('for (String key : keys) { if (key == null) return; }')).toBe('findKeys');
-    expect(named('buffer.append(separator);')).toBe('appendBuffer');
+    expect(named('buffer.append(separator);')).toBe('appendSeparator');
     // A name the class already uses is never taken, nor one made from the method's name.
     expect(
       named('if (index < 0) { throw new IllegalArgumentException(); }', ['checkIndex']),

@@ -95,7 +95,36 @@ describe('names for added code', () => {
         return helperNames(loop, { member: 'escape' }, new Set());
       },
     );
-    expect(escape).toEqual(['scanText']);
+    expect(escape).toEqual(['appendText']);
+  });
+
+  it('takes the verb from the work, not from the calls a condition asks, and never says handle', () => {
+    const named = (statement: string) =>
+      withJavaTree(
+        `class C { void print(Reader reader, Appendable out) { ${statement} } }`,
+        (root) => {
+          const block = descendants(root, 'block')[0]!;
+          return helperNames(blockStatements(block), { member: 'print' }, new Set());
+        },
+      );
+    // commons-csv's readLine after a rare gate: `buffer.length()` asks, `read()` works.
+    expect(named('if (next == LF || buffer.length() > 0) { read(); }')[0]).toBe('readNext');
+    // The chain prints what it is given, not the flag a condition tests.
+    expect(
+      named(
+        'if (isQuoteCharacterSet() && ignoreEmptyLines) { printWithQuotes(reader, out); } else { IOUtils.copy(reader, out); }',
+      )[0],
+    ).toBe('printReader');
+    // Without a call: what it counts, else the state it updates.
+    expect(
+      named(
+        'if (ch == LF) { if (CR != lastChar) { eolCounter++; } } else if (ch == CR) { eolCounter++; }',
+      )[0],
+    ).toBe('countEols');
+    expect(named('if (ch == LF) { lastChar = ch; }')[0]).toBe('updateLastChar');
+    // Nothing a reader can check: no name (never `handleStrict`).
+    expect(named('if (strict) { n = 1; }')).toEqual([]);
+    expect(named('if (strict) { pos = 1; }')).toEqual(['updatePos']);
   });
 
   it('names an adapter after what it is given, never after the method calling it', () => {

@@ -146,7 +146,64 @@ function leadingChecks(statements: readonly Node[]): number {
   return work < 0 ? statements.length : work;
 }
 
-/** A verb read off the statements, or undefined when they only check or apply generally. */
+/** Verbs of calls that only ask (`get`, `isEmpty`, `length`): they say nothing of the work. */
+const ASKING_VERBS = new Set([
+  'get',
+  'is',
+  'has',
+  'to',
+  'equals',
+  'size',
+  'length',
+  'insert',
+  'char',
+  'index',
+  'value',
+]);
+
+/** Whether `node` lies in the condition of an if or a loop: a test, not the work. */
+function inCondition(node: Node): boolean {
+  for (let at: Node | null = node; at?.parent; at = at.parent) {
+    if (field(at.parent, 'condition')?.equals(at)) return true;
+  }
+  return false;
+}
+
+/** The verb of a call's name: `printWithQuotes` → print; `arraycopy` is a copy. */
+function verbOfCall(call: Node): string | undefined {
+  return /^[a-z]+/
+    .exec(field(call, 'name')?.text ?? '')?.[0]
+    ?.replace(/^arraycopy$/, 'copy')
+    .replace(/^substring$/, 'slice');
+}
+
+/**
+ * The call whose verb says what the statements do: the first that does more than ask, those in
+ * the bodies before those in the conditions (`if (isQuoted()) { printQuoted(…); }` prints).
+ */
+function workingCall(statements: readonly Node[]): { verb: string; call: Node } | undefined {
+  const calls = statements.flatMap((s) => descendants(s, 'method_invocation'));
+  for (const call of [
+    ...calls.filter((c) => !inCondition(c)),
+    ...calls.filter((c) => inCondition(c)),
+  ]) {
+    const verb = verbOfCall(call);
+    if (verb && !ASKING_VERBS.has(verb)) return { verb, call };
+  }
+  return undefined;
+}
+
+/** The names the statements assign, in order: fields and locals. */
+function assignedNames(statements: readonly Node[]): string[] {
+  return statements
+    .flatMap((s) => descendants(s, 'assignment_expression'))
+    .flatMap((assignment) => updatedName(assignment) ?? []);
+}
+
+/**
+ * A verb read off the statements, or `apply` when they only check or apply generally, which
+ * names nothing (a `handleStrict` or an `applyLen` says nothing a reader can check).
+ */
 function verbOf(statements: readonly Node[]): string {
   const [first] = statements;
   if (!first) return 'apply';
@@ -155,42 +212,20 @@ function verbOf(statements: readonly Node[]): string {
   if (checks === statements.length) return 'check';
   if (checks > 0) return verbOf(statements.slice(checks));
   const all = (types: string | string[]) => statements.flatMap((s) => descendants(s, types));
-  const calls = all('method_invocation').map((call) => field(call, 'name')?.text ?? '');
-  const firstCall = calls.find((name) => /^[a-z]+[A-Z]?/.test(name));
-  // `arraycopy` is one word of the JDK's for a copy, `substring` for a slice.
-  const callVerb = firstCall
-    ? /^[a-z]+/
-        .exec(firstCall)?.[0]
-        ?.replace(/^arraycopy$/, 'copy')
-        .replace(/^substring$/, 'slice')
-    : undefined;
-  const verb =
-    callVerb &&
-    ![
-      'get',
-      'is',
-      'has',
-      'to',
-      'equals',
-      'size',
-      'length',
-      'insert',
-      'char',
-      'index',
-      'value',
-    ].includes(callVerb)
-      ? callVerb
-      : undefined;
+  const verb = workingCall(statements)?.verb;
+  const counts = [...all('update_expression'), ...all('assignment_expression')].some(isCount);
   if (statements.some(isLoop)) {
     if (leavesLoopEarly(statements)) return 'find';
+    const calls = all('method_invocation').map((call) => field(call, 'name')?.text ?? '');
     if (calls.some((name) => /^(add|put|offer|push)/.test(name))) return 'collect';
-    if ([...all('update_expression'), ...all('assignment_expression')].some(isCount)) {
-      return 'count';
-    }
+    if (counts) return 'count';
     return verb ?? 'scan';
   }
   if (verb) return verb;
-  return first.type === 'if_statement' ? 'handle' : 'apply';
+  // Without a call: what is counted, else the state the statements update.
+  if (counts && countedThings(statements).length > 0) return 'count';
+  if (assignedNames(statements).some(telling)) return 'update';
+  return 'apply';
 }
 
 /** The name an update or compound assignment writes (`lineNumber`, `this.lineNumber`). */
@@ -297,12 +332,20 @@ export function helperNames(
   // that says nothing of what they do is no name.
   if (verb === 'apply') return [];
   const counted = verb === 'count' ? countedThings(statements) : [];
+  const updated = verb === 'update' ? assignedNames(statements).filter(telling) : [];
+  // What the working call is given is what the statements work on (`printQuoted(reader, out)`
+  // prints the reader), before the names a condition tests.
+  const worked = workingCall(statements.slice(leadingChecks(statements)));
+  const given =
+    worked?.verb === verb ? subjectsOf(field(worked.call, 'arguments') ?? worked.call) : [];
   const subjects = result
     ? [result]
     : work && isLoop(work)
-      ? [...counted, ...loopSubjects(work)]
+      ? [...counted, ...given, ...loopSubjects(work)]
       : work
-        ? [...counted, ...subjectsOf(work)]
+        ? verb === 'update'
+          ? updated
+          : [...counted, ...given, ...subjectsOf(work)]
         : [];
   const proposals = [...new Set(subjects)].slice(0, 3).map((subject) => camelName([verb, subject]));
   return usable(proposals, taken).filter((name) => name !== options.member);
@@ -423,11 +466,11 @@ export function applierNames(
   taken: ReadonlySet<string>,
 ): string[] {
   const word = valueWord(value.name, value.type);
+  const verb = verbOf(statements);
   return usable(
     [
-      camelName([verbOf(statements), word]),
+      ...(verb === 'apply' ? [] : [camelName([verb, word])]),
       ...helperNames(statements, { member }, taken),
-      camelName(['apply', word]),
     ],
     taken,
   );
