@@ -82,6 +82,8 @@ export const SourceModelSchema = z.strictObject({
           name: z.string(),
           modifiers: z.array(z.string()),
           inThisFile: z.boolean(),
+          /** Where the callee's declaration starts in this file (its modifiers included). */
+          declaredAt: z.number().int().optional(),
         })
         .optional(),
       /** For calls and instance creations: the checked exceptions the callee declares. */

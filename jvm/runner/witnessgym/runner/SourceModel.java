@@ -397,8 +397,11 @@ public final class SourceModel {
       callee.put("name", target.getSimpleName().toString());
       callee.put("modifiers", modifiers(target.getModifiers()));
       // A call into this file can be rerouted or wrapped here; others only at the call site.
-      callee.put("inThisFile", trees.getPath(target) != null
-          && trees.getPath(target).getCompilationUnit() == unit);
+      TreePath declaration = trees.getPath(target);
+      boolean inThisFile = declaration != null && declaration.getCompilationUnit() == unit;
+      callee.put("inThisFile", inThisFile);
+      // Where the callee is declared, so that an overload is told apart by more than its arity.
+      if (inThisFile) callee.put("declaredAt", start(declaration.getLeaf()));
       return callee;
     }
 

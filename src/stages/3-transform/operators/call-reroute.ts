@@ -166,15 +166,13 @@ function adapterFor(
   if (args.some((arg) => arg.text.includes('\n'))) return undefined;
   if (args.some((arg) => descendants(arg, UNMOVABLE).length > 0 || UNMOVABLE.includes(arg.type)))
     return undefined;
-  // The callee among the class's own methods: javac named it; the arity picks the overload.
-  const callees = descendants(owner, 'method_declaration').filter(
+  // The callee among the class's own methods: the declaration javac resolved the call to.
+  const callee = descendants(owner, 'method_declaration').find(
     (method) =>
       declaringClass(method)?.equals(owner) === true &&
       nameOf(method) === resolved.name &&
-      kids(field(method, 'parameters') ?? method).filter((p) => p.type.endsWith('parameter'))
-        .length === args.length,
+      method.startIndex === resolved.declaredAt,
   );
-  const callee = callees.length === 1 ? callees[0]! : undefined;
   if (!callee || modifierWords(callee).includes('abstract')) return undefined;
   const inputs = argumentInputs(caller, args);
   if (!inputs) return undefined;
