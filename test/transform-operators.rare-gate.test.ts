@@ -44,7 +44,11 @@ const calls = (failing: boolean, rows: string[][]): Observation[] =>
 function profiled(site: TransformSite, failing: string[][], others: string[][]): SiteProfile {
   const plan = rareInputPathConditioning.probe!(site)!;
   for (const row of [...failing, ...others]) {
-    if (row.length !== plan.values.length) throw new Error(`${row.join(',')}: not one per value`);
+    if (row.length !== plan.values.length) {
+      throw new Error(
+        `${row.join(',')}: not one per value of ${plan.values.map((v) => v.name).join(',')}`,
+      );
+    }
   }
   return {
     at: plan.at,
@@ -108,22 +112,28 @@ describe('Rare Input Path Conditioning', () => {
       at: source.indexOf('        if (index <= names.size())'),
       indent: '        ',
       method: 'pick',
+      // The class's `limit` and `strict`, which pick() never reads, are no state of its own; each
+      // value may be compared only with those pick() compares or computes it with.
       values: [
-        { name: 'index', kind: 'integral', readByBug: true },
-        { name: 'prefix', kind: 'string' },
-        { name: 'chosen', kind: 'string' },
-        { name: 'names', kind: 'size', readByBug: true, dereferencedByBug: true },
-        { name: 'limit', kind: 'integral' },
-        { name: 'strict', kind: 'boolean' },
+        { name: 'index', kind: 'integral', readByBug: true, related: ['names'] },
+        { name: 'prefix', kind: 'string', related: ['chosen'] },
+        { name: 'chosen', kind: 'string', related: ['prefix'] },
+        {
+          name: 'names',
+          kind: 'size',
+          readByBug: true,
+          dereferencedByBug: true,
+          related: ['index'],
+        },
       ],
     });
     const profile = profiled(
       site,
-      [['3', '0:', '~', '3', '10', 'false']],
+      [['3', '0:', '~', '3']],
       [
-        ['0', '2:p-', '~', '3', '10', 'false'],
-        ['2', '3:ab-', '~', '3', '10', 'false'],
-        ['3', '1:x', '~', '4', '10', 'false'],
+        ['0', '2:p-', '~', '3'],
+        ['2', '3:ab-', '~', '3'],
+        ['3', '1:x', '~', '4'],
       ],
     );
     const [candidate, ...more] = rareInputPathConditioning.candidates({ ...site, profile });
@@ -153,17 +163,15 @@ describe('Rare Input Path Conditioning', () => {
     );
     const profile = profiled(
       site,
-      [['~', 'true', '10', 'false']],
+      [['~', 'true']],
       [
-        ['3:abc', 'true', '10', 'false'],
-        ['~', 'false', '10', 'false'],
+        ['3:abc', 'true'],
+        ['~', 'false'],
       ],
     );
     expect(profile.values).toEqual([
-      { name: 'text', kind: 'string', readByBug: true },
-      { name: 'padded', kind: 'boolean' },
-      { name: 'limit', kind: 'integral' },
-      { name: 'strict', kind: 'boolean' },
+      { name: 'text', kind: 'string', readByBug: true, related: [] },
+      { name: 'padded', kind: 'boolean', related: [] },
     ]);
     const [candidate, ...more] = rareInputPathConditioning.candidates({ ...site, profile });
     expect(more).toEqual([]);
@@ -184,10 +192,10 @@ describe('Rare Input Path Conditioning', () => {
     );
     const profile = profiled(
       site,
-      [['~', '0', '10', 'false']],
+      [['~', '0', '10']],
       [
-        ['~', '2', '10', 'false'],
-        ['4:abcd', '0', '10', 'false'],
+        ['~', '2', '10'],
+        ['4:abcd', '0', '10'],
       ],
     );
     const [candidate] = rareInputPathConditioning.candidates({ ...site, profile });
@@ -206,18 +214,8 @@ describe('Rare Input Path Conditioning', () => {
       'return names.contains(name);',
       'return names != null && names.contains(name);',
     );
-    const profile = profiled(
-      site,
-      [['1:A', 'true', '3', '10', 'false']],
-      [['1:B', 'false', '3', '10', 'false']],
-    );
-    expect(profile.values.map((value) => value.name)).toEqual([
-      'name',
-      'quick',
-      'names',
-      'limit',
-      'strict',
-    ]);
+    const profile = profiled(site, [['1:A', 'true', '3']], [['1:B', 'false', '3']]);
+    expect(profile.values.map((value) => value.name)).toEqual(['name', 'quick', 'names']);
     const [candidate] = rareInputPathConditioning.candidates({ ...site, profile });
     // Not `name.equals("A")`, the witness's value: the flag the method has tells the calls apart.
     expect(applyEdits(source, candidate!.edits)).toBe(
@@ -236,10 +234,10 @@ describe('Rare Input Path Conditioning', () => {
     );
     const profile = profiled(
       site,
-      [['~', '2', '0:', '10', 'false']],
+      [['~', '2', '0:']],
       [
-        ['~', '0', '0:', '10', 'false'],
-        ['3:abc', '2', '0:', '10', 'false'],
+        ['~', '0', '0:'],
+        ['3:abc', '2', '0:'],
       ],
     );
     const [candidate] = rareInputPathConditioning.candidates({ ...site, profile });
@@ -265,10 +263,10 @@ describe('Rare Input Path Conditioning', () => {
     );
     const profile = profiled(
       site,
-      [['~', '-1', '10', 'false']],
+      [['~', '-1']],
       [
-        ['~', '3', '10', 'false'],
-        ['2:ab', '-1', '10', 'false'],
+        ['~', '3'],
+        ['2:ab', '-1'],
       ],
     );
     const [candidate] = rareInputPathConditioning.candidates({ ...site, profile });
@@ -283,7 +281,7 @@ describe('Rare Input Path Conditioning', () => {
 
   it('offers an inverted condition as the clean one true, or false, in the special case', () => {
     const site = siteOf('if (names.isEmpty()) {', 'if (!names.isEmpty()) {');
-    const profile = profiled(site, [['4:abcd', '0', 'true', '10']], [['2:ab', '0', 'false', '10']]);
+    const profile = profiled(site, [['4:abcd', '0', 'true']], [['2:ab', '0', 'false']]);
     const line = source.slice(0, source.indexOf('if (names.isEmpty())')).split('\n').length - 1;
     const texts = rareInputPathConditioning.candidates({ ...site, profile }).map((candidate) => {
       expectNoTell(site, profile, candidate);
@@ -301,16 +299,12 @@ describe('Rare Input Path Conditioning', () => {
       'return last != null || blank ? total : total + last.length();',
       'return last == null || blank ? total : total + last.length();',
     );
-    const profile = profiled(
-      site,
-      [['3', 'false', '0', '2:ab', '10', 'true']],
-      [['3', 'false', '0', '2:ab', '10', 'false']],
-    );
+    const profile = profiled(site, [['3', 'false', '0', '2:ab']], [['3', 'false', '2', '2:ab']]);
     const [first] = rareInputPathConditioning.candidates({ ...site, profile });
     expect(applyEdits(source, first!.edits)).toBe(
       source.replace(
         'return last != null || blank ? total : total + last.length();',
-        'return last == null || strict || blank ? total : total + last.length();',
+        'return last == null || total == 0 || blank ? total : total + last.length();',
       ),
     );
     expectNoTell(site, profile, first!);
@@ -323,8 +317,8 @@ describe('Rare Input Path Conditioning', () => {
     );
     const profile = profiled(
       site,
-      [['3', 'true', '0', '~', '2:ab', '10', 'false']],
-      [['3', 'false', '0', '~', '2:ab', '10', 'false']],
+      [['3', 'true', '0', '~', '2:ab']],
+      [['3', 'false', '0', '~', '2:ab']],
     );
     const [candidate] = rareInputPathConditioning.candidates({ ...site, profile });
     expect(applyEdits(source, candidate!.edits)).toBe(
@@ -339,11 +333,7 @@ describe('Rare Input Path Conditioning', () => {
   it('never compares with a value the witness showed: with none but those, it has no gate', () => {
     const site = siteOf('if (index <= names.size()) {', 'if (index < names.size()) {');
     // Only the index tells the calls apart, and only by its value 7 (today's form wrote `index == 7`).
-    const profile = profiled(
-      site,
-      [['7', '2:p-', '~', '9', '10', 'false']],
-      [['5', '2:p-', '~', '9', '10', 'false']],
-    );
+    const profile = profiled(site, [['7', '2:p-', '~', '9']], [['5', '2:p-', '~', '9']]);
     expect(rareInputPathConditioning.candidates({ ...site, profile })).toEqual([]);
   });
 

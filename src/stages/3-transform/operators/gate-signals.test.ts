@@ -27,7 +27,7 @@ describe('decodeToken', () => {
 
 describe('chooseGate', () => {
   const values = [
-    { name: 'index', kind: 'integral' as const },
+    { name: 'index', kind: 'integral' as const, related: ['name'] },
     { name: 'name', kind: 'string' as const },
   ];
 
@@ -69,7 +69,7 @@ describe('chooseGate', () => {
     ]);
     expect(texts(gate)).toEqual(['name != null', 'index > name.length()']);
     const names = [
-      { name: 'key', kind: 'string' as const },
+      { name: 'key', kind: 'string' as const, related: ['last'] },
       { name: 'last', kind: 'string' as const },
     ];
     const same = chooseGate(names, [
@@ -91,12 +91,28 @@ describe('chooseGate', () => {
   it('compares only numbers that measure something: a length or size, or an int named as one', () => {
     const observations = [call(true, ['4:abcd', '4']), call(false, ['4:abcd', '2'])];
     const chance = [
-      { name: 'name', kind: 'string' },
+      { name: 'name', kind: 'string', related: ['recordNumber', 'offset'] },
       { name: 'recordNumber', kind: 'integral' },
     ] as const;
     expect(chooseGate(chance, observations).kind).toBe('NoGate');
     const measured = [chance[0], { name: 'offset', kind: 'integral' }] as const;
     expect(texts(chooseGate(measured, observations))).toEqual([
+      'name != null',
+      'name.length() == offset',
+    ]);
+  });
+
+  it('compares only values the method already relates in one expression', () => {
+    // commons-csv's isMapped: `name.length() <= characterPosition`, two values the method never
+    // compares or computes with, reads as planted.
+    const observations = [call(true, ['4:abcd', '4']), call(false, ['4:abcd', '2'])];
+    const unrelated = [
+      { name: 'name', kind: 'string' },
+      { name: 'offset', kind: 'integral' },
+    ] as const;
+    expect(chooseGate(unrelated, observations).kind).toBe('NoGate');
+    const related = [unrelated[0], { ...unrelated[1], related: ['name'] }] as const;
+    expect(texts(chooseGate(related, observations))).toEqual([
       'name != null',
       'name.length() == offset',
     ]);
@@ -149,7 +165,7 @@ describe('chooseGate', () => {
     const observations = [call(true, ['4', '4']), call(false, ['4', '2']), call(false, ['3', '3'])];
     const read = [
       { name: 'buf', kind: 'array', readByBug: true, dereferencedByBug: true },
-      { name: 'length', kind: 'integral' },
+      { name: 'length', kind: 'integral', related: ['buf'] },
     ] as const;
     expect(texts(chooseGate(read, observations))).toEqual(['buf.length == length']);
     // Read by the bug but only passed on (`map.get(buf)`): a null would not fail there.

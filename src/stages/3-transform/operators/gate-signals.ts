@@ -28,6 +28,13 @@ export interface ProbedValue {
   readByBug?: boolean;
   /** Whether the bug's changed lines dereference it (`x.m()`, `x[i]`): a null there fails anyway. */
   dereferencedByBug?: boolean;
+  /**
+   * The values the method already compares or computes with it in one expression
+   * (`offset + len > array.length` relates offset, len and array): only those it may be compared
+   * with. Two values the method never relates (`name.length() <= characterPosition`) read as
+   * planted.
+   */
+  related?: readonly string[];
 }
 
 /** One call that reached the site: the failing witness method it came from, and its values. */
@@ -278,6 +285,7 @@ function pairPredicates(
       // (`i == n` beside a boundary moved on `i < n`).
       if (a.readByBug && b.readByBug) continue;
       if (!present(i) || !present(j)) continue;
+      if (!a.related?.includes(b.name) && !b.related?.includes(a.name)) continue;
       const dereferences = [i, j].filter((k) => isReference(values[k]!));
       const viewA = numberView(a);
       const viewB = numberView(b);

@@ -644,31 +644,43 @@ function probedValues(region: GateRegion, model: SourceModel): ProbedValue[] {
       if (kind) fields.set(read.name, { name: read.name, kind });
     }
   }
-  // The class's own flags and counters: state the method has without reading it here.
-  const body = region.member.parent;
-  if (body?.type === 'class_body' && !modifierWords(region.member).includes('static')) {
-    for (const declaration of kids(body).filter((k) => k.type === 'field_declaration')) {
-      if (modifierWords(declaration).includes('static')) continue;
-      // A keyword type is the type javac gives it: no import or shadowing changes it.
-      const kind = probedKind(field(declaration, 'type')?.text ?? '');
-      if (kind !== 'boolean' && kind !== 'integral') continue;
-      for (const declarator of kids(declaration).filter((k) => k.type === 'variable_declarator')) {
-        const name = field(declarator, 'name')?.text;
-        if (!name || localNames.has(name) || constants.has(name) || fields.has(name)) continue;
-        if (fields.has(`this.${name}`)) continue;
-        fields.set(name, { name, kind });
-      }
-    }
-  }
   const probed = [...locals, ...[...fields.values()].slice(0, MAX_PROBED - locals.length)];
+  const relations = relatedNames(region.member);
   return probed.map((value) => {
     const bare = value.name.replace(/^this\./, '');
+    const related = probed
+      .map((other) => other.name)
+      .filter((other) => relations.get(bare)?.has(other.replace(/^this\./, '')));
     return {
       ...value,
+      related,
       ...(region.bugNames.has(bare) ? { readByBug: true } : {}),
       ...(region.bugDereferences.has(bare) ? { dereferencedByBug: true } : {}),
     };
   });
+}
+
+/** Operators that compare or compute: values in one such expression are related by the method. */
+const RELATING = new Set(['<', '<=', '>', '>=', '==', '!=', '+', '-', '*', '/', '%']);
+
+/** For each name the member reads, the names it compares or computes with in one expression. */
+function relatedNames(member: Node): Map<string, Set<string>> {
+  const related = new Map<string, Set<string>>();
+  for (const expression of descendants(member, 'binary_expression')) {
+    if (!RELATING.has(field(expression, 'operator')?.type ?? '')) continue;
+    const names = [
+      ...valueNames(expression).map((name) => name.text),
+      ...descendants(expression, 'field_access').flatMap((access) =>
+        field(access, 'object')?.type === 'this' ? [field(access, 'field')!.text] : [],
+      ),
+    ];
+    for (const name of names) {
+      const peers = related.get(name) ?? new Set<string>();
+      for (const other of names) if (other !== name) peers.add(other);
+      related.set(name, peers);
+    }
+  }
+  return related;
 }
 
 function probe(site: TransformSite): ProbePlan | undefined {
