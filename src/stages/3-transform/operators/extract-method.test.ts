@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { blockStatements, type StatementRun } from '../../../lang/java/extraction.js';
 import { descendants, field, loadJavaGrammar, withJavaTree } from '../../../lang/java/syntax.js';
-import { declaresOnlyConstants, isNoStep } from './extract-method.js';
+import { analyseExtraction } from '../../../lang/java/extraction.js';
+import { declaresOnlyConstants, isNoStep, splitsAPair } from './extract-method.js';
 
 beforeAll(async () => {
   await loadJavaGrammar();
@@ -53,5 +54,38 @@ describe('isNoStep', () => {
     expect(noStep('out.write(array[0] + 1);')).toBe(false);
     expect(noStep('Objects.requireNonNull(array, "array"); check(array);')).toBe(false);
     expect(noStep('if (obj == null) { throw new IllegalStateException(); }')).toBe(false);
+  });
+});
+
+describe('splitsAPair', () => {
+  /** Whether moving the first statement of `method`'s body would take one of a pair alone. */
+  const splits = (method: string) =>
+    withJavaTree(`class C { ${method} }`, (root) => {
+      const member = descendants(root, 'method_declaration')[0]!;
+      const block = field(member, 'body')!;
+      const run = { member, block, statements: blockStatements(block).slice(0, 1) };
+      const extraction = analyseExtraction(run);
+      if (extraction.kind === 'Refused') throw new Error('not extractable');
+      return splitsAPair(member, extraction.inputs);
+    });
+
+  it('refuses a helper of o1 alone in compare(o1, o2): its signature shows o2 was meant', () => {
+    // commons-codec's Rule comparator after an identical-value-comparison bug.
+    expect(
+      splits(
+        'int compare(Phoneme o1, Phoneme o2) { boolean shorter = o1.text.length() < o1.text.length(); return shorter ? -1 : 0; }',
+      ),
+    ).toBe(true);
+    expect(splits('int diff(int left, int right) { int d = left * 2; return d; }')).toBe(true);
+    // Both of the pair, parameters of other types, or names that are no pair: a helper as usual.
+    expect(
+      splits(
+        'int compare(Phoneme o1, Phoneme o2) { boolean shorter = o1.text.length() < o2.text.length(); return shorter ? -1 : 0; }',
+      ),
+    ).toBe(false);
+    expect(splits('int put(String o1, int o2) { int d = o1.length(); return d; }')).toBe(false);
+    expect(splits('int put(String key, String value) { int d = key.length(); return d; }')).toBe(
+      false,
+    );
   });
 });

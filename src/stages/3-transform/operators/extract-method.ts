@@ -393,6 +393,50 @@ export function resultType(
 }
 
 /** Whether the run can move into a private helper, and with which types; undefined if not. */
+/** Names of parameters that come as a pair: `o1`/`o2`, `left`/`right`. */
+const PAIRED_NAMES = [
+  ['a', 'b'],
+  ['x', 'y'],
+  ['left', 'right'],
+  ['lhs', 'rhs'],
+  ['first', 'second'],
+];
+
+function arePaired(one: string, other: string): boolean {
+  const numbered = /^(.*?)(\d+)$/;
+  const [, stem1, n1] = numbered.exec(one) ?? [];
+  const [, stem2, n2] = numbered.exec(other) ?? [];
+  if (stem1 !== undefined && stem1 === stem2 && n1 !== n2) return true;
+  return PAIRED_NAMES.some(([a, b]) => (one === a && other === b) || (one === b && other === a));
+}
+
+/**
+ * Whether the helper would take one of a pair of the member's parameters of one type and not the
+ * other: `compare(o1, o2)` moving `o1.x < o1.x` into a helper of `o1` alone shows, in its
+ * signature, that `o2` was meant to be read.
+ */
+export function splitsAPair(member: Node, inputs: readonly LocalDeclaration[]): boolean {
+  const formal = kids(field(member, 'parameters') ?? member).filter(
+    (parameter) => parameter.type === 'formal_parameter',
+  );
+  const typeOfParameter = (name: string) =>
+    formal.find((parameter) => nameOf(parameter) === name)?.childForFieldName('type')?.text;
+  const taken = new Set(inputs.map((input) => input.name));
+  return inputs.some((input) => {
+    if (input.kind !== 'parameter') return false;
+    const type = typeOfParameter(input.name);
+    return formal.some((other) => {
+      const name = nameOf(other);
+      return (
+        !taken.has(name) &&
+        arePaired(input.name, name) &&
+        type !== undefined &&
+        other.childForFieldName('type')?.text === type
+      );
+    });
+  });
+}
+
 export function planExtraction(
   context: ExtractionContext,
   run: StatementRun,
@@ -410,6 +454,7 @@ export function planExtraction(
   if (!ownsItsLines(context.source, run) || onlyReturnsALocal(run)) return undefined;
   const extraction = analyseExtraction(run);
   if (extraction.kind === 'Refused') return undefined;
+  if (splitsAPair(member, extraction.inputs)) return undefined;
   const parameters: string[] = [];
   for (const input of extraction.inputs) {
     const type = typeOf(model, member, input);
