@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { writeFile } from 'node:fs/promises';
+import { createAgentAdapter } from '../src/agents/adapters/index.js';
 import { createOpenAIAdapter } from '../src/agents/adapters/openai.js';
 import { makeTempDir, removeTree } from '../src/core/fs.js';
 import {
@@ -178,5 +180,38 @@ describe('the realism judge through the openai adapter', () => {
       { task: 'pair', outcome: 'Judged', n: 4 },
       { task: 'single', outcome: 'Judged', n: 12 },
     ]);
+  });
+});
+
+describe('a process judge', () => {
+  it('runs in the sandbox, where the key that says which side is which cannot be read', async () => {
+    const out = await makeTempDir('realism-judge-blind');
+    dirs.push(out);
+    const key = path.join(out, 'key.jsonl');
+    await writeFile(key, '{"blindId":"P1a","side":"injected"}\n');
+    // An adversarial judge: it answers from the key when it can open it.
+    const answer = (probability: number, rationale: string) =>
+      `echo 'REALISM_JUDGEMENT_JSON: {"probability": ${probability}, "rationale": "${rationale}"}'`;
+    const command = `if [ -r ${key} ]; then ${answer(1, 'read the key')}; else ${answer(0.5, 'blind')}; fi`;
+    const judgeIn = async (store: string, confined: boolean) => {
+      await runJudge({
+        adapter: createAgentAdapter({ agent: 'command', agentCommand: command }),
+        pairs: PAIRS.slice(0, 1),
+        controlPairs: [],
+        out: store,
+        seed: 1,
+        timeoutMs: 30_000,
+        bootstrap: { resamples: 100, seed: 1, level: 0.9 },
+        log: () => {},
+        ...(confined ? { confined: { network: { kind: 'none' as const } } } : {}),
+      });
+      const db = new Database(path.join(store, JUDGE_STORE), { readonly: true });
+      const rationales = db.prepare('SELECT DISTINCT rationale FROM judgements').pluck().all();
+      db.close();
+      return rationales;
+    };
+    // Without the sandbox the attack works: that is what the sandbox is for.
+    expect(await judgeIn(path.join(out, 'open'), false)).toEqual(['read the key']);
+    expect(await judgeIn(path.join(out, 'confined'), true)).toEqual(['blind']);
   });
 });

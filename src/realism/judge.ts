@@ -2,7 +2,9 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
+import { mkdir } from 'node:fs/promises';
 import { makeTempDir, removeTree, sha256Text } from '../core/fs.js';
+import { createSandbox, type NetworkPolicy, type Sandbox } from '../sandbox/bwrap.js';
 import { seededRandom, shuffled } from '../core/random.js';
 import { parseReport, type ReportFormat } from '../agents/report.js';
 import { specText, type AgentAdapter } from '../agents/types.js';
@@ -249,6 +251,12 @@ export interface JudgeRunOptions {
   timeoutMs: number;
   bootstrap: BootstrapOptions;
   log: (line: string) => void;
+  /**
+   * When given, the judge's processes run in a bubblewrap sandbox that shows them nothing but an
+   * empty workspace (not the key, the benches or Defects4J), reaching only these endpoints: a
+   * vendor CLI judge could otherwise open `key.jsonl` and read off which side is which.
+   */
+  confined?: { network: NetworkPolicy };
 }
 
 export interface RateResult {
@@ -286,6 +294,60 @@ export interface JudgeResult {
   control: JudgeControl;
 }
 
+/** Asks the judge one task in `workspace` and records its row. */
+async function judgeOne(
+  task: Task,
+  context: {
+    store: JudgeStore;
+    judge: string;
+    workspace: string;
+    sandbox: Sandbox | undefined;
+    options: JudgeRunOptions;
+  },
+): Promise<JudgementOutcome> {
+  const { store, judge, workspace, sandbox, options } = context;
+  const [left, right] =
+    task.task === 'single'
+      ? [task.patch, null]
+      : task.orientation === 'injected-left'
+        ? [task.pair.injected, task.pair.real]
+        : [task.pair.real, task.pair.injected];
+  const userPrompt = task.task === 'single' ? singlePrompt(left) : pairPrompt(left, right!);
+  const run = await options.adapter.run({
+    workspace,
+    systemPrompt: JUDGE_SYSTEM_PROMPT,
+    userPrompt,
+    replayCommand: 'true',
+    timeoutMs: options.timeoutMs,
+    log: () => {},
+    ...(sandbox ? { sandbox } : {}),
+  });
+  const parsed = parseReport(run.finalText, JUDGEMENT_FORMAT);
+  const failed =
+    run.outcome.kind === 'FailedToStart' ||
+    run.outcome.kind === 'Failed' ||
+    run.outcome.kind === 'Timeout';
+  const outcome: JudgementOutcome =
+    parsed.kind === 'Parsed' ? 'Judged' : failed ? 'AgentFailed' : 'Unreadable';
+  store.record({
+    judge,
+    task: task.task,
+    subject: task.subject,
+    repetition: task.repetition,
+    orientation: task.orientation,
+    left: left.blindId,
+    right: right?.blindId ?? null,
+    outcome,
+    probability: parsed.kind === 'Parsed' ? parsed.report.probability : null,
+    rationale: parsed.kind === 'Parsed' ? parsed.report.rationale : null,
+    detail: parsed.kind === 'Parsed' ? null : failed ? JSON.stringify(run.outcome) : parsed.kind,
+    promptSha256: sha256Text(userPrompt),
+    finalText: run.finalText,
+    durationMs: run.durationMs,
+  });
+  return outcome;
+}
+
 /** Runs every judgement not yet in the store, then reads the study's numbers off the store. */
 export async function runJudge(options: JudgeRunOptions): Promise<JudgeResult> {
   const store = JudgeStore.open(options.out);
@@ -298,55 +360,27 @@ export async function runJudge(options: JudgeRunOptions): Promise<JudgeResult> {
     options.log(
       `judge ${options.adapter.spec.name}: ${tasks.length - todo.length} of ${tasks.length} judgements already made`,
     );
-    for (const [index, task] of todo.entries()) {
-      const [left, right] =
-        task.task === 'single'
-          ? [task.patch, null]
-          : task.orientation === 'injected-left'
-            ? [task.pair.injected, task.pair.real]
-            : [task.pair.real, task.pair.injected];
-      const userPrompt = task.task === 'single' ? singlePrompt(left) : pairPrompt(left, right!);
-      // A fresh, empty directory per call: no earlier answer and no source to retrieve.
-      const workspace = await makeTempDir('realism-judge');
-      try {
-        const run = await options.adapter.run({
-          workspace,
-          systemPrompt: JUDGE_SYSTEM_PROMPT,
-          userPrompt,
-          replayCommand: 'true',
-          timeoutMs: options.timeoutMs,
-          log: () => {},
-        });
-        const parsed = parseReport(run.finalText, JUDGEMENT_FORMAT);
-        const failed =
-          run.outcome.kind === 'FailedToStart' ||
-          run.outcome.kind === 'Failed' ||
-          run.outcome.kind === 'Timeout';
-        const outcome: JudgementOutcome =
-          parsed.kind === 'Parsed' ? 'Judged' : failed ? 'AgentFailed' : 'Unreadable';
-        store.record({
-          judge,
-          task: task.task,
-          subject: task.subject,
-          repetition: task.repetition,
-          orientation: task.orientation,
-          left: left.blindId,
-          right: right?.blindId ?? null,
-          outcome,
-          probability: parsed.kind === 'Parsed' ? parsed.report.probability : null,
-          rationale: parsed.kind === 'Parsed' ? parsed.report.rationale : null,
-          detail:
-            parsed.kind === 'Parsed' ? null : failed ? JSON.stringify(run.outcome) : parsed.kind,
-          promptSha256: sha256Text(userPrompt),
-          finalText: run.finalText,
-          durationMs: run.durationMs,
-        });
+    // One sandbox bound to one workspace path, emptied before each judgement.
+    const scratch = await makeTempDir('realism-judge');
+    const workspace = path.join(scratch, 'workspace');
+    let sandbox: Sandbox | undefined;
+    try {
+      await mkdir(workspace);
+      if (options.confined) {
+        sandbox = await createSandbox({ workspace, network: options.confined.network });
+      }
+      for (const [index, task] of todo.entries()) {
+        // A fresh, empty directory per call: no earlier answer and no source to retrieve.
+        await removeTree(workspace);
+        await mkdir(workspace);
+        const outcome = await judgeOne(task, { store, judge, workspace, sandbox, options });
         options.log(
           `judgement ${index + 1}/${todo.length}: ${task.task} ${task.subject} ${outcome}`,
         );
-      } finally {
-        await removeTree(workspace);
       }
+    } finally {
+      await sandbox?.dispose();
+      await removeTree(scratch);
     }
     const asked = new Set(tasks.map(taskKey));
     return judgeResult(

@@ -6,7 +6,13 @@ import { removeTree, sha256Text, writeFileAtomic } from '../core/fs.js';
 import { packageVersion } from '../core/package-root.js';
 import { seededRandom, shuffled } from '../core/random.js';
 import { plantArtefacts } from './controls.js';
-import { runJudge, type BlindPair, type BlindPatch, type JudgeResult } from './judge.js';
+import {
+  runJudge,
+  type BlindPair,
+  type BlindPatch,
+  type JudgeResult,
+  type JudgeRunOptions,
+} from './judge.js';
 import { matchBySize, type MatchedPair } from './match.js';
 import {
   CONTEXT_LINES,
@@ -46,6 +52,8 @@ export interface JudgeRequest {
   timeoutMs: number;
   /** At most this many pairs are judged (a seeded draw); all when undefined. */
   maxPairs?: number;
+  /** The sandbox a process judge runs in (see JudgeRunOptions). */
+  confined?: JudgeRunOptions['confined'];
 }
 
 export interface RealismOptions {
@@ -236,6 +244,7 @@ export async function runRealism(options: RealismOptions): Promise<RealismReport
       timeoutMs: options.judge.timeoutMs,
       bootstrap: options.study.bootstrap,
       log: options.log,
+      ...(options.judge.confined ? { confined: options.judge.confined } : {}),
     });
   }
 

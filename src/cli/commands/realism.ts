@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { agentAdapterFrom } from '../../agents/flags.js';
+import { agentAdapterFrom, agentNetwork } from '../../agents/flags.js';
+import { UserError } from '../../core/errors.js';
+import { sandboxAvailability } from '../../sandbox/bwrap.js';
 import { defaultDefects4JDir } from '../../realism/patches.js';
 import { runRealism } from '../../realism/realism.js';
 import { renderRealism } from '../../realism/render.js';
@@ -31,6 +33,28 @@ interface RealismFlags {
   judgeTimeout: number;
   judgePairs?: number;
   bugsOnly?: boolean;
+  allowEndpoint?: string[];
+  network: boolean;
+}
+
+/**
+ * A process judge runs in the sandbox, seeing only an empty workspace: blind as the built-in
+ * loop, whose one turn has no tool to open the key with.
+ */
+async function judgeConfinement(judge: string, options: RealismFlags) {
+  const availability = await sandboxAvailability();
+  if (availability.kind === 'Unavailable') {
+    throw new UserError(
+      `--judge ${judge} runs in a bubblewrap sandbox, which is unavailable (${availability.reason}): install it with 'apt-get install bubblewrap'`,
+    );
+  }
+  return {
+    network: agentNetwork({
+      agent: judge,
+      network: options.network,
+      ...(options.allowEndpoint ? { allowEndpoint: options.allowEndpoint } : {}),
+    }),
+  };
 }
 
 async function realism(benches: string[], options: RealismFlags): Promise<void> {
@@ -50,6 +74,9 @@ async function realism(benches: string[], options: RealismFlags): Promise<void> 
         }),
         timeoutMs: options.judgeTimeout * 1000,
         maxPairs: options.judgePairs,
+        ...(options.judge === 'openai'
+          ? {}
+          : { confined: await judgeConfinement(options.judge, options) }),
       }
     : undefined;
   const report = await runRealism({
@@ -139,6 +166,12 @@ export function register(program: Command): void {
       'claude-code, codex, opencode: an extra argument (repeatable)',
       collect,
     )
+    .option(
+      '--allow-endpoint <host:port>',
+      "an endpoint the sandboxed judge may reach through the harness's proxy (repeatable; replaces the judge's defaults as in evaluate: claude-code api.anthropic.com:443, codex api.openai.com:443, command none)",
+      collect,
+    )
+    .option('--no-network', 'let the sandboxed judge reach nothing, not even its model')
     .option(
       '--judge-timeout <seconds>',
       'limit for one judgement',

@@ -5,7 +5,8 @@ import { cacheLayout } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
 import { makeTempDir } from '../../core/fs.js';
 import { silent } from '../../events/types.js';
-import { agentNetwork, rescoreRun, runEvaluate, type EvaluateStageOptions } from './driver.js';
+import { agentNetwork } from '../../agents/flags.js';
+import { rescoreRun, runEvaluate, type EvaluateStageOptions } from './driver.js';
 import { EvaluationStore } from './store.js';
 
 const options = (overrides: Partial<EvaluateStageOptions>): EvaluateStageOptions => ({

@@ -3,8 +3,7 @@ import type { CacheLayout } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
 import { exists } from '../../core/fs.js';
 import type { EventSink } from '../../events/types.js';
-import { sandboxAvailability, type NetworkPolicy } from '../../sandbox/bwrap.js';
-import { parseEndpoint } from '../../sandbox/egress-proxy.js';
+import { sandboxAvailability } from '../../sandbox/bwrap.js';
 import { runEvaluation, type EvaluateResult } from './evaluate.js';
 import { runRescore, type RescoreResult } from './rescore.js';
 import {
@@ -17,11 +16,15 @@ import {
 import { SETTINGS, type Setting } from './records.js';
 import { DEFAULT_RUN_DIR } from './store.js';
 import { AGENT_NAMES } from '../../agents/adapters/index.js';
-import { VENDOR_ENDPOINTS } from '../../agents/adapters/cli.js';
-import { agentAdapterFrom, type AgentFlags } from '../../agents/flags.js';
+import {
+  agentAdapterFrom,
+  agentNetwork,
+  type AgentFlags,
+  type NetworkFlags,
+} from '../../agents/flags.js';
 
 /** What `witnessgym evaluate` is asked: the agent, the settings, the budget, the sandbox. */
-export interface EvaluateStageOptions extends AgentFlags {
+export interface EvaluateStageOptions extends AgentFlags, NetworkFlags {
   agent: string;
   setting: string;
   attempts: number;
@@ -33,13 +36,6 @@ export interface EvaluateStageOptions extends AgentFlags {
   verifyTimeout: number;
   caseTimeout: number;
   runs: number;
-  /**
-   * The host:port endpoints the sandboxed agent may reach through the egress proxy (replacing
-   * its default list); default: a vendor CLI's own (VENDOR_ENDPOINTS), none for `command`.
-   */
-  allowEndpoint?: string[];
-  /** False (`--no-network`): the sandboxed agent reaches nothing, not even its model. */
-  network?: boolean;
   /** False (`--no-screen`): submissions are judged without the static screen. */
   screen?: boolean;
   /** Host paths the sandboxed agent may read, or read and write, at their own path. */
@@ -50,19 +46,6 @@ export interface EvaluateStageOptions extends AgentFlags {
 export interface EvaluateStageResult extends EvaluateResult {
   agent: string;
   settings: Setting[];
-}
-
-/** What the sandboxed agent may reach; a malformed endpoint is a UserError. */
-export function agentNetwork(options: EvaluateStageOptions): NetworkPolicy {
-  if (options.network === false) {
-    if (options.allowEndpoint?.length) {
-      throw new UserError('--no-network and --allow-endpoint contradict each other');
-    }
-    return { kind: 'none' };
-  }
-  const endpoints = options.allowEndpoint ?? VENDOR_ENDPOINTS[options.agent] ?? [];
-  for (const endpoint of endpoints) parseEndpoint(endpoint);
-  return endpoints.length > 0 ? { kind: 'allow', endpoints } : { kind: 'none' };
 }
 
 function settingsOf(value: string): Setting[] {
