@@ -104,13 +104,16 @@ export type TestCompileOutcome =
   | { kind: 'CompileFailed'; messages: CompileMessage[]; durationMs: number }
   | { kind: 'Timeout'; limitMs: number };
 
-/** One entry of the launcher's method-entry trace: a production method that ran. */
+/**
+ * One entry of the launcher's trace: a production method that ran (its first line), or a line of
+ * one that started (that line).
+ */
 export interface EnteredMethod {
   /** Internal name, e.g. org/example/Outer$Inner. */
   owner: string;
   name: string;
   descriptor: string;
-  /** First line of the method's code, when it has line numbers. */
+  /** The method's first line of code, or the line that started; null without line numbers. */
   line: number | null;
 }
 

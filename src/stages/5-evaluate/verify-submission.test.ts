@@ -161,6 +161,16 @@ describe('membersEntered', () => {
     );
   });
 
+  it('finds a member whose changed line the trace saw start, after entering it elsewhere', () => {
+    // The trace hits each line as it starts: line 43 ran though an exception may have ended the
+    // method before any later probe, where JaCoCo marks no line.
+    const entries = [
+      method('a/Format$Inner', 'headers', 40),
+      method('a/Format$Inner', 'headers', 43),
+    ];
+    expect([...membersEntered(record, entries, changed)]).toEqual(['Format.headers()']);
+  });
+
   it('needs the same class and name, and its first line to be one the bug changed', () => {
     const entered = (owner: string, name: string, line: number | null) =>
       membersEntered(record, [method(owner, name, line)], changed).size;

@@ -35,9 +35,10 @@ import { productionClassNames, screenSubmission } from '../../sandbox/screen.js'
  * or how many runs came before, except by how the production code behaves.
  *
  * Whether the bug ran is evidence the harness gathers in runs of their own, apart from the verdict
- * runs: JaCoCo's line coverage of the changed lines, and the launcher's method-entry trace (JaCoCo
- * marks no line of a method an exception left before its first probe, a null dereference on its
- * first line). A stack trace is no evidence: the test writes its own.
+ * runs: JaCoCo's line coverage of the changed lines, and the launcher's trace of the methods
+ * entered and the lines started (JaCoCo marks no line an exception left before a later probe ran:
+ * commons-csv's inverted `if (headerMap != null)` followed by a null dereference in the same block
+ * showed none of its lines covered). A stack trace is no evidence: the test writes its own.
  */
 
 /** Lines a test run executed, read from a coverage tool after the run. */
@@ -223,10 +224,10 @@ function changedIn(
 }
 
 /**
- * The bug members a trace run entered at a changed line: the member's first line of code is one
- * the bug changed. JaCoCo marks no line a method left by an exception before its first probe (a
- * null dereference on its first line); entering the member runs its first line. Entering a
- * member elsewhere is no evidence: a test can enter it without running what the bug changed.
+ * The bug members a trace run saw run a changed line: the line started (the trace hits each
+ * line as it starts), or the member was entered and its first line of code is a changed one.
+ * JaCoCo marks no line an exception left before a later probe ran. Entering a member elsewhere is
+ * no evidence: a test can enter it without running what the bug changed.
  */
 export function membersEntered(
   record: CaseRecord,

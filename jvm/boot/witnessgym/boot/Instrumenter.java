@@ -22,13 +22,39 @@ import org.objectweb.asm.Opcodes;
 public final class Instrumenter {
   private static final String TRACE = "witnessgym/trace/Trace";
 
-  /** Method ids, stable for the life of the runner so reloaded classes keep their ids. */
+  /**
+   * Method ids, stable for the life of the runner so reloaded classes keep their ids. A table
+   * made {@code withLines} also gives each line of a method an id of its own, hit when the line
+   * starts: a line that ran is then known even when an exception ended the method before any
+   * later line, which line coverage cannot show (JaCoCo marks a line only once a probe after it
+   * runs).
+   */
   public static final class MethodTable {
     private final Map<String, Integer> ids = new HashMap<>();
     private final List<Map<String, Object>> entries = new ArrayList<>();
+    final boolean withLines;
+
+    public MethodTable() {
+      this(false);
+    }
+
+    public MethodTable(boolean withLines) {
+      this.withLines = withLines;
+    }
 
     public synchronized int register(String owner, String name, String descriptor, String source) {
-      String key = owner + '.' + name + descriptor;
+      return register(owner + '.' + name + descriptor, owner, name, descriptor, source, null);
+    }
+
+    /** The id of one line of a method: an entry like the method's, with that line. */
+    synchronized int registerLine(
+        String owner, String name, String descriptor, String source, int line) {
+      return register(
+          owner + '.' + name + descriptor + ':' + line, owner, name, descriptor, source, line);
+    }
+
+    private int register(
+        String key, String owner, String name, String descriptor, String source, Integer line) {
       Integer id = ids.get(key);
       if (id != null) return id;
       Map<String, Object> entry = new HashMap<>();
@@ -36,7 +62,7 @@ public final class Instrumenter {
       entry.put("name", name);
       entry.put("descriptor", descriptor);
       entry.put("source", source);
-      entry.put("line", null);
+      entry.put("line", line);
       entries.add(entry);
       ids.put(key, entries.size() - 1);
       return entries.size() - 1;
@@ -109,6 +135,10 @@ public final class Instrumenter {
   private static final class TracingMethod extends MethodVisitor {
     private final MethodTable table;
     private final int id;
+    private final String owner;
+    private final String name;
+    private final String descriptor;
+    private final String source;
 
     TracingMethod(
         MethodVisitor next,
@@ -120,23 +150,33 @@ public final class Instrumenter {
       super(Opcodes.ASM9, next);
       this.table = table;
       this.id = table.register(owner, name, descriptor, source);
+      this.owner = owner;
+      this.name = name;
+      this.descriptor = descriptor;
+      this.source = source;
     }
 
     @Override
     public void visitCode() {
       super.visitCode();
-      if (id <= Short.MAX_VALUE) {
-        super.visitIntInsn(Opcodes.SIPUSH, id);
-      } else {
-        super.visitLdcInsn(id);
-      }
-      super.visitMethodInsn(Opcodes.INVOKESTATIC, TRACE, "hit", "(I)V", false);
+      hit(id);
     }
 
     @Override
     public void visitLineNumber(int line, Label start) {
       table.noteLine(id, line);
       super.visitLineNumber(line, start);
+      // After the line's label: every path into the line runs the hit first.
+      if (table.withLines) hit(table.registerLine(owner, name, descriptor, source, line));
+    }
+
+    private void hit(int traced) {
+      if (traced <= Short.MAX_VALUE) {
+        super.visitIntInsn(Opcodes.SIPUSH, traced);
+      } else {
+        super.visitLdcInsn(traced);
+      }
+      super.visitMethodInsn(Opcodes.INVOKESTATIC, TRACE, "hit", "(I)V", false);
     }
   }
 }

@@ -49,7 +49,8 @@ public final class SandboxRun {
     Map<String, byte[]> classes = readProduction(System.in, resources);
     System.in.close();
     System.setIn(new java.io.ByteArrayInputStream(new byte[0]));
-    Instrumenter.MethodTable table = trace ? new Instrumenter.MethodTable() : null;
+    // Lines too: the verifier asks whether the bug's changed lines ran, not only its methods.
+    Instrumenter.MethodTable table = trace ? new Instrumenter.MethodTable(true) : null;
     // One loader for production and tests: a test of a package-private member must be in the
     // same runtime package as the member, as it is under Surefire.
     List<URL> urls = new ArrayList<>();
@@ -113,7 +114,10 @@ public final class SandboxRun {
     return classes;
   }
 
-  /** The traced methods entered, in first-hit order: owner, name, descriptor, first line. */
+  /**
+   * The traced methods entered and their lines run, in first-hit order: owner, name, descriptor,
+   * and the method's first line or the line run.
+   */
   private static List<Map<String, Object>> entered(Instrumenter.MethodTable table)
       throws ReflectiveOperationException {
     int[] log = (int[]) Class.forName("witnessgym.trace.Trace").getMethod("drain").invoke(null);
