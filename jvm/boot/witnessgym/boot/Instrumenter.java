@@ -7,6 +7,7 @@ import java.util.Map;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassVisitor;
 import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.Handle;
 import org.objectweb.asm.Label;
 import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Opcodes;
@@ -162,12 +163,106 @@ public final class Instrumenter {
       hit(id);
     }
 
+    /** The line whose hit goes before the next instruction, or -1. */
+    private int pendingLine = -1;
+
     @Override
     public void visitLineNumber(int line, Label start) {
       table.noteLine(id, line);
       super.visitLineNumber(line, start);
-      // After the line's label: every path into the line runs the hit first.
-      if (table.withLines) hit(table.registerLine(owner, name, descriptor, source, line));
+      if (table.withLines) pendingLine = line;
+    }
+
+    /**
+     * Writes a pending line's hit just before the line's first instruction: after its label and
+     * after the stack map frame the reader gives there, which must stay at the label's offset
+     * (a hit between them fails verification). Every path into the line runs it.
+     */
+    private void flushLine() {
+      if (pendingLine < 0) return;
+      int line = pendingLine;
+      pendingLine = -1;
+      hit(table.registerLine(owner, name, descriptor, source, line));
+    }
+
+    @Override
+    public void visitInsn(int opcode) {
+      flushLine();
+      super.visitInsn(opcode);
+    }
+
+    @Override
+    public void visitIntInsn(int opcode, int operand) {
+      flushLine();
+      super.visitIntInsn(opcode, operand);
+    }
+
+    @Override
+    public void visitVarInsn(int opcode, int varIndex) {
+      flushLine();
+      super.visitVarInsn(opcode, varIndex);
+    }
+
+    @Override
+    public void visitTypeInsn(int opcode, String type) {
+      flushLine();
+      super.visitTypeInsn(opcode, type);
+    }
+
+    @Override
+    public void visitFieldInsn(int opcode, String fieldOwner, String fieldName, String fieldDesc) {
+      flushLine();
+      super.visitFieldInsn(opcode, fieldOwner, fieldName, fieldDesc);
+    }
+
+    @Override
+    public void visitMethodInsn(
+        int opcode, String callOwner, String callName, String callDesc, boolean isInterface) {
+      flushLine();
+      super.visitMethodInsn(opcode, callOwner, callName, callDesc, isInterface);
+    }
+
+    @Override
+    public void visitInvokeDynamicInsn(
+        String callName, String callDesc, Handle bootstrap, Object... arguments) {
+      flushLine();
+      super.visitInvokeDynamicInsn(callName, callDesc, bootstrap, arguments);
+    }
+
+    @Override
+    public void visitJumpInsn(int opcode, Label label) {
+      flushLine();
+      super.visitJumpInsn(opcode, label);
+    }
+
+    @Override
+    public void visitLdcInsn(Object value) {
+      flushLine();
+      super.visitLdcInsn(value);
+    }
+
+    @Override
+    public void visitIincInsn(int varIndex, int increment) {
+      flushLine();
+      super.visitIincInsn(varIndex, increment);
+    }
+
+    @Override
+    public void visitTableSwitchInsn(int min, int max, Label dflt, Label... labels) {
+      flushLine();
+      super.visitTableSwitchInsn(min, max, dflt, labels);
+    }
+
+    @Override
+    public void visitLookupSwitchInsn(Label dflt, int[] keys, Label[] labels) {
+      flushLine();
+      super.visitLookupSwitchInsn(dflt, keys, labels);
+    }
+
+    @Override
+    public void visitMultiANewArrayInsn(String type, int dimensions) {
+      flushLine();
+      super.visitMultiANewArrayInsn(type, dimensions);
     }
 
     private void hit(int traced) {
