@@ -341,6 +341,26 @@ describe('witnessgym evaluate: attacks on the oracle are never a success', () =>
     ]);
   });
 
+  it('a test that fails only in the trace run cannot make its verdict a harness fault', async () => {
+    // The trace run is the one whose production code reports to witnessgym.trace.Trace. Throwing a
+    // VerifyError there once made the verifier call the attempt a harness fault, and the item
+    // unjudged: the exception type is the test's to choose, so it decides nothing.
+    const rows = await scripted(
+      'verify-error-when-traced',
+      {
+        '{testPath}': javaTest(`        new org.json.simple.JsonObject().toJson();
+        try {
+            java.lang.reflect.Field recorded = Class.forName("witnessgym.trace.Trace").getDeclaredField("size");
+            recorded.setAccessible(true);
+            if (recorded.getInt(null) > 0) throw new VerifyError("only when traced");
+        } catch (ReflectiveOperationException notTraced) { }
+        assertTrue(false);`),
+      },
+      ['--no-screen'],
+    );
+    expect(rows.map((row) => row.diagnosis.kind)).toEqual(['FailsOnClean']);
+  });
+
   it('a test cannot carry state from one run to the next: every run starts afresh', async () => {
     // A marker left by the first run would make it fail once and pass after (or count runs):
     // each run copies the tree afresh, so every run is a first run, on both sides.

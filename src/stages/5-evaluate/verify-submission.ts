@@ -457,14 +457,6 @@ export async function verifySubmission(input: VerifySubmissionInput): Promise<Su
     const traced = await runTestClass(prepared.buggy, compiled.buggy!, testClass, limits(), {
       trace: true,
     });
-    // Code the trace's instrumentation broke fails verification; the test never gets to run.
-    if (rejectedByVerifier(traced.verdict) && !rejectedByVerifier(firstBuggy)) {
-      return verdict(
-        { kind: 'HarnessFault', reason: `trace: ${describeVerdict(traced.verdict)}` },
-        null,
-        firstBuggy,
-      );
-    }
     const coverage = await changeCoverage(input, read, traced.entered ?? []);
     const removed = record.bugMembers.filter((member) => member.buggyLines === null);
     let withRemoved = coverage;
@@ -490,14 +482,6 @@ export async function verifySubmission(input: VerifySubmissionInput): Promise<Su
   } finally {
     for (const dir of temporary) await removeTree(dir);
   }
-}
-
-/** Whether a run failed because the JVM refused a class's bytecode (VerifyError). */
-function rejectedByVerifier(run: SingleVerdict): boolean {
-  return (
-    'failures' in run &&
-    run.failures.some((failure) => failure.exceptionType === 'java.lang.VerifyError')
-  );
 }
 
 async function readCoverage(
