@@ -8,6 +8,7 @@ import * as benchCase from './commands/case.js';
 import * as corpus from './commands/corpus.js';
 import * as evaluate from './commands/evaluate.js';
 import * as inject from './commands/inject.js';
+import * as instances from './commands/instances.js';
 import * as realism from './commands/realism.js';
 import * as replay from './commands/replay.js';
 import * as report from './commands/report.js';
@@ -26,6 +27,7 @@ const COMMANDS = [
   benchCase,
   build,
   evaluate,
+  instances,
   report,
   rescore,
   realism,

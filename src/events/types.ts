@@ -12,7 +12,9 @@ export type StageName =
   | 'agent'
   | 'build'
   | 'verify'
-  | 'evaluate';
+  | 'evaluate'
+  | 'validate'
+  | 'strengthen';
 
 export type ProgressEvent =
   /** A stage starts on a subject (a project, say); `total` units of work when known. */

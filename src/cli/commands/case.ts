@@ -1,13 +1,18 @@
 import path from 'node:path';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import {
   allVerified,
   exportCases,
+  exportRepairCases,
   materialiseCaseDir,
   verifyCases,
   type MaterialiseCaseOptions,
 } from '../../stages/4-archive/driver.js';
 import type { ExportSummary } from '../../stages/4-archive/export.js';
+import {
+  DEFAULT_P2P_CLASSES,
+  type RepairExportSummary,
+} from '../../stages/4-archive/export-repair.js';
 import type { MaterialiseOutcome } from '../../stages/4-archive/materialise.js';
 import {
   verifyOutcomesFile,
@@ -65,11 +70,32 @@ async function caseMaterialise(
   process.exitCode = outcome.kind === 'Materialised' ? 0 : EXIT_VERDICT;
 }
 
+function formatRepairExport(summary: RepairExportSummary): string {
+  return [
+    `${summary.instances} repair instances: ${summary.written} snapshots written, ${summary.existing} already there${summary.skipped.length > 0 ? `, ${summary.skipped.length} cases left out` : ''}`,
+    ...summary.skipped.map((entry) => `  ${entry.caseId}: ${entry.reason}`),
+    `instances: ${summary.instancesFile}`,
+  ].join('\n');
+}
+
 async function caseExport(
   bench: string,
-  options: { out: string; hideWitness?: boolean; json?: boolean },
+  options: {
+    out: string;
+    as: 'snapshots' | 'repair';
+    p2pClasses: number;
+    hideWitness?: boolean;
+    json?: boolean;
+  },
   command: Command,
 ): Promise<void> {
+  if (options.as === 'repair') {
+    const repair = await exportRepairCases(bench, options, cacheFrom(command));
+    if (options.json) printJson(repair);
+    else process.stdout.write(`${formatRepairExport(repair)}\n`);
+    process.exitCode = repair.skipped.length === 0 ? 0 : EXIT_VERDICT;
+    return;
+  }
   const summary = await exportCases(bench, options, cacheFrom(command));
   if (options.json) printJson(summary);
   else process.stdout.write(`${formatExport(summary)}\n`);
@@ -121,6 +147,20 @@ export function register(program: Command): void {
     .argument('<bench>', 'a benchmark directory')
     .requiredOption('--out <dir>', '(required) where to write the snapshots and the index')
     .option('--hide-witness', "leave each witness's test file out")
+    .addOption(
+      new Option(
+        '--as <form>',
+        "snapshots: each case's buggy tree and cases.jsonl; repair: SWE-bench-style repair instances (<out>/instances.jsonl: base = the buggy tree without the tests exposing the bug, patch = the fix, test_patch = those tests) with each base tree under <out>/snapshots/",
+      )
+        .choices(['snapshots', 'repair'])
+        .default('snapshots'),
+    )
+    .option(
+      '--p2p-classes <n>',
+      'with --as repair: test classes reaching the bug whose methods join PASS_TO_PASS, the most focused first',
+      positiveInteger('--p2p-classes'),
+      DEFAULT_P2P_CLASSES,
+    )
     .option('--json', 'machine-readable output')
     .action(caseExport);
   benchCase

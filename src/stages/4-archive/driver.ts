@@ -7,6 +7,7 @@ import { mavenTestRunner } from '../../runners/maven.js';
 import { mavenToolchain } from '../../toolchains/maven/maven.js';
 import { CASE_RECORD, caseIds, readCaseFile } from './archive.js';
 import { exportBenchmark, type ExportSummary } from './export.js';
+import { exportRepairInstances, type RepairExportSummary } from './export-repair.js';
 import { caseProject, materialiseCase, type MaterialiseOutcome } from './materialise.js';
 import { verifyBenchmark, type BenchVerifySummary } from './verify-bench.js';
 import { verifyCase, type VerifyOutcome } from './verify.js';
@@ -44,6 +45,18 @@ export async function exportCases(
     throw new UserError(`--out ${options.out} is inside the benchmark ${bench}: export elsewhere`);
   }
   return exportBenchmark(bench, options.out, cache, { hideWitness: options.hideWitness ?? false });
+}
+
+/** Every case of a benchmark as a repair instance with its base tree, outside the benchmark. */
+export async function exportRepairCases(
+  bench: string,
+  options: { out: string; p2pClasses: number },
+  cache: CacheLayout,
+): Promise<RepairExportSummary> {
+  if (path.resolve(options.out).startsWith(`${path.resolve(bench)}${path.sep}`)) {
+    throw new UserError(`--out ${options.out} is inside the benchmark ${bench}: export elsewhere`);
+  }
+  return exportRepairInstances(bench, options.out, cache, { p2pClasses: options.p2pClasses });
 }
 
 export interface VerifyCasesOptions {

@@ -1,0 +1,69 @@
+import type { Command } from 'commander';
+import { validateInstances } from '../../stages/7-strengthen/driver.js';
+import type { InstanceValidity } from '../../stages/7-strengthen/validate.js';
+import type { ValidationSummary } from '../../stages/7-strengthen/validate-file.js';
+import { cacheFrom, EXIT_VERDICT, positiveInteger, printJson, withProgress } from '../common.js';
+
+function formatValidity(outcome: InstanceValidity): string {
+  const seconds = `${(outcome.durationMs / 1000).toFixed(1)} s`;
+  switch (outcome.kind) {
+    case 'Valid':
+      return `${outcome.instanceId}: valid (${seconds})`;
+    case 'Invalid':
+      return `${outcome.instanceId}: invalid on the ${outcome.side} tree: ${outcome.problems.join('; ')}`;
+    case 'Flaky':
+      return `${outcome.instanceId}: flaky on the ${outcome.side} tree: ${outcome.classes.join(', ')}`;
+    case 'Broken':
+      return `${outcome.instanceId}: broken on the ${outcome.side} tree: ${outcome.reason}`;
+  }
+}
+
+function formatValidation(summary: ValidationSummary): string {
+  const valid = summary.outcomes.filter((outcome) => outcome.kind === 'Valid').length;
+  const others = summary.outcomes.filter((outcome) => outcome.kind !== 'Valid');
+  return [
+    `${summary.instances} instances: ${summary.earlier} decided by an earlier run; now ${valid} valid, ${others.length} not, in ${(summary.durationMs / 60_000).toFixed(1)} min`,
+    ...others.map((outcome) => `  ${formatValidity(outcome)}`),
+    `outcomes: ${summary.file}`,
+  ].join('\n');
+}
+
+async function instancesValidate(
+  file: string,
+  options: { workers: number; again?: boolean; json?: boolean },
+  command: Command,
+): Promise<void> {
+  const summary = await withProgress(options.json ?? false, (events) =>
+    validateInstances(file, options, cacheFrom(command), events),
+  );
+  if (options.json) printJson(summary);
+  else process.stdout.write(`${formatValidation(summary)}\n`);
+  process.exitCode = summary.outcomes.every((outcome) => outcome.kind === 'Valid')
+    ? 0
+    : EXIT_VERDICT;
+}
+
+/** `witnessgym instances validate`. */
+export function register(program: Command): void {
+  const instances = program
+    .command('instances')
+    .description('repair instances (SWE-bench layout, for Java/Maven): validate them');
+  instances
+    .command('validate')
+    .description(
+      "S0: in 3 fresh Maven runs each, an instance's FAIL_TO_PASS tests must fail and its PASS_TO_PASS tests pass on the base tree with the test patch, and all pass on the gold tree with it; outcomes go to validation.jsonl beside the file, and a rerun skips instances already decided; exit 1 when one is not valid",
+    )
+    .argument(
+      '<instances.jsonl>',
+      'an instance file (witnessgym case export --as repair writes one)',
+    )
+    .option(
+      '--workers <n>',
+      'instances validated at once, each with its own Maven copy',
+      positiveInteger('--workers'),
+      1,
+    )
+    .option('--again', 'validate again the instances an earlier run decided')
+    .option('--json', 'machine-readable output')
+    .action(instancesValidate);
+}

@@ -1,0 +1,119 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { exists, makeTempDir } from '../src/core/fs.js';
+import type { RepairInstance } from '../src/repair/instance.js';
+import { readInstanceFile } from '../src/repair/read.js';
+import type { CaseRecord } from '../src/stages/4-archive/case.js';
+import type { ValidationSummary } from '../src/stages/7-strengthen/validate-file.js';
+import { cli } from './helpers.js';
+import { sharedOneCaseBench } from './shared-fixture.js';
+
+/*
+ * A json-simple case as a repair instance: `case export --as repair` writes the base tree without
+ * the witness, gold as the fix, the witness as the test patch; S0 confirms it with Maven, and an
+ * instance whose FAIL_TO_PASS names a test that passes on the base tree is reported, not kept.
+ */
+
+let work: string;
+let record: CaseRecord;
+let instance: RepairInstance;
+let instancesFile: string;
+let bench: string;
+let caseDir: string;
+
+beforeAll(async () => {
+  work = await makeTempDir('repair-test');
+  const shared = await sharedOneCaseBench(work);
+  record = shared.record;
+  bench = shared.bench;
+  caseDir = shared.caseDir;
+  const exported = await cli([
+    'case',
+    'export',
+    bench,
+    '--as',
+    'repair',
+    '--out',
+    path.join(work, 'repair'),
+    '--json',
+  ]);
+  expect(exported.exitCode, exported.stderr).toBe(0);
+  instancesFile = path.join(work, 'repair', 'instances.jsonl');
+  instance = (await readInstanceFile(instancesFile))[0]!;
+});
+
+describe('case export --as repair', () => {
+  it('writes the buggy tree without the witness, the fix as gold and the witness as the test patch', async () => {
+    expect(instance.instance_id).toBe(record.id);
+    const snapshot = path.join(work, 'repair', instance.snapshot);
+    expect(await exists(path.join(snapshot, 'pom.xml'))).toBe(true);
+    expect(await exists(path.join(snapshot, record.officialTest.path))).toBe(false);
+    expect(instance.test_patch).toContain(`+++ b/${record.officialTest.path}`);
+    for (const file of record.bugRelatedFiles) {
+      expect(instance.patch).toContain(`+++ b/${file}`);
+      // The base holds the bug: gold takes out what the case's bug patch put in.
+      const bugPatch = await readFile(path.join(caseDir, 'bug.patch'), 'utf8');
+      const added = bugPatch.split('\n').filter((line) => /^\+[^+]/.test(line));
+      const removedByGold = instance.patch.split('\n').filter((line) => /^-[^-]/.test(line));
+      expect(removedByGold.map((line) => line.slice(1))).toEqual(
+        added.map((line) => line.slice(1)),
+      );
+      expect(await readFile(path.join(snapshot, file), 'utf8')).toContain(added[0]!.slice(1));
+    }
+    expect(instance.FAIL_TO_PASS).toEqual(
+      Object.keys(record.expectedFailure).map((method) => `${record.officialTest.class}#${method}`),
+    );
+    expect(instance.PASS_TO_PASS.length).toBeGreaterThan(0);
+    expect(instance.PASS_TO_PASS.filter((id) => instance.FAIL_TO_PASS.includes(id))).toEqual([]);
+  });
+
+  it('exports byte-identically on a rerun', async () => {
+    const before = await readFile(instancesFile, 'utf8');
+    const again = await cli([
+      'case',
+      'export',
+      bench,
+      '--as',
+      'repair',
+      '--out',
+      path.join(work, 'repair'),
+    ]);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(await readFile(instancesFile, 'utf8')).toBe(before);
+  });
+});
+
+describe('instances validate (S0)', () => {
+  it('confirms the exported instance with Maven, and reports one whose FAIL_TO_PASS passes on the base tree', async () => {
+    const passing = instance.PASS_TO_PASS[0]!;
+    const broken = path.join(work, 'broken', 'instances.jsonl');
+    await mkdir(path.dirname(broken), { recursive: true });
+    await writeFile(
+      broken,
+      `${JSON.stringify({
+        ...instance,
+        instance_id: `${instance.instance_id}-wrong`,
+        snapshot: path.join(work, 'repair', instance.snapshot),
+        FAIL_TO_PASS: [...instance.FAIL_TO_PASS, passing],
+        PASS_TO_PASS: instance.PASS_TO_PASS.filter((id) => id !== passing),
+      })}\n`,
+    );
+    const good = await cli(['instances', 'validate', instancesFile, '--json']);
+    expect(good.exitCode, good.stderr).toBe(0);
+    const summary = JSON.parse(good.stdout) as ValidationSummary;
+    expect(summary.outcomes.map((outcome) => outcome.kind)).toEqual(['Valid']);
+
+    const bad = await cli(['instances', 'validate', broken, '--json']);
+    expect(bad.exitCode).toBe(1);
+    const [outcome] = (JSON.parse(bad.stdout) as ValidationSummary).outcomes;
+    expect(outcome).toMatchObject({ kind: 'Invalid', side: 'base' });
+    expect(outcome?.kind === 'Invalid' && outcome.problems).toEqual([
+      `${passing} passes on the base tree`,
+    ]);
+
+    // Decided instances are not run again.
+    const rerun = await cli(['instances', 'validate', instancesFile, '--json']);
+    expect((JSON.parse(rerun.stdout) as ValidationSummary).earlier).toBe(1);
+  });
+});
