@@ -207,14 +207,18 @@ export function javacMessages(output: string, projectInSandbox: string): Compile
   return messages;
 }
 
+/** What javac compiles against inside the sandbox, beside the dependencies. */
+type CompileAgainst = 'production-and-tests' | 'dependencies';
+
 /**
- * Compiles the agent's test sources against one side's classes, in a sandbox: javac with no
- * annotation processing (nothing of the agent's runs while compiling), into a fresh directory.
+ * javac in a sandbox, with no annotation processing (nothing of the sources runs while
+ * compiling), into a fresh directory that is returned on success.
  */
-export async function compileTests(
+async function compileInSandbox(
   tree: PreparedTree,
   sources: readonly SourceFile[],
   setup: JavaSandboxSetup,
+  against: CompileAgainst,
 ): Promise<TestCompileOutcome> {
   const root = await makeTempDir('sandbox-javac');
   try {
@@ -229,17 +233,25 @@ export async function compileTests(
     const deps = boundJars(IN_SANDBOX.classpath, tree.classpath);
     const testClasses = path.join(tree.template, tree.testClasses);
     const testClassesInside = path.posix.join(IN_SANDBOX.project, tree.testClasses);
+    const projectBinds =
+      against === 'production-and-tests'
+        ? [
+            '--ro-bind',
+            testClasses,
+            testClassesInside,
+            '--ro-bind',
+            tree.productionJar,
+            IN_SANDBOX.production,
+          ]
+        : [];
+    const projectClasspath =
+      against === 'production-and-tests' ? [IN_SANDBOX.production, testClassesInside] : [];
     const args = [
       ...isolatedJavaArgs(setup.hidden, setup.limits.fileBytes),
       '--ro-bind',
       sourceDir,
       IN_SANDBOX.sources,
-      '--ro-bind',
-      testClasses,
-      testClassesInside,
-      '--ro-bind',
-      tree.productionJar,
-      IN_SANDBOX.production,
+      ...projectBinds,
       '--bind',
       out,
       IN_SANDBOX.out,
@@ -262,7 +274,7 @@ export async function compileTests(
         '-d',
         IN_SANDBOX.out,
         '-classpath',
-        [IN_SANDBOX.production, testClassesInside, ...deps.paths].join(':'),
+        [...projectClasspath, ...deps.paths].join(':'),
         ...sources.map((source) => source.file),
       ]),
     ];
@@ -286,11 +298,62 @@ export async function compileTests(
         durationMs: run.durationMs,
       };
     }
-    const classes = await makeTempDir('sandbox-tests');
+    const classes = await makeTempDir('sandbox-classes');
     await copyProjectTree(out, classes);
     return { kind: 'Compiled', classes, durationMs: run.durationMs };
   } finally {
     await removeTree(root);
+  }
+}
+
+/** Compiles the agent's test sources against one side's classes, in a sandbox. */
+export function compileTests(
+  tree: PreparedTree,
+  sources: readonly SourceFile[],
+  setup: JavaSandboxSetup,
+): Promise<TestCompileOutcome> {
+  return compileInSandbox(tree, sources, setup, 'production-and-tests');
+}
+
+/**
+ * Compiles a whole set of production sources (an agent's patch applied to them) against the
+ * dependencies alone, in a sandbox; the classes become a jar with the tree's production
+ * resources beside them, which `runTestClass` then pipes into the test JVM in place of the
+ * prepared tree's own.
+ */
+export async function compileProduction(
+  tree: PreparedTree,
+  sources: readonly SourceFile[],
+  resourcesDir: string,
+  setup: JavaSandboxSetup,
+): Promise<
+  | { kind: 'Compiled'; productionJar: string; durationMs: number }
+  | Exclude<TestCompileOutcome, { kind: 'Compiled' }>
+> {
+  const compiled = await compileInSandbox(tree, sources, setup, 'dependencies');
+  if (compiled.kind !== 'Compiled') return compiled;
+  try {
+    // The resources the harness's build put beside the classes (properties, service files).
+    const resources = (await readdir(resourcesDir, { withFileTypes: true, recursive: true }))
+      .filter((entry) => entry.isFile() && !entry.name.endsWith('.class'))
+      .map((entry) => path.relative(resourcesDir, path.join(entry.parentPath, entry.name)));
+    for (const resource of resources) {
+      await mkdir(path.dirname(path.join(compiled.classes, resource)), { recursive: true });
+      await writeFile(
+        path.join(compiled.classes, resource),
+        await readFile(path.join(resourcesDir, resource)),
+      );
+    }
+    const productionJar = path.join(await makeTempDir('sandbox-production'), 'production.jar');
+    const jar = await runProcess(
+      jdkTool('jar'),
+      ['--create', '--file', productionJar, '-C', compiled.classes, '.'],
+      { timeoutMs: 300_000 },
+    );
+    if (jar.exitCode !== 0) throw new Error(`jar: ${jar.stderr.trim()}`);
+    return { kind: 'Compiled', productionJar, durationMs: compiled.durationMs };
+  } finally {
+    await removeTree(compiled.classes);
   }
 }
 

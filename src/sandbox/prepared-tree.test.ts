@@ -1,10 +1,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeTempDir, removeTree } from '../../core/fs.js';
-import { runProcess } from '../../core/process.js';
-import { jdkTool } from '../../toolchains/maven/maven.js';
-import { projectCopiesOn, surefireArgLine } from './prepared-case.js';
+import { makeTempDir, removeTree } from '../core/fs.js';
+import { runProcess } from '../core/process.js';
+import { jdkTool } from '../toolchains/maven/maven.js';
+import { projectCopiesOn, surefireArgLine } from './prepared-tree.js';
 
 /*
  * Effective POMs shaped as maven-help-plugin writes them: project properties before <build>,

@@ -1,4 +1,10 @@
-import type { Command } from 'commander';
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import { UserError } from '../../core/errors.js';
+import {
+  runRepairEvaluation,
+  type RepairEvaluationSummary,
+} from '../../stages/5-evaluate/repair/evaluate-repair.js';
 import { runEvaluate, type EvaluateStageOptions } from '../../stages/5-evaluate/driver.js';
 import type { EvaluateResult } from '../../stages/5-evaluate/evaluate.js';
 import type { Setting } from '../../stages/5-evaluate/records.js';
@@ -10,6 +16,7 @@ import {
   positiveInteger,
   printJson,
   withAgentOptions,
+  wholeNumber,
   withProgress,
 } from '../common.js';
 
@@ -41,11 +48,55 @@ function formatEvaluateSummary(summary: EvaluateSummary): string {
   return lines.join('\n');
 }
 
-async function evaluate(
-  bench: string,
-  options: EvaluateStageOptions & { json?: boolean },
+function formatRepairSummary(summary: RepairEvaluationSummary): string {
+  const lines = [
+    `evaluated ${summary.agent} (repair) on ${summary.instances} instances: ${summary.resolved} resolved; ${summary.attemptsRun} attempts run, ${summary.alreadyDone} instances done earlier; results in ${summary.runDir}`,
+    `predictions: ${summary.predictions}`,
+  ];
+  if (summary.interruptedBefore > 0) {
+    lines.push(`${summary.interruptedBefore} attempts an earlier run left in flight were redone`);
+  }
+  for (const missed of summary.notEvaluated) {
+    lines.push(`not evaluated: ${missed.instanceId}: ${missed.reason}`);
+  }
+  return lines.join('\n');
+}
+
+async function evaluateRepair(
+  instancesFile: string,
+  options: { agent?: string; attempts: number; run?: string; seed: number; json?: boolean },
   command: Command,
 ): Promise<void> {
+  if (!options.agent) throw new UserError('--task repair needs --agent gold, none or plausible');
+  const summary = await withProgress(options.json ?? false, (events) =>
+    runRepairEvaluation(
+      instancesFile,
+      {
+        agent: options.agent!,
+        attempts: options.attempts,
+        run:
+          options.run ?? path.join(path.dirname(path.resolve(instancesFile)), 'repair-evaluation'),
+        seed: options.seed,
+      },
+      cacheFrom(command),
+      events,
+    ),
+  );
+  if (options.json) printJson(summary);
+  else process.stdout.write(`${formatRepairSummary(summary)}\n`);
+  process.exitCode = summary.notEvaluated.length === 0 ? 0 : EXIT_VERDICT;
+}
+
+async function evaluate(
+  bench: string,
+  options: EvaluateStageOptions & { task: 'test' | 'repair'; seed: number; json?: boolean },
+  command: Command,
+): Promise<void> {
+  if (options.task === 'repair') {
+    // Offline repair agents are deterministic: one attempt says all they will do.
+    await evaluateRepair(bench, { ...options, attempts: 1 }, command);
+    return;
+  }
   const { rows, ...rest } = await withProgress(options.json ?? false, (events) =>
     runEvaluate(bench, options, cacheFrom(command), events),
   );
@@ -66,8 +117,20 @@ export function register(program: Command): void {
         "evaluate an agent on a benchmark: with the witness hidden, can it write a test that exposes each case's bug? Each attempt runs in a fresh workspace (process agents in a bubblewrap sandbox) and is judged by Maven in fresh buggy and clean trees; results go to a SQLite database in --run, and a rerun resumes. Offline agents: witness (positive control), none (negative control), existing-tests (the suite's give-away), scripted (--script)",
       )
       .usage('<bench> --agent <name> [options]')
-      .argument('<bench>', "a benchmark directory from 'witnessgym build'"),
+      .argument(
+        '<bench>',
+        "a benchmark directory from 'witnessgym build' (with --task repair: an instance file)",
+      ),
   )
+    .addOption(
+      new Option(
+        '--task <task>',
+        "test: write a test exposing each case's bug (the paper's task); repair: fix each repair instance of <instances.jsonl> (witnessgym case export --as repair), judged in the sandbox by the instance's tests, with SWE-bench predictions written to the run directory (offline agents gold, none, plausible)",
+      )
+        .choices(['test', 'repair'])
+        .default('test'),
+    )
+    .option('--seed <n>', 'repair: seed of the plausible agent', wholeNumber('--seed'), 1)
     .option('--setting <setting>', 'NoEC, WithEC or both', 'both')
     .option('--attempts <n>', 'attempts per case and setting', positiveInteger('--attempts'), 3)
     .option(

@@ -1,0 +1,135 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { z } from 'zod';
+import { UserError } from '../../../core/errors.js';
+
+/*
+ * A repair evaluation's results: one SQLite database (WAL) per run directory, one row per
+ * (instance, agent, attempt). An attempt is written as 'running' before the agent proposes and
+ * replaced by its row when judged; a killed run leaves a 'running' row, which the next open
+ * drops (and counts), so the attempt is redone and never counted twice.
+ */
+
+export const REPAIR_STORE_FILE = 'repair.sqlite';
+const SCHEMA_VERSION = 1;
+
+export const RepairVerdictSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('Resolved') }),
+  z.strictObject({
+    kind: z.literal('Unresolved'),
+    stillFailing: z.array(z.string()),
+    broken: z.array(z.string()),
+    notJudged: z.array(z.strictObject({ test: z.string(), reason: z.string() })),
+  }),
+  z.strictObject({ kind: z.literal('DoesNotApply'), reason: z.string() }),
+  z.strictObject({
+    kind: z.literal('CompileFailed'),
+    scope: z.enum(['production', 'tests']),
+    messages: z.array(z.string()),
+  }),
+  z.strictObject({ kind: z.literal('Timeout'), limitMs: z.number() }),
+  /** The agent proposed nothing (the `none` control, or no plausible patch found). */
+  z.strictObject({ kind: z.literal('NoPatch'), reason: z.string() }),
+]);
+export type RepairVerdict = z.infer<typeof RepairVerdictSchema>;
+
+export const RepairAttemptRowSchema = z.strictObject({
+  instanceId: z.string(),
+  agent: z.string(),
+  attempt: z.number().int().positive(),
+  /** The patch submitted (SWE-bench's model_patch), '' for none. */
+  patch: z.string(),
+  /** What the agent says the patch is (a plausible patch's family), if anything. */
+  family: z.string().nullable(),
+  verdict: RepairVerdictSchema,
+  /** Files the patch touched outside production sources: never applied. */
+  stripped: z.array(z.string()),
+  classes: z.array(z.strictObject({ testClass: z.string(), verdict: z.string() })),
+  durationMs: z.number().int(),
+  finishedAt: z.string(),
+});
+export type RepairAttemptRow = z.infer<typeof RepairAttemptRowSchema>;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS repair_attempts (
+  instance_id TEXT NOT NULL,
+  agent TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('running', 'done')),
+  started_at TEXT NOT NULL,
+  verdict TEXT,
+  row TEXT,
+  PRIMARY KEY (instance_id, agent, attempt)
+);
+`;
+
+export class RepairStore {
+  readonly interrupted: number;
+
+  private constructor(private readonly db: Database.Database) {
+    this.interrupted = db
+      .prepare(`DELETE FROM repair_attempts WHERE state = 'running'`)
+      .run().changes;
+  }
+
+  static open(runDir: string): RepairStore {
+    mkdirSync(runDir, { recursive: true });
+    const file = path.join(runDir, REPAIR_STORE_FILE);
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 10000');
+    db.exec(SCHEMA);
+    const version = db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get() as
+      { value: string } | undefined;
+    if (version === undefined) {
+      db.prepare(`INSERT INTO meta VALUES ('schema', ?)`).run(String(SCHEMA_VERSION));
+    } else if (version.value !== String(SCHEMA_VERSION)) {
+      db.close();
+      throw new UserError(
+        `${file} has results of schema ${version.value}; this witnessgym writes schema ${SCHEMA_VERSION}: use another --run directory`,
+      );
+    }
+    return new RepairStore(db);
+  }
+
+  done(instanceId: string, agent: string): RepairAttemptRow[] {
+    const rows = this.db
+      .prepare(
+        `SELECT row FROM repair_attempts WHERE instance_id = ? AND agent = ? AND state = 'done' ORDER BY attempt`,
+      )
+      .all(instanceId, agent) as { row: string }[];
+    return rows.map((row) => RepairAttemptRowSchema.parse(JSON.parse(row.row)));
+  }
+
+  all(): RepairAttemptRow[] {
+    const rows = this.db
+      .prepare(
+        `SELECT row FROM repair_attempts WHERE state = 'done' ORDER BY instance_id, agent, attempt`,
+      )
+      .all() as { row: string }[];
+    return rows.map((row) => RepairAttemptRowSchema.parse(JSON.parse(row.row)));
+  }
+
+  started(instanceId: string, agent: string, attempt: number): void {
+    this.db
+      .prepare(
+        `INSERT OR REPLACE INTO repair_attempts (instance_id, agent, attempt, state, started_at) VALUES (?, ?, ?, 'running', ?)`,
+      )
+      .run(instanceId, agent, attempt, new Date().toISOString());
+  }
+
+  finished(row: RepairAttemptRow): void {
+    const checked = RepairAttemptRowSchema.parse(row);
+    this.db
+      .prepare(
+        `UPDATE repair_attempts SET state = 'done', verdict = ?, row = ? WHERE instance_id = ? AND agent = ? AND attempt = ?`,
+      )
+      .run(checked.verdict.kind, JSON.stringify(checked), row.instanceId, row.agent, row.attempt);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
