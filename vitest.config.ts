@@ -17,8 +17,10 @@ const env = {
  */
 const MEDIUM = [
   'test/agent-engine.test.ts',
+  'test/amplify.javac.test.ts',
   'test/cli.test.ts',
   'test/realism.judge.test.ts',
+  'test/slicer.fixtures.test.ts',
   'test/temp-cleanup.test.ts',
   'test/transform-operators.bundles.test.ts',
   'test/transform-operators.dataflow.test.ts',

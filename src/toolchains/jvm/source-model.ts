@@ -1,11 +1,6 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
 import type { CacheLayout } from '../../core/cache.js';
-import { makeTempDir, removeTree } from '../../core/fs.js';
-import { runProcess } from '../../core/process.js';
-import { jdkTool } from '../maven/maven.js';
-import { runnerClasspath } from './setup.js';
+import { CompileErrorSchema, runRunnerAnalysis, type JavacFileRequest } from './runner-analysis.js';
 
 /*
  * The compiler's view of one Java file (jvm/runner/.../SourceModel.java): declared types,
@@ -25,14 +20,7 @@ const Spelled = z.string().nullable();
 export const SourceModelSchema = z.strictObject({
   kind: z.literal('Analysed'),
   /** Compile errors javac found in the file (or in what it needs); empty for a sound file. */
-  errors: z.array(
-    z.strictObject({
-      file: z.string().nullable(),
-      line: z.number().int(),
-      column: z.number().int(),
-      message: z.string(),
-    }),
-  ),
+  errors: z.array(CompileErrorSchema),
   types: z.array(
     z.strictObject({
       ...Located,
@@ -100,57 +88,20 @@ export type SourceModelOutcome =
   /** The analysis itself could not run (not a compile error of the file: those are in `errors`). */
   | { kind: 'Failed'; reason: string };
 
-export interface SourceModelRequest {
-  file: string;
-  /** The classes the file compiles against: the project's own classes and its dependencies. */
-  classpath: string[];
-  /** The project's `--release` level, so types and APIs are those of its Java version. */
-  release: string | null;
+export interface SourceModelRequest extends JavacFileRequest {
   /** Character ranges whose expressions are typed; declarations are reported file-wide. */
   ranges: [number, number][];
-}
-
-const ANALYSIS_TIMEOUT_MS = 120_000;
-/** The oldest `--release` JDK 17's javac accepts. */
-const OLDEST_RELEASE = 7;
-
-/** `--release` for a class-file level such as `1.6` or `11`; older than javac knows counts as 8. */
-export function javacRelease(level: string | null): string | null {
-  if (level === null) return null;
-  const major = Number(level.replace(/^1\./, ''));
-  if (!Number.isInteger(major)) return null;
-  return String(major < OLDEST_RELEASE ? 8 : major);
 }
 
 export async function analyseSource(
   request: SourceModelRequest,
   cache: CacheLayout,
 ): Promise<SourceModelOutcome> {
-  const runner = await runnerClasspath(cache);
-  const dir = await makeTempDir('source-model');
-  try {
-    const requestFile = path.join(dir, 'request.json');
-    const output = path.join(dir, 'model.json');
-    await writeFile(
-      requestFile,
-      JSON.stringify({ ...request, release: javacRelease(request.release), output }),
-    );
-    const run = await runProcess(
-      jdkTool('java'),
-      ['-cp', runner.classpath.join(':'), 'witnessgym.runner.SourceModel', requestFile],
-      { timeoutMs: ANALYSIS_TIMEOUT_MS },
-    );
-    if (run.exitCode !== 0) {
-      const why = run.timedOut ? 'timed out' : run.stderr.trim().split('\n')[0] || 'no output';
-      return { kind: 'Failed', reason: `the source analysis did not finish: ${why}` };
-    }
-    const answer: unknown = JSON.parse(await readFile(output, 'utf8'));
-    const failed = z
-      .strictObject({ kind: z.literal('Failed'), reason: z.string() })
-      .safeParse(answer);
-    if (failed.success) return failed.data;
-    return { kind: 'Analysed', model: SourceModelSchema.parse(answer) };
-  } finally {
-    await removeTree(dir);
-  }
+  const outcome = await runRunnerAnalysis(
+    'witnessgym.runner.SourceModel',
+    request,
+    SourceModelSchema,
+    cache,
+  );
+  return outcome.kind === 'Answered' ? { kind: 'Analysed', model: outcome.answer } : outcome;
 }
