@@ -4,13 +4,8 @@ import { createTwoFilesPatch } from 'diff';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
 import { makeTempDir, removeTree } from '../src/core/fs.js';
-import {
-  modifiedLines,
-  sliceOf,
-  type ModifiedLines,
-  type Slice,
-  type SliceOptions,
-} from '../src/stages/7-strengthen/slice.js';
+import { modifiedLines, type ModifiedLines } from '../src/repair/patch.js';
+import { sliceOf, type Slice, type SliceOptions } from '../src/stages/7-strengthen/slice.js';
 import { analyseStatements, type StatementUnit } from '../src/toolchains/jvm/slicer.js';
 
 /*

@@ -13,6 +13,7 @@ import * as realism from './commands/realism.js';
 import * as replay from './commands/replay.js';
 import * as report from './commands/report.js';
 import * as rescore from './commands/rescore.js';
+import * as strengthen from './commands/strengthen.js';
 import * as trace from './commands/trace.js';
 import * as transform from './commands/transform.js';
 import { EXIT_INTERNAL, EXIT_USAGE, EXIT_VERDICT, printJson } from './common.js';
@@ -31,6 +32,7 @@ const COMMANDS = [
   report,
   rescore,
   realism,
+  strengthen,
 ];
 
 function buildProgram(): Command {

@@ -29,6 +29,13 @@ export const InstanceOriginSchema = z.discriminatedUnion('kind', [
     base_patch: z.string(),
     type_id: z.string(),
     depth: z.number().int().nonnegative(),
+    /**
+     * A correct fix other than gold, base → fixed: the injected bug reverted while the
+     * transformation steps stay (they preserve behaviour), or null when the revert does not
+     * apply to the transformed tree or equals gold. Never shown to an agent; the `alternative`
+     * agent submits it, so a strengthened suite that rejects it is caught over-fitting to gold.
+     */
+    correct_alternative: z.string().nullable(),
   }),
   z.strictObject({ kind: z.literal('swe-bench') }),
   z.strictObject({

@@ -1,3 +1,4 @@
+import { parsePatch } from 'diff';
 /*
  * Unified diffs rewritten. Defects4J stores each bug's patch in the fixed → buggy direction;
  * a repair instance's gold patch goes base (buggy) → fixed, so it is the stored patch reversed.
@@ -254,4 +255,75 @@ export function withGitPrefixes(diff: string): string {
         : { ...part, oldName: prefixed(part.oldName, 'a/'), newName: prefixed(part.newName, 'b/') },
     ),
   });
+}
+
+/** The new side's lines a patch touches in one file. */
+export interface ModifiedLines {
+  /** Lines the patch adds (a changed line is a removed line plus an added one). */
+  changed: number[];
+  /** For each part that only removes lines: the new-side line the removal stands before. */
+  anchors: number[];
+}
+
+const NO_NEWLINE_MARKER = '\\';
+
+/** jsdiff keeps a blank context line whose space was stripped as an empty line. */
+function isContext(line: string): boolean {
+  return line === '' || line.startsWith(' ');
+}
+
+/** Project-relative path of a diff side; null for /dev/null or no name. */
+function sidePath(name: string | undefined): string | null {
+  if (!name || name === '/dev/null') return null;
+  return name.replace(/^[ab]\//, '');
+}
+
+/** A line that only closes blocks (`}`, `});`, `} else {`): a removal before it ended a block. */
+function closesBlock(text: string): boolean {
+  return text.trimStart().startsWith('}');
+}
+
+/**
+ * The lines of `file` in the fixed version (the patch's new side) that the patch adds, and an
+ * anchor for each part that only deletes: the line the deletion stands before, or the line
+ * before the deletion when it ended a block or the file. Sorted, without repeats.
+ */
+export function modifiedLines(goldPatch: string, file: string): ModifiedLines {
+  const changed = new Set<number>();
+  const anchors = new Set<number>();
+  for (const filePatch of parsePatch(goldPatch)) {
+    if (sidePath(filePatch.newFileName) !== file) continue;
+    for (const hunk of filePatch.hunks) {
+      const lines = hunk.lines.filter((line) => !line.startsWith(NO_NEWLINE_MARKER));
+      const showsContext = lines.some(isContext);
+      // jsdiff numbers an empty new side from the line after it, as for any other hunk.
+      let newLine = hunk.newStart;
+      let index = 0;
+      while (index < lines.length) {
+        if (isContext(lines[index]!)) {
+          newLine++;
+          index++;
+          continue;
+        }
+        let adds = false;
+        for (; index < lines.length && !isContext(lines[index]!); index++) {
+          if (!lines[index]!.startsWith('+')) continue;
+          changed.add(newLine);
+          newLine++;
+          adds = true;
+        }
+        if (adds) continue;
+        const following = lines[index]?.slice(1);
+        // A hunk with context but none after the deletion ends at the end of the file; one
+        // without any context (-U0) cannot tell, and the line after is the better guess.
+        const endsBlockOrFile = following === undefined ? showsContext : closesBlock(following);
+        anchors.add(endsBlockOrFile && newLine > 1 ? newLine - 1 : newLine);
+      }
+    }
+  }
+  return { changed: sorted(changed), anchors: sorted(anchors) };
+}
+
+function sorted(values: Iterable<number>): number[] {
+  return [...new Set(values)].sort((a, b) => a - b);
 }

@@ -67,7 +67,8 @@ async function evaluateRepair(
   options: { agent?: string; attempts: number; run?: string; seed: number; json?: boolean },
   command: Command,
 ): Promise<void> {
-  if (!options.agent) throw new UserError('--task repair needs --agent gold, none or plausible');
+  if (!options.agent)
+    throw new UserError('--task repair needs --agent gold, none, plausible or alternative');
   const summary = await withProgress(options.json ?? false, (events) =>
     runRepairEvaluation(
       instancesFile,
@@ -125,7 +126,7 @@ export function register(program: Command): void {
     .addOption(
       new Option(
         '--task <task>',
-        "test: write a test exposing each case's bug (the paper's task); repair: fix each repair instance of <instances.jsonl> (witnessgym case export --as repair), judged in the sandbox by the instance's tests, with SWE-bench predictions written to the run directory (offline agents gold, none, plausible)",
+        "test: write a test exposing each case's bug (the paper's task); repair: fix each repair instance of <instances.jsonl> (witnessgym case export --as repair), judged in the sandbox by the instance's tests, with SWE-bench predictions written to the run directory (offline agents gold, none, plausible, alternative)",
       )
         .choices(['test', 'repair'])
         .default('test'),

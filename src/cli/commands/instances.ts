@@ -1,4 +1,6 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { UserError } from '../../core/errors.js';
+import { importInstances } from '../../repair/import.js';
 import { validateInstances } from '../../stages/7-strengthen/driver.js';
 import type { InstanceValidity } from '../../stages/7-strengthen/validate.js';
 import type { ValidationSummary } from '../../stages/7-strengthen/validate-file.js';
@@ -43,11 +45,65 @@ async function instancesValidate(
     : EXIT_VERDICT;
 }
 
-/** `witnessgym instances validate`. */
+async function instancesImport(
+  from: string,
+  options: {
+    format: 'multi-swe-bench' | 'defects4j';
+    snapshots: string;
+    bug?: number[];
+    out: string;
+    json?: boolean;
+  },
+): Promise<void> {
+  const source =
+    options.format === 'multi-swe-bench'
+      ? ({ kind: 'multi-swe-bench', records: from, snapshots: options.snapshots } as const)
+      : ({
+          kind: 'defects4j',
+          projectDir: from,
+          bugs: options.bug ?? [],
+          snapshots: options.snapshots,
+        } as const);
+  if (source.kind === 'defects4j' && source.bugs.length === 0) {
+    throw new UserError('--format defects4j needs --bug <id> (repeatable)');
+  }
+  const instances = await importInstances(source, options.out);
+  if (options.json)
+    printJson({ out: options.out, instances: instances.map((entry) => entry.instance_id) });
+  else process.stdout.write(`${instances.length} instances written to ${options.out}\n`);
+}
+
+/** `witnessgym instances import|validate`. */
 export function register(program: Command): void {
   const instances = program
     .command('instances')
-    .description('repair instances (SWE-bench layout, for Java/Maven): validate them');
+    .description('repair instances (SWE-bench layout, for Java/Maven): import and validate them');
+  instances
+    .command('import')
+    .description(
+      "write an instance file from another layout: Multi-SWE-bench records (JSONL; class-level test names expanded to the class's test methods) or a Defects4J project folder (gold = src.patch reversed, FAIL_TO_PASS = the trigger tests); the snapshots stay where they are",
+    )
+    .argument(
+      '<from>',
+      'Multi-SWE-bench records (JSONL), or a Defects4J project folder (framework/projects/<Project>)',
+    )
+    .addOption(
+      new Option('--format <format>', 'the layout of <from>')
+        .choices(['multi-swe-bench', 'defects4j'])
+        .makeOptionMandatory(),
+    )
+    .requiredOption(
+      '--snapshots <dir>',
+      '(required) the base trees: <dir>/<instance_id> (Multi-SWE-bench) or <dir>/<Project>-<bug>b (a Defects4J buggy checkout), or <dir> itself when it is the one tree',
+    )
+    .option(
+      '--bug <id>',
+      'defects4j: a bug id (repeatable)',
+      (value: string, previous: number[] = []) => [...previous, positiveInteger('--bug')(value)],
+    )
+    .requiredOption('--out <file>', '(required) the instance file to write')
+    .option('--json', 'machine-readable output')
+    .action(instancesImport);
   instances
     .command('validate')
     .description(

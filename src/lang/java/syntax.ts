@@ -462,3 +462,16 @@ export function membersInOrder(before: Node, after: Node): [Node, Node][] | null
   const pairs = old.map((member, i): [Node, Node] => [member, now[i]!]);
   return pairs.every(([a, b]) => memberKey(a) === memberKey(b)) ? pairs : null;
 }
+
+/** Names of the methods whose declarations span one of `lines` (1-based) of a source. */
+export function methodsAtLines(source: string, lines: readonly number[]): string[] {
+  return withJavaTree(source, (root) =>
+    descendants(root, 'method_declaration')
+      .filter((method) =>
+        lines.some(
+          (line) => line >= method.startPosition.row + 1 && line <= method.endPosition.row + 1,
+        ),
+      )
+      .map(nameOf),
+  );
+}

@@ -1,8 +1,11 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { parsePatch } from 'diff';
 import { z } from 'zod';
+import { methodsAtLines } from '../../lang/java/syntax.js';
 import { UserError } from '../../core/errors.js';
 import { RepairInstanceSchema, type RepairInstance } from '../instance.js';
+import { modifiedLines } from '../patch.js';
 import { schemaProblem } from '../read.js';
 import { declaredTestMethods } from '../test-methods.js';
 import { readTestName } from '../test-names.js';
@@ -88,7 +91,22 @@ class TestNameResolver {
   constructor(
     private readonly instanceId: string,
     private readonly testSources: MultiSweBenchOptions['testSources'],
+    /** Per test file the test patch changes (project-relative), its new-side changed lines. */
+    private readonly changedLines: ReadonlyMap<string, number[]> = new Map(),
   ) {}
+
+  /**
+   * The methods of a class's file the test patch adds or changes: what a class-level
+   * fail-to-pass name means (the class's other methods passed before the fix too).
+   */
+  private async touchedMethods(testClass: string, methods: readonly string[]): Promise<string[]> {
+    const [topLevel] = testClass.split('$');
+    const suffix = `/${topLevel!.replace(/\./g, '/')}.java`;
+    const lines = [...this.changedLines].find(([file]) => file.endsWith(suffix))?.[1];
+    const text = await this.sources.get(topLevel!);
+    if (!lines || text === undefined) return [];
+    return methodsAtLines(text, lines).filter((method) => methods.includes(method));
+  }
 
   /** The test methods of a class (`pkg.Outer$Inner` too), or undefined when it has no source. */
   private async testMethods(testClass: string): Promise<string[] | undefined> {
@@ -106,7 +124,7 @@ class TestNameResolver {
     return declared.kind === 'Found' ? declared.methods : undefined;
   }
 
-  async resolve(name: string): Promise<string[]> {
+  async resolve(name: string, preferTouched = false): Promise<string[]> {
     const reading = readTestName(name);
     if (reading.kind === 'Method') return [reading.id];
     if (reading.kind === 'Unreadable') {
@@ -121,7 +139,8 @@ class TestNameResolver {
           `${this.instanceId}: test class ${reading.name} declares no test method (@Test, or test*() in a TestCase) to stand for it`,
         );
       }
-      return methods.map((method) => `${reading.name}#${method}`);
+      const touched = preferTouched ? await this.touchedMethods(reading.name, methods) : [];
+      return (touched.length > 0 ? touched : methods).map((method) => `${reading.name}#${method}`);
     }
     // Not a class with a source: `pkg.Class.method` by Java's naming conventions.
     const segments = reading.name.split('.');
@@ -136,20 +155,29 @@ class TestNameResolver {
     );
   }
 
-  async resolveAll(names: readonly string[]): Promise<string[]> {
+  async resolveAll(names: readonly string[], preferTouched = false): Promise<string[]> {
     const ids = new Set<string>();
     for (const name of [...names].sort()) {
-      for (const id of await this.resolve(name)) ids.add(id);
+      for (const id of await this.resolve(name, preferTouched)) ids.add(id);
     }
     return [...ids].sort();
   }
 }
 
+/** The new-side lines a patch adds, per file it leaves in the tree. */
+function changedTestLines(diff: string): Map<string, number[]> {
+  const files = (diff.trim() === '' ? [] : parsePatch(diff))
+    .map((filePatch) => (filePatch.newFileName ?? '').replace(/^[ab]\//, ''))
+    .filter((file) => file !== '' && file !== '/dev/null');
+  return new Map(files.map((file) => [file, modifiedLines(diff, file).changed]));
+}
+
 /**
  * A Multi-SWE-bench record (one line of its dataset, parsed) as a repair instance. FAIL_TO_PASS
- * is every test the fix turns to passing (f2p ∪ s2p ∪ n2p), PASS_TO_PASS the p2p tests. A test
- * class stands for all the test methods its source declares: where only some of them failed,
- * FAIL_TO_PASS holds more than the record says, which validating the instance shows.
+ * is every test the fix turns to passing (f2p ∪ s2p ∪ n2p), PASS_TO_PASS the p2p tests. A
+ * fail-to-pass test class stands for the test methods the test patch adds or changes in it (all
+ * its methods when it changes none); a pass-to-pass class for all its methods. Where this still
+ * names a method that passed before the fix, validating the instance says so.
  */
 export async function fromMultiSweBench(
   record: unknown,
@@ -162,12 +190,11 @@ export async function fromMultiSweBench(
   const pr = parsed.data;
   const id = pr.instance_id ?? `${pr.org}__${pr.repo}-${pr.number}`;
   checkStatuses(id, pr);
-  const resolver = new TestNameResolver(id, options.testSources);
-  const failToPass = await resolver.resolveAll([
-    ...Object.keys(pr.f2p_tests),
-    ...Object.keys(pr.s2p_tests),
-    ...Object.keys(pr.n2p_tests),
-  ]);
+  const resolver = new TestNameResolver(id, options.testSources, changedTestLines(pr.test_patch));
+  const failToPass = await resolver.resolveAll(
+    [...Object.keys(pr.f2p_tests), ...Object.keys(pr.s2p_tests), ...Object.keys(pr.n2p_tests)],
+    true,
+  );
   // A class-level pass-to-pass name may cover a method a method-level name lists as fixed.
   const passToPass = (await resolver.resolveAll(Object.keys(pr.p2p_tests))).filter(
     (test) => !failToPass.includes(test),

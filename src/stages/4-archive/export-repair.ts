@@ -1,4 +1,5 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { applyPatch, parsePatch } from 'diff';
 import path from 'node:path';
 import type { CacheLayout } from '../../core/cache.js';
 import { projectCache } from '../../core/cache.js';
@@ -8,6 +9,7 @@ import type { FetchedProjectRef } from '../../project/project.js';
 import { baseState, patchOf, stateFiles, treeReader, withPatch } from '../../project/state.js';
 import { readRecords } from '../../records/record.js';
 import { type RepairInstance } from '../../repair/instance.js';
+import { reversePatch } from '../../repair/patch.js';
 import { writeInstanceFile } from '../../repair/read.js';
 import { declaredTestMethods } from '../../repair/test-methods.js';
 import { materialiseTree } from '../../repair/project.js';
@@ -39,6 +41,32 @@ export interface RepairExportSummary {
   written: number;
   existing: number;
   skipped: { caseId: string; reason: string }[];
+}
+
+/**
+ * The bug alone reverted in the buggy tree, the transformation steps kept: a fix that behaves as
+ * gold does (the steps preserve behaviour) but reads differently. Null when the injection's
+ * revert does not apply to the transformed code, or when it gives gold itself (no step changed
+ * the files the bug is in).
+ */
+async function correctAlternative(
+  caseDir: string,
+  record: CaseRecord,
+  buggyFiles: ReadonlyMap<string, string | null>,
+  gold: string,
+): Promise<string | null> {
+  const injection = await readFile(path.join(caseDir, record.state.patches[0]!.file), 'utf8');
+  const changes: FileChange[] = [];
+  for (const filePatch of parsePatch(reversePatch(injection))) {
+    const file = (filePatch.newFileName ?? '').replace(/^[ab]\//, '');
+    const buggy = buggyFiles.get(file);
+    if (buggy === undefined || buggy === null) return null;
+    const fixed = applyPatch(buggy, filePatch, { fuzzFactor: 0 });
+    if (fixed === false) return null;
+    changes.push({ file, before: buggy, after: fixed });
+  }
+  const alternative = patchOf(changes).diff;
+  return changes.length === 0 || alternative === gold ? null : alternative;
 }
 
 /** Test classes whose clean trace enters a member the case's bug changes, fewest methods first. */
@@ -131,6 +159,12 @@ async function caseInstance(
   const gold = patchOf(
     bugChanges.map((change) => ({ file: change.file, before: change.after, after: change.before })),
   );
+  const alternative = await correctAlternative(
+    benchLayout(benchDir).caseDir(record.id),
+    record,
+    buggyFiles,
+    gold.diff,
+  );
   const testPatch = patchOf(
     hiddenTests.map((test) => ({
       file: test.file,
@@ -188,6 +222,7 @@ async function caseInstance(
       base_patch: basePatch.diff,
       type_id: record.bugType.id,
       depth: record.transforms.depth,
+      correct_alternative: alternative,
     },
   };
   return { instance, base: withPatch(baseState(record.project), basePatch) };

@@ -4,7 +4,8 @@ import type { CacheLayout } from '../../core/cache.js';
 import type { RepairSubject } from '../../repair/project.js';
 import { prepareProjectRuntime } from '../../toolchains/jvm/setup.js';
 import { analyseStatements } from '../../toolchains/jvm/slicer.js';
-import { modifiedLines, sliceOf, SWE_ABS_HOPS, type SliceOptions } from './slice.js';
+import { modifiedLines } from '../../repair/patch.js';
+import { sliceOf, SWE_ABS_HOPS, type SliceOptions } from './slice.js';
 import type { RelevantLines } from './coverage.js';
 
 /*

@@ -1,7 +1,8 @@
 import { createTwoFilesPatch } from 'diff';
 import { describe, expect, it } from 'vitest';
 import type { StatementScope, StatementUnit } from '../../toolchains/jvm/slicer.js';
-import { modifiedLines, sliceOf, type ModifiedLines } from './slice.js';
+import { modifiedLines, type ModifiedLines } from '../../repair/patch.js';
+import { sliceOf } from './slice.js';
 
 /** A git-style patch of one file, `before` → `after`, with `context` lines around changes. */
 function patchOf(file: string, before: string[], after: string[], context = 3): string {

@@ -3,6 +3,7 @@ import { seededRandom, shuffled } from '../../../core/random.js';
 import { applyLineMutant, lineMutants } from '../../../mutants/line-operators.js';
 import { patchOf } from '../../../project/state.js';
 import type { RepairInstance } from '../../../repair/instance.js';
+import { modifiedLines } from '../../../repair/patch.js';
 import type { PatchVerdict } from '../../../repair/verify-patch.js';
 
 /*
@@ -13,6 +14,7 @@ import type { PatchVerdict } from '../../../repair/verify-patch.js';
  *   - partial-gold: the fix with one of its hunks left out (an incomplete fix);
  *   - site-mutant: the fix with one more operator edit (LINE_OPERATORS) on or beside a line it
  *     changes (a different edit at the bug site).
+ * `alternative` submits a known correct fix other than gold, where the instance has one.
  * "Wrong" is not proven here: an edit may be equivalent to the fix. Stage II decides that by
  * evidence; the rows say which family each patch came from.
  */
@@ -48,6 +50,22 @@ export const noneAgent: RepairAgent = {
   propose: () => Promise.resolve({ kind: 'Patch', diff: '', family: null }),
 };
 
+/**
+ * A correct fix that is not gold's (a witnessgym case's bug reverted, its refactoring kept): the
+ * held-out control of strengthening. Every strengthened suite must still accept it; one that
+ * rejects it over-fits to gold (a false negative).
+ */
+export const alternativeAgent: RepairAgent = {
+  kind: 'agent',
+  name: 'alternative',
+  propose: ({ instance }) =>
+    Promise.resolve(
+      instance.origin.kind === 'witnessgym-case' && instance.origin.correct_alternative !== null
+        ? { kind: 'Patch', diff: instance.origin.correct_alternative, family: 'bug-only revert' }
+        : { kind: 'NoPatch', reason: 'the instance has no known correct alternative to gold' },
+    ),
+};
+
 /** Candidates the plausible agent judges per instance, at most. */
 export const PLAUSIBLE_TRIES = 6;
 /** How far from a line the fix changes a site mutant may be. */
@@ -61,19 +79,6 @@ interface Candidate {
 
 function fileOf(filePatch: StructuredPatch): string {
   return (filePatch.newFileName ?? filePatch.oldFileName ?? '').replace(/^[ab]\//, '');
-}
-
-/** The fixed file's lines a hunk adds (new-side numbers). */
-function addedLines(filePatch: StructuredPatch): number[] {
-  const lines: number[] = [];
-  for (const hunk of filePatch.hunks) {
-    let line = hunk.newStart;
-    for (const text of hunk.lines) {
-      if (text.startsWith('+')) lines.push(line);
-      if (!text.startsWith('-') && !text.startsWith('\\')) line++;
-    }
-  }
-  return lines;
 }
 
 /** Every candidate wrong patch of an instance, in a fixed order. */
@@ -117,7 +122,7 @@ export async function plausibleCandidates(
       }
     }
     const near = new Set(
-      addedLines(filePatch).flatMap((line) =>
+      modifiedLines(instance.patch, file).changed.flatMap((line) =>
         Array.from({ length: 2 * SITE_REACH + 1 }, (_, offset) => line - SITE_REACH + offset),
       ),
     );
@@ -173,4 +178,9 @@ export const plausibleAgent: RepairAgent = {
   },
 };
 
-export const REPAIR_AGENTS: readonly RepairAgent[] = [goldAgent, noneAgent, plausibleAgent];
+export const REPAIR_AGENTS: readonly RepairAgent[] = [
+  goldAgent,
+  noneAgent,
+  plausibleAgent,
+  alternativeAgent,
+];

@@ -184,6 +184,25 @@ const TYPE_DECLARATIONS = [
 ];
 
 /**
+ * The probe method of each variant, in order: `<test>_<n>`, numbered per test, skipping the
+ * names the class already has. The final class keeps these names, so a method is traced back to
+ * its variant by position.
+ */
+function probeNames(memberNames: readonly string[], variants: readonly InputVariant[]): string[] {
+  const taken = new Set(memberNames);
+  const counts = new Map<string, number>();
+  return variants.map((variant) => {
+    let count = counts.get(variant.method) ?? 0;
+    let probe: string;
+    do probe = `${variant.method}_${++count}`;
+    while (taken.has(probe));
+    counts.set(variant.method, count);
+    taken.add(probe);
+    return probe;
+  });
+}
+
+/**
  * The probe class of some variants of a test class: the original's package, imports, fields,
  * set-up, helpers and nested classes, its tests replaced by one probe method per variant (named
  * `<test>_<n>`), under `className`. Observations name `witnessgym.probe.Observe` in full, so the
@@ -201,19 +220,13 @@ export function probeClass(
     const context = oracleContext(root, testClass, framework);
     const style = fileStyle(classSource, root);
     const members = classMembers(testClass);
-    const taken = new Set(members.map(nameOf));
-    const counts = new Map<string, number>();
-    const probes = variants.map((variant) => {
+    const names = probeNames(members.map(nameOf), variants);
+    const probes = variants.map((variant, index) => {
       const test = members.find(
         (member) => nameOf(member) === variant.method && isPlainTest(member, framework),
       );
       if (!test) throw new Error(`${variant.method} is not a test method of this class`);
-      let count = counts.get(variant.method) ?? 0;
-      let probe: string;
-      do probe = `${variant.method}_${++count}`;
-      while (taken.has(probe));
-      counts.set(variant.method, count);
-      taken.add(probe);
+      const probe = names[index]!;
       const indent = indentationOf(classSource, test);
       const inner = observingBody(variant.body, probe, context, style);
       return probeMethod(renamedHeader(classSource, test, probe), inner, probe, indent, style);

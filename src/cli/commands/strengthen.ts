@@ -1,0 +1,125 @@
+import path from 'node:path';
+import type { Command } from 'commander';
+import { UserError } from '../../core/errors.js';
+import { reevaluate, type ReevaluationSummary } from '../../stages/7-strengthen/reevaluate.js';
+import {
+  strengthenInstanceFile,
+  type StrengthenSummary,
+} from '../../stages/7-strengthen/strengthen-file.js';
+import { cacheFrom, EXIT_VERDICT, printJson, wholeNumber, withProgress } from '../common.js';
+
+function percent(part: number, whole: number): string {
+  return whole === 0 ? 'n/a' : `${((100 * part) / whole).toFixed(1)} %`;
+}
+
+function formatStrengthen(summary: StrengthenSummary): string {
+  const { coverage } = summary;
+  return [
+    `${summary.instances} instances: ${summary.strengthened} strengthened (${summary.testsAdded} tests added, ${summary.failToPassAdded} of them failing on the base tree) in ${(summary.durationMs / 60_000).toFixed(1)} min`,
+    `outcomes: ${Object.entries(summary.outcomes)
+      .map(([kind, count]) => `${kind} ${count}`)
+      .join(', ')}`,
+    `slice coverage: ${coverage.before}/${coverage.relevant} relevant lines (${percent(coverage.before, coverage.relevant)}) before, ${coverage.after}/${coverage.relevant} (${percent(coverage.after, coverage.relevant)}) after`,
+    `candidates lost by gate: ${
+      Object.entries(summary.losses)
+        .map(([gate, count]) => `${gate} ${count}`)
+        .join(', ') || 'none'
+    }`,
+    ...summary.skipped.map((entry) => `  left as is: ${entry.instanceId}: ${entry.reason}`),
+    `strengthened instances: ${summary.strengthenedFile}`,
+  ].join('\n');
+}
+
+function formatReevaluation(summary: ReevaluationSummary): string {
+  const rows = summary.agents.map(
+    (agent) =>
+      `${agent.agent.padEnd(14)} ${percent(agent.acceptedBefore, agent.instances).padStart(8)} → ${percent(agent.passesAfter, agent.instances).padStart(8)}  rank ${agent.rankBefore} → ${agent.rankAfter}  rejected ${agent.rejected} of ${agent.acceptedBefore}${agent.strippedTestEdits > 0 ? `, ${agent.strippedTestEdits} patches with test edits stripped` : ''}`,
+  );
+  const number = (value: number | null) => (value === null ? 'n/a' : value.toFixed(3));
+  return [
+    `${summary.instances} instances, ${summary.strengthenedInstances} strengthened; slice coverage ${summary.coverage.before}/${summary.coverage.relevant} → ${summary.coverage.after}/${summary.coverage.relevant}`,
+    'agent           resolved before → after',
+    ...rows,
+    `rejected ${summary.overall.rejected} of ${summary.overall.accepted} accepted patches (${summary.overall.rejectedShare === null ? 'n/a' : `${(100 * summary.overall.rejectedShare).toFixed(1)} %`}); Spearman ρ ${number(summary.spearman)}, Kendall τ-b ${number(summary.kendallTauB)}`,
+    ...summary.rejections.map(
+      (row) =>
+        `  rejected: ${row.agent} ${row.instanceId}: ${row.strengthened?.kind === 'Rejected' ? row.strengthened.failing.join(', ') : row.strengthened?.kind}`,
+    ),
+    ...summary.notEvaluated.map(
+      (entry) => `  not evaluated: ${entry.agent} ${entry.instanceId}: ${entry.reason}`,
+    ),
+    `results: ${path.join(summary.out, 'reevaluation.sqlite')}`,
+  ].join('\n');
+}
+
+async function strengthen(
+  file: string,
+  options: { out: string; stages: string; seed: number; json?: boolean },
+  command: Command,
+): Promise<void> {
+  const stages = options.stages.split(',').map((stage) => stage.trim());
+  const unknown = stages.filter((stage) => stage !== 'coverage' && stage !== 'mutation');
+  if (unknown.length > 0)
+    throw new UserError(`--stages takes coverage and mutation, not ${unknown.join(', ')}`);
+  if (stages.includes('mutation')) {
+    throw new UserError(
+      '--stages mutation (Stage II, mutants) is not built yet: use --stages coverage',
+    );
+  }
+  const summary = await withProgress(options.json ?? false, (events) =>
+    strengthenInstanceFile(file, {
+      out: options.out,
+      seed: options.seed,
+      cache: cacheFrom(command),
+      events,
+    }),
+  );
+  if (options.json) printJson(summary);
+  else process.stdout.write(`${formatStrengthen(summary)}\n`);
+  process.exitCode = summary.skipped.length === 0 ? 0 : EXIT_VERDICT;
+}
+
+async function reevaluateCommand(
+  file: string,
+  options: { predictions: string[]; out: string; json?: boolean },
+  command: Command,
+): Promise<void> {
+  const summary = await withProgress(options.json ?? false, (events) =>
+    reevaluate(file, options.predictions, { out: options.out, cache: cacheFrom(command), events }),
+  );
+  if (options.json) printJson(summary);
+  else process.stdout.write(`${formatReevaluation(summary)}\n`);
+  process.exitCode = summary.notEvaluated.length === 0 ? 0 : EXIT_VERDICT;
+}
+
+/** `witnessgym strengthen`, `witnessgym reevaluate`. */
+export function register(program: Command): void {
+  program
+    .command('strengthen')
+    .description(
+      "strengthen repair instances' tests (SWE-ABS Stage I): slice gold's change, measure its coverage by the instance's tests with JaCoCo, and amplify those tests where they miss relevant lines; a new test is kept only if it passes on gold in 3 fresh Maven runs and under another locale and time zone, covers a relevant line the suite missed, and compiles against the base tree. Writes <out>/strengthened.jsonl (drop-in for SWE-bench-style harnesses, originals kept as original_*), <out>/instances/<id>/ and <out>/summary.json; a rerun resumes. Instances must have passed 'witnessgym instances validate'",
+    )
+    .argument('<instances.jsonl>', 'an instance file')
+    .requiredOption('--out <dir>', '(required) where to write the strengthened instances')
+    .option(
+      '--stages <list>',
+      'coverage (Stage I); mutation (Stage II) is not built yet',
+      'coverage',
+    )
+    .option('--seed <n>', 'seed of every random choice', wholeNumber('--seed'), 1)
+    .option('--json', 'machine-readable output')
+    .action(strengthen);
+  program
+    .command('reevaluate')
+    .description(
+      "re-judge agents' patches with strengthened tests (SWE-ABS): only patches the original tests accept are run again, in the sandbox, with test-file edits stripped and counted; a patch passes iff every test of the strengthened suite passes. Prints resolve rates before and after, rank changes, Spearman's ρ and Kendall's τ-b, and every rejection with its failing tests; results in <out>/reevaluation.sqlite, and a rerun reuses them",
+    )
+    .argument('<strengthened.jsonl>', "witnessgym strengthen's output")
+    .requiredOption(
+      '--predictions <file...>',
+      '(required) SWE-bench predictions files (instance_id, model_name_or_path, model_patch), e.g. evaluate --task repair runs',
+    )
+    .requiredOption('--out <dir>', '(required) where to write the results')
+    .option('--json', 'machine-readable output')
+    .action(reevaluateCommand);
+}

@@ -1,0 +1,512 @@
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { CacheLayout } from '../../core/cache.js';
+import { ensureJacoco, jacocoAgentArg, readLineCoverage } from '../../coverage/jacoco.js';
+import { makeTempDir, readTextIfExists, removeTree, sha256Text } from '../../core/fs.js';
+import { seededRandom, shuffled } from '../../core/random.js';
+import { describeVerdict, type CompileMessage, type Verdict } from '../../core/verdict.js';
+import { loadJavaGrammar, methodsAtLines } from '../../lang/java/syntax.js';
+import { patchOf, withPatch, type ProjectState } from '../../project/state.js';
+import { compiledSources, type WorkingCopy } from '../../project/working-copy.js';
+import { instanceTestClasses } from '../../repair/instance.js';
+import { withTests, type RepairSubject } from '../../repair/project.js';
+import type { TestRunner } from '../../runners/types.js';
+import { withReruns } from '../../runners/wrappers.js';
+import { baseTestMethod } from '../../core/test-reports.js';
+import { finalClass, keepOnly, methodsOf } from './amplify/assertions.js';
+import { parseObservations, stableObservations, type Observation } from './amplify/observations.js';
+import { observeSourceRoot, probeClass } from './amplify/probes.js';
+import { inputVariants, testMethods, type InputVariant } from './amplify/variants.js';
+import type { TestFramework } from './amplify/test-class.js';
+import type { SliceCoverage } from './coverage.js';
+
+/*
+ * Stage I's deterministic engine (DSpot's amplification, SWE-ABS's coverage-driven stage): vary
+ * the inputs of the instance's own tests, run the variants as probes on gold (three fresh Maven
+ * runs, and one more under another locale and time zone), keep the variants whose run covers
+ * relevant lines the suite missed (greedily, the fewest that cover the most), write assertions
+ * from what gold did the same way in every run, and keep a new test only if it passes on gold in
+ * three fresh runs and compiles against the base tree (it calls no API only gold has).
+ */
+
+/** Variants tried per test method, and per test class at most. */
+const VARIANTS_PER_METHOD = 4;
+const VARIANTS_PER_CLASS = 40;
+/** Flags of the run that must agree with the others: a Turkish locale, a far time zone. */
+export const FOREIGN_LOCALE_ARGS = [
+  '-Duser.language=tr',
+  '-Duser.country=TR',
+  '-Duser.timezone=Pacific/Chatham',
+];
+const OBSERVE_FILE = 'witnessgym/probe/Observe.java';
+
+export interface AmplifiedClass {
+  /** The new class's binary name and project-relative file. */
+  testClass: string;
+  file: string;
+  source: string;
+  methods: string[];
+  /** Which original test each method varies, and how. */
+  provenance: { method: string; from: string; operator: string; detail: string }[];
+}
+
+/** A candidate left behind, and the gate that left it. */
+export interface StageOneLoss {
+  gate:
+    | 'not-a-test-class'
+    | 'probe-compile'
+    | 'probe-run'
+    | 'no-new-coverage'
+    | 'no-stable-oracle'
+    | 'final-compile'
+    | 'fails-on-gold'
+    | 'api-rule';
+  tests: string[];
+  detail: string;
+}
+
+export type StageOneOutcome =
+  | { kind: 'NothingMissed' }
+  | {
+      kind: 'Amplified';
+      classes: AmplifiedClass[];
+      variantsTried: number;
+      losses: StageOneLoss[];
+    };
+
+interface Setup {
+  cache: CacheLayout;
+  maven: TestRunner;
+  copy: WorkingCopy;
+  seed: number;
+}
+
+interface SourceClass {
+  testClass: string;
+  file: string;
+  source: string;
+  framework: TestFramework;
+  newClass: string;
+  newFile: string;
+  variants: InputVariant[];
+  /** The probe (and final) method of each variant, by position. */
+  probeNames: string[];
+}
+
+function simpleName(binary: string): string {
+  return binary.slice(binary.lastIndexOf('.') + 1);
+}
+
+/** Compile errors of a build, by the project-relative file they are in. */
+function errorsIn(messages: readonly CompileMessage[], file: string): number[] {
+  return messages
+    .filter((message) => message.file.endsWith(`/${file}`) && message.line !== null)
+    .map((message) => message.line!);
+}
+
+function compileMessagesOf(verdict: Verdict): CompileMessage[] {
+  return verdict.kind === 'CompileError' ? verdict.messages : [];
+}
+
+/** A state with generated test classes (and, for probes, the Observe class) added. */
+async function withClasses(
+  state: ProjectState,
+  classes: readonly { file: string; source: string }[],
+  testSources: string,
+  observe: boolean,
+): Promise<ProjectState> {
+  const files = classes.map((entry) => ({ file: entry.file, before: '', after: entry.source }));
+  if (observe) {
+    files.push({
+      file: path.posix.join(testSources, OBSERVE_FILE),
+      before: '',
+      after: await readFile(path.join(observeSourceRoot(), OBSERVE_FILE), 'utf8'),
+    });
+  }
+  return withPatch(state, patchOf(files));
+}
+
+/**
+ * Builds a state, dropping the methods of generated classes that javac rejects (a variant that
+ * does not type-check) until it compiles or nothing is left; returns what compiled.
+ */
+async function compileDropping(
+  state: (classes: { file: string; source: string }[]) => Promise<ProjectState>,
+  classes: { file: string; source: string; methods: string[] }[],
+  setup: Setup,
+  subject: RepairSubject,
+  losses: StageOneLoss[],
+  gate: StageOneLoss['gate'],
+): Promise<
+  | { classes: typeof classes; workDir: string; target: Parameters<TestRunner['run']>[0]['target'] }
+  | undefined
+> {
+  let current = classes;
+  for (let round = 0; round < 4 && current.length > 0; round++) {
+    const built = await state(current);
+    const changed = await setup.copy.checkout(built);
+    const target = {
+      projectDir: setup.copy.root,
+      build: subject.project.build,
+      changed: compiledSources(changed),
+    };
+    const compiled = await setup.maven.compile(target);
+    if (compiled.kind === 'Compiled')
+      return { classes: current, workDir: compiled.workDir, target };
+    const dropped = dropRejected(current, compileMessagesOf(compiled.verdict), gate);
+    losses.push(...dropped.losses);
+    if (dropped.classes === current) {
+      losses.push({
+        gate,
+        tests: current.map((entry) => entry.file),
+        detail: describeVerdict(compiled.verdict),
+      });
+      return undefined;
+    }
+    current = dropped.classes;
+  }
+  return undefined;
+}
+
+/**
+ * The generated classes without the test methods javac rejected (by the lines of its errors in
+ * each class's file), each loss recorded; the same array when no error falls in a method of
+ * theirs (the build failed for another reason).
+ */
+export function dropRejected<T extends { file: string; source: string; methods: string[] }>(
+  classes: T[],
+  messages: readonly CompileMessage[],
+  gate: StageOneLoss['gate'],
+): { classes: T[]; losses: StageOneLoss[] } {
+  const losses: StageOneLoss[] = [];
+  let dropped = 0;
+  const kept = classes.flatMap((entry) => {
+    const bad = methodsAtLines(entry.source, errorsIn(messages, entry.file)).filter((name) =>
+      entry.methods.includes(name),
+    );
+    if (bad.length === 0) return [entry];
+    dropped += bad.length;
+    losses.push({
+      gate,
+      tests: bad.map((name) => `${entry.file}#${name}`),
+      detail:
+        messages.find((message) => message.file.endsWith(`/${entry.file}`))?.message ??
+        'does not compile',
+    });
+    const methods = entry.methods.filter((name) => !bad.includes(name));
+    return methods.length === 0
+      ? []
+      : [{ ...entry, methods, source: keepOnly(entry.source, methods) }];
+  });
+  return { classes: dropped === 0 ? classes : kept, losses };
+}
+
+/** The project's source classes the instance names, with the variants of their tests. */
+async function sourceClasses(
+  subject: RepairSubject,
+  setup: Setup,
+  losses: StageOneLoss[],
+): Promise<SourceClass[]> {
+  const { testSources } = subject.project.layout;
+  const classes: SourceClass[] = [];
+  const outer = [
+    ...new Set(
+      [...instanceTestClasses(subject.instance).keys()].map((name) => name.split('$')[0]!),
+    ),
+  ].sort();
+  for (const testClass of outer) {
+    const file = path.posix.join(testSources, `${testClass.replace(/\./g, '/')}.java`);
+    const source = await readTextIfExists(path.join(setup.copy.root, file));
+    const scan = source === undefined ? undefined : testMethods(source);
+    if (source === undefined || !scan || scan.kind !== 'TestClass') {
+      losses.push({
+        gate: 'not-a-test-class',
+        tests: [testClass],
+        detail: scan?.kind === 'NotATestClass' ? scan.reason : 'no source',
+      });
+      continue;
+    }
+    const seed = Number.parseInt(sha256Text(`${setup.seed}:${testClass}`).slice(0, 8), 16);
+    const all = scan.methods.flatMap((method) =>
+      inputVariants(source, method, { seed, max: VARIANTS_PER_METHOD }),
+    );
+    const variants = shuffled(all, seededRandom(seed)).slice(0, VARIANTS_PER_CLASS);
+    if (variants.length === 0) continue;
+    let newClass = `${testClass}StrengthenedTest`.replace(
+      /TestStrengthenedTest$/,
+      'StrengthenedTest',
+    );
+    for (
+      let n = 2;
+      await readTextIfExists(
+        path.join(setup.copy.root, testSources, `${newClass.replace(/\./g, '/')}.java`),
+      );
+      n++
+    ) {
+      newClass = `${testClass}Strengthened${n}Test`;
+    }
+    classes.push({
+      testClass,
+      file,
+      source,
+      framework: scan.framework,
+      newClass,
+      newFile: path.posix.join(testSources, `${newClass.replace(/\./g, '/')}.java`),
+      variants,
+      // The probe class names each variant's method; the final class keeps those names.
+      probeNames: methodsOf(probeClass(source, variants, { className: simpleName(newClass) })),
+    });
+  }
+  return classes;
+}
+
+/** Relevant missed lines by file, from the coverage before. */
+function missedLines(
+  before: Extract<SliceCoverage, { kind: 'Measured' }>,
+): Map<string, Set<number>> {
+  return new Map(
+    before.files
+      .filter((file) => file.missed.length > 0)
+      .map((file) => [file.file, new Set(file.missed)]),
+  );
+}
+
+function sourceRootRelative(mainSources: string, file: string): string {
+  return file.startsWith(`${mainSources}/`) ? file.slice(mainSources.length + 1) : file;
+}
+
+export async function stageOne(
+  subject: RepairSubject,
+  before: Extract<SliceCoverage, { kind: 'Measured' }>,
+  setup: Setup,
+): Promise<StageOneOutcome> {
+  const missed = missedLines(before);
+  if (missed.size === 0) return { kind: 'NothingMissed' };
+  await loadJavaGrammar();
+  const losses: StageOneLoss[] = [];
+  const { layout } = subject.project;
+  const gold = withTests(subject, subject.gold);
+  await setup.copy.checkout(gold);
+  const sources = await sourceClasses(subject, setup, losses);
+  const variantsTried = sources.reduce((sum, entry) => sum + entry.variants.length, 0);
+  if (sources.length === 0) return { kind: 'Amplified', classes: [], variantsTried, losses };
+
+  // Probes on gold: compile (dropping variants javac rejects), then 3 runs and a foreign one.
+  const probes = sources.map((entry) => {
+    const source = probeClass(entry.source, entry.variants, {
+      className: simpleName(entry.newClass),
+    });
+    return { file: entry.newFile, source, methods: methodsOf(source), origin: entry };
+  });
+  const compiled = await compileDropping(
+    (classes) => withClasses(gold, classes, layout.testSources, true),
+    probes,
+    setup,
+    subject,
+    losses,
+    'probe-compile',
+  );
+  if (!compiled) return { kind: 'Amplified', classes: [], variantsTried, losses };
+  const jacoco = await ensureJacoco(setup.cache);
+  const work = await makeTempDir('stage-one');
+  try {
+    const observations = new Map<string, Observation[][]>();
+    const coveredBy = new Map<string, Map<string, Set<string>>>();
+    for (const probe of compiled.classes) {
+      const origin = probes.find((entry) => entry.file === probe.file)!.origin;
+      const runs: Observation[][] = [];
+      const coverageDir = path.join(work, `coverage-${simpleName(origin.newClass)}`);
+      await mkdir(coverageDir, { recursive: true });
+      for (let run = 0; run < 4; run++) {
+        const file = path.join(work, `${simpleName(origin.newClass)}-${run}.jsonl`);
+        const jvmArgs = [`-Dwitnessgym.observations=${file}`];
+        if (run === 0) {
+          const includes = [...missed.keys()].map((source) => {
+            const dir = path.posix.dirname(sourceRootRelative(layout.mainSources, source));
+            return dir === '.' ? '*' : `${dir.replace(/\//g, '.')}.*`;
+          });
+          jvmArgs.push(
+            jacocoAgentArg(jacoco.agentJar, path.join(coverageDir, 'all.exec'), includes),
+          );
+          jvmArgs.push(`-Dwitnessgym.coverage=${coverageDir}`);
+        }
+        if (run === 3) jvmArgs.push(...FOREIGN_LOCALE_ARGS);
+        const result = await setup.maven.run({
+          target: compiled.target,
+          testClass: origin.newClass,
+          jvmArgs,
+        });
+        if (
+          result.verdict.kind !== 'Passed' &&
+          result.verdict.kind !== 'TestFailed' &&
+          result.verdict.kind !== 'TestErrored'
+        ) {
+          losses.push({
+            gate: 'probe-run',
+            tests: [origin.newClass],
+            detail: describeVerdict(result.verdict),
+          });
+          break;
+        }
+        const parsed = parseObservations((await readTextIfExists(file)) ?? '');
+        runs.push(parsed.kind === 'Parsed' ? parsed.observations : []);
+      }
+      if (runs.length < 4) continue;
+      observations.set(probe.file, runs);
+      const byMethod = new Map<string, Set<string>>();
+      for (const entry of await readdir(coverageDir)) {
+        if (!entry.endsWith('.exec') || entry === 'all.exec') continue;
+        const coverage = await readLineCoverage({
+          cliJar: jacoco.cliJar,
+          execFile: path.join(coverageDir, entry),
+          classDirs: [path.join(compiled.workDir, layout.mainClasses)],
+          timeoutMs: 120_000,
+        });
+        if (coverage.kind !== 'Measured') continue;
+        const lines = new Set<string>();
+        for (const [file, lost] of missed) {
+          const states = coverage.files.get(sourceRootRelative(layout.mainSources, file));
+          for (const line of lost)
+            if (states?.get(line) === 'covered') lines.add(`${file}:${line}`);
+        }
+        byMethod.set(entry.slice(0, -'.exec'.length), lines);
+      }
+      coveredBy.set(probe.file, byMethod);
+    }
+
+    // Greedy: the method that covers the most missed lines not yet covered, until none adds.
+    const chosen = new Map<string, string[]>();
+    const reached = new Set<string>();
+    for (;;) {
+      let best: { file: string; method: string; adds: number } | undefined;
+      for (const [file, byMethod] of coveredBy) {
+        for (const [method, lines] of [...byMethod].sort(([a], [b]) => (a < b ? -1 : 1))) {
+          const adds = [...lines].filter((line) => !reached.has(line)).length;
+          if (adds > 0 && (!best || adds > best.adds)) best = { file, method, adds };
+        }
+      }
+      if (!best) break;
+      for (const line of coveredBy.get(best.file)!.get(best.method)!) reached.add(line);
+      chosen.set(best.file, [...(chosen.get(best.file) ?? []), best.method]);
+    }
+    for (const [file, byMethod] of coveredBy) {
+      const unused = [...byMethod.keys()].filter((method) => !chosen.get(file)?.includes(method));
+      if (unused.length > 0) {
+        losses.push({
+          gate: 'no-new-coverage',
+          tests: unused.map((method) => `${file}#${method}`),
+          detail: 'covers no relevant line the suite and the chosen tests miss',
+        });
+      }
+    }
+
+    // The final classes: assertions from stable observations, only the chosen methods.
+    const finals: { file: string; source: string; methods: string[]; origin: SourceClass }[] = [];
+    for (const [file, methods] of chosen) {
+      const origin = sources.find((entry) => entry.newFile === file)!;
+      const stable = stableObservations(observations.get(file)!);
+      const text = finalClass(origin.source, origin.variants, stable, {
+        className: simpleName(origin.newClass),
+        framework: origin.framework,
+      });
+      const kept = methodsOf(text).filter((method) => methods.includes(method));
+      const lost = methods.filter((method) => !kept.includes(method));
+      if (lost.length > 0) {
+        losses.push({
+          gate: 'no-stable-oracle',
+          tests: lost.map((method) => `${file}#${method}`),
+          detail: 'no assertion holds on what gold did in every run',
+        });
+      }
+      if (kept.length > 0)
+        finals.push({ file, source: keepOnly(text, kept), methods: kept, origin });
+    }
+    if (finals.length === 0) return { kind: 'Amplified', classes: [], variantsTried, losses };
+
+    // Gold, three fresh runs: a method failing in any is dropped.
+    const onGold = await compileDropping(
+      (classes) => withClasses(gold, classes, layout.testSources, false),
+      finals,
+      setup,
+      subject,
+      losses,
+      'final-compile',
+    );
+    if (!onGold) return { kind: 'Amplified', classes: [], variantsTried, losses };
+    let kept = onGold.classes;
+    const repeated = withReruns(setup.maven, 3);
+    const next: typeof kept = [];
+    for (const entry of kept) {
+      const origin = finals.find((final) => final.file === entry.file)!.origin;
+      const result = await repeated.run({ target: onGold.target, testClass: origin.newClass });
+      const failing = new Set(
+        result.runs.flatMap((run) =>
+          run.verdict.kind === 'TestFailed' || run.verdict.kind === 'TestErrored'
+            ? run.verdict.failures.map((failure) => baseTestMethod(failure.testMethod))
+            : [],
+        ),
+      );
+      const ranAll = result.runs.every((run) =>
+        ['Passed', 'TestFailed', 'TestErrored'].includes(run.verdict.kind),
+      );
+      if (!ranAll) {
+        losses.push({
+          gate: 'fails-on-gold',
+          tests: entry.methods.map((m) => `${entry.file}#${m}`),
+          detail: describeVerdict(result.verdict),
+        });
+        continue;
+      }
+      const passing = entry.methods.filter((method) => !failing.has(method));
+      if (failing.size > 0) {
+        losses.push({
+          gate: 'fails-on-gold',
+          tests: [...failing].map((m) => `${entry.file}#${m}`),
+          detail: 'fails on gold in one of 3 fresh runs',
+        });
+      }
+      if (passing.length > 0)
+        next.push({ ...entry, methods: passing, source: keepOnly(entry.source, passing) });
+    }
+    kept = next;
+    if (kept.length === 0) return { kind: 'Amplified', classes: [], variantsTried, losses };
+
+    // The API rule: a new test must compile against the base tree, else it rejects any fix that
+    // does not add what gold added.
+    const onBase = await compileDropping(
+      (classes) =>
+        withClasses(withTests(subject, subject.base), classes, layout.testSources, false),
+      kept,
+      setup,
+      subject,
+      losses,
+      'api-rule',
+    );
+    kept = onBase?.classes ?? [];
+    return {
+      kind: 'Amplified',
+      classes: kept.map((entry) => {
+        const origin = finals.find((final) => final.file === entry.file)!.origin;
+        return {
+          testClass: origin.newClass,
+          file: entry.file,
+          source: entry.source,
+          methods: entry.methods,
+          provenance: entry.methods.map((method) => {
+            const variant = origin.variants[origin.probeNames.indexOf(method)]!;
+            return {
+              method,
+              from: variant.method,
+              operator: variant.operator,
+              detail: variant.detail,
+            };
+          }),
+        };
+      }),
+      variantsTried,
+      losses,
+    };
+  } finally {
+    await removeTree(work);
+  }
+}

@@ -1,0 +1,216 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import type { CacheLayout } from '../../core/cache.js';
+import { errorMessage } from '../../core/errors.js';
+import { writeJsonAtomic } from '../../core/fs.js';
+import type { EventSink } from '../../events/types.js';
+import { defineRecord, readRecordFile, recordId, writeRecordFile } from '../../records/record.js';
+import type { RepairInstance } from '../../repair/instance.js';
+import { resolveInstance } from '../../repair/project.js';
+import { readInstanceFile, writeInstanceFile } from '../../repair/read.js';
+import { mavenTestRunner } from '../../runners/maven.js';
+import { timeLimit } from '../../runners/time-limits.js';
+import { withTimeLimit } from '../../runners/wrappers.js';
+import { mavenToolchain } from '../../toolchains/maven/maven.js';
+import { strengthenInstance, type InstanceStrengthening } from './strengthen.js';
+import { recordedValidity } from './validate-file.js';
+
+/*
+ * `witnessgym strengthen <instances.jsonl> --stages coverage --out DIR`: every instance S0 found
+ * valid, strengthened one after the other. Per instance, `instances/<id>/report.json` (the slice,
+ * coverage before and after, every test kept with where it came from, every candidate lost and
+ * the gate that lost it) and the new test classes under `instances/<id>/tests/`; then
+ * `strengthened.jsonl` (every instance, strengthened ones with their `original_*`) and
+ * `summary.json`. A report is keyed by the instance, the seed and the engine's version: a rerun
+ * redoes only what is missing, and writes the same bytes.
+ */
+
+/** Bump on any change to what the engine adds for the same input. */
+const ENGINE_VERSION = 1;
+
+const InstanceReportFile = defineRecord({
+  kind: 'strengthen-instance-report',
+  version: 1,
+  schema: z.strictObject({
+    key: z.string(),
+    instanceId: z.string(),
+    outcome: z.string(),
+    /** The instance as strengthened (or unchanged), for strengthened.jsonl. */
+    instance: z.unknown(),
+    report: z.unknown(),
+  }),
+});
+
+export interface StrengthenSummary {
+  out: string;
+  strengthenedFile: string;
+  instances: number;
+  /** Instances S0 did not find valid, or not validated: left as they are. */
+  skipped: { instanceId: string; reason: string }[];
+  outcomes: Record<string, number>;
+  strengthened: number;
+  testsAdded: number;
+  failToPassAdded: number;
+  coverage: { relevant: number; before: number; after: number };
+  losses: Record<string, number>;
+  durationMs: number;
+}
+
+function summaryOf(outcome: InstanceStrengthening): unknown {
+  if (outcome.kind === 'NotSliced') return outcome;
+  if (outcome.kind === 'NotMeasured') return outcome;
+  // The instance itself goes to strengthened.jsonl, not into the report again.
+  return { ...outcome, instance: undefined };
+}
+
+export async function strengthenInstanceFile(
+  instancesFile: string,
+  options: { out: string; seed: number; cache: CacheLayout; events: EventSink },
+): Promise<StrengthenSummary> {
+  const started = Date.now();
+  const instances = await readInstanceFile(instancesFile);
+  const fileDir = path.dirname(path.resolve(instancesFile));
+  const validity = await recordedValidity(instancesFile);
+  const out = path.resolve(options.out);
+  await mkdir(out, { recursive: true });
+  const maven = withTimeLimit(mavenTestRunner(mavenToolchain, options.cache), () =>
+    timeLimit('maven', 'run', undefined),
+  );
+  const skipped: StrengthenSummary['skipped'] = [];
+  const results: RepairInstance[] = [];
+  const reports: { outcome: string; report: InstanceStrengthening | null; stored: unknown }[] = [];
+  options.events.emit({
+    kind: 'StageStarted',
+    stage: 'strengthen',
+    subject: path.basename(instancesFile),
+    total: instances.length,
+    unit: 'instances',
+  });
+  try {
+    for (const [index, instance] of instances.entries()) {
+      const dir = path.join(out, 'instances', instance.instance_id);
+      const recorded = validity.get(instance.instance_id);
+      let outcomeWord: string;
+      if (!recorded || recorded.instance !== recordId(instance)) {
+        skipped.push({
+          instanceId: instance.instance_id,
+          reason: "not validated: run 'witnessgym instances validate' first",
+        });
+        results.push(instance);
+        outcomeWord = 'not validated';
+      } else if (recorded.outcome.kind !== 'Valid') {
+        skipped.push({
+          instanceId: instance.instance_id,
+          reason: `S0 found it ${recorded.outcome.kind.toLowerCase()}`,
+        });
+        results.push(instance);
+        outcomeWord = 'skipped (S0)';
+      } else {
+        const key = recordId({
+          instance: recordId(instance),
+          seed: options.seed,
+          engine: ENGINE_VERSION,
+        });
+        const reportFile = path.join(dir, 'report.json');
+        const earlier = await readRecordFile(reportFile, InstanceReportFile).catch(() => undefined);
+        if (earlier?.key === key) {
+          results.push(earlier.instance as RepairInstance);
+          reports.push({ outcome: earlier.outcome, report: null, stored: earlier.report });
+          outcomeWord = `${earlier.outcome} (earlier run)`;
+        } else {
+          let outcome: InstanceStrengthening;
+          try {
+            const subject = await resolveInstance(instance, fileDir, options.cache);
+            outcome = await strengthenInstance(subject, {
+              cache: options.cache,
+              maven,
+              seed: options.seed,
+            });
+          } catch (error) {
+            outcome = { kind: 'NotSliced', reason: `harness fault: ${errorMessage(error)}` };
+          }
+          const strengthened = 'instance' in outcome ? outcome.instance : instance;
+          if (outcome.kind === 'Strengthened') {
+            for (const entry of outcome.classes) {
+              const target = path.join(dir, 'tests', entry.file);
+              await mkdir(path.dirname(target), { recursive: true });
+              await writeFile(target, entry.source);
+            }
+          }
+          await mkdir(dir, { recursive: true });
+          await writeRecordFile(reportFile, InstanceReportFile, {
+            key,
+            instanceId: instance.instance_id,
+            outcome: outcome.kind,
+            instance: strengthened,
+            report: summaryOf(outcome),
+          });
+          results.push(strengthened);
+          reports.push({ outcome: outcome.kind, report: outcome, stored: summaryOf(outcome) });
+          outcomeWord = outcome.kind;
+        }
+      }
+      options.events.emit({
+        kind: 'ItemDone',
+        stage: 'strengthen',
+        done: index + 1,
+        total: instances.length,
+        item: instance.instance_id,
+        outcome: outcomeWord,
+      });
+    }
+  } finally {
+    await maven.close();
+  }
+  const strengthenedFile = path.join(out, 'strengthened.jsonl');
+  await writeInstanceFile(strengthenedFile, results);
+  const outcomes: Record<string, number> = {};
+  const losses: Record<string, number> = {};
+  const coverage = { relevant: 0, before: 0, after: 0 };
+  for (const entry of reports) {
+    outcomes[entry.outcome] = (outcomes[entry.outcome] ?? 0) + 1;
+    const stored = entry.stored as {
+      before?: { relevant: number; covered: number };
+      after?: { covered: number } | null;
+      losses?: { gate: string; tests: string[] }[];
+    };
+    if (stored.before) {
+      coverage.relevant += stored.before.relevant;
+      coverage.before += stored.before.covered;
+      coverage.after += stored.after?.covered ?? stored.before.covered;
+    }
+    for (const loss of stored.losses ?? [])
+      losses[loss.gate] = (losses[loss.gate] ?? 0) + loss.tests.length;
+  }
+  const added = results.flatMap((instance) => instance.strengthening?.added ?? []);
+  const summary: StrengthenSummary = {
+    out,
+    strengthenedFile,
+    instances: instances.length,
+    skipped,
+    outcomes,
+    strengthened: results.filter((instance) => (instance.strengthening?.added.length ?? 0) > 0)
+      .length,
+    testsAdded: added.length,
+    failToPassAdded: results.reduce(
+      (sum, instance) =>
+        sum +
+        (instance.strengthening
+          ? instance.FAIL_TO_PASS.length - (instance.original_FAIL_TO_PASS?.length ?? 0)
+          : 0),
+      0,
+    ),
+    coverage,
+    losses,
+    durationMs: Date.now() - started,
+  };
+  await writeJsonAtomic(path.join(out, 'summary.json'), { ...summary, durationMs: undefined });
+  options.events.emit({
+    kind: 'StageFinished',
+    stage: 'strengthen',
+    subject: path.basename(instancesFile),
+    durationMs: summary.durationMs,
+  });
+  return summary;
+}
