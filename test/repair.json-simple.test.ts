@@ -5,6 +5,9 @@ import { exists, makeTempDir } from '../src/core/fs.js';
 import type { RepairInstance } from '../src/repair/instance.js';
 import { readInstanceFile } from '../src/repair/read.js';
 import type { CaseRecord } from '../src/stages/4-archive/case.js';
+import type { RepairEvaluationSummary } from '../src/stages/5-evaluate/repair/evaluate-repair.js';
+import type { ReevaluationSummary } from '../src/stages/7-strengthen/reevaluate.js';
+import type { StrengthenSummary } from '../src/stages/7-strengthen/strengthen-file.js';
 import type { ValidationSummary } from '../src/stages/7-strengthen/validate-file.js';
 import { cli } from './helpers.js';
 import { sharedOneCaseBench } from './shared-fixture.js';
@@ -115,5 +118,116 @@ describe('instances validate (S0)', () => {
     // Decided instances are not run again.
     const rerun = await cli(['instances', 'validate', instancesFile, '--json']);
     expect((JSON.parse(rerun.stdout) as ValidationSummary).earlier).toBe(1);
+  });
+});
+
+describe('evaluate --task repair, strengthen and reevaluate', () => {
+  it('resolves with gold, not with an empty patch, and the strengthened tests still accept gold', async () => {
+    const rows: Record<string, RepairEvaluationSummary> = {};
+    for (const agent of ['gold', 'none']) {
+      const run = await cli([
+        'evaluate',
+        instancesFile,
+        '--task',
+        'repair',
+        '--agent',
+        agent,
+        '--run',
+        path.join(work, `eval-${agent}`),
+        '--json',
+      ]);
+      expect(run.exitCode, run.stderr).toBe(0);
+      rows[agent] = JSON.parse(run.stdout) as RepairEvaluationSummary;
+    }
+    expect(rows.gold!.resolved).toBe(1);
+    expect(rows.none!.resolved).toBe(0);
+    // The empty patch was judged in the sandbox: the witness's methods still fail on the base.
+    const none = rows.none!.rows[0]!;
+    expect(none.verdict).toMatchObject({ kind: 'Unresolved', broken: [] });
+    expect(none.verdict.kind === 'Unresolved' && none.verdict.stillFailing).toEqual(
+      instance.FAIL_TO_PASS,
+    );
+
+    const strong = path.join(work, 'strong');
+    const strengthened = await cli(['strengthen', instancesFile, '--out', strong, '--json']);
+    expect(strengthened.exitCode, strengthened.stderr).toBe(0);
+    const summary = JSON.parse(strengthened.stdout) as StrengthenSummary;
+    expect(summary.instances).toBe(1);
+    expect(summary.coverage.relevant).toBeGreaterThan(0);
+    expect(summary.coverage.after).toBeGreaterThanOrEqual(summary.coverage.before);
+
+    const reevaluated = await cli([
+      'reevaluate',
+      path.join(strong, 'strengthened.jsonl'),
+      '--predictions',
+      rows.gold!.predictions,
+      rows.none!.predictions,
+      '--out',
+      path.join(work, 'reeval'),
+      '--json',
+    ]);
+    expect(reevaluated.exitCode, reevaluated.stderr).toBe(0);
+    const result = JSON.parse(reevaluated.stdout) as ReevaluationSummary;
+    const byAgent = Object.fromEntries(result.agents.map((agent) => [agent.agent, agent]));
+    expect(byAgent.gold).toMatchObject({ acceptedBefore: 1, passesAfter: 1, rejected: 0 });
+    expect(byAgent.none).toMatchObject({ acceptedBefore: 0, passesAfter: 0 });
+    expect(result.rejections).toEqual([]);
+  });
+});
+
+describe('evaluate --task repair with a coding agent in the sandbox', () => {
+  it('applies what the agent changed in production code and strips its edits to tests', async () => {
+    const scripts = path.join(work, 'agent-scripts');
+    await mkdir(scripts, { recursive: true });
+    await writeFile(path.join(scripts, 'gold.patch'), instance.patch);
+    // The agent that fixes: it applies gold in its workspace (the sandbox's working directory).
+    const fixer = path.join(work, 'eval-fixer');
+    const fixed = await cli([
+      'evaluate',
+      instancesFile,
+      '--task',
+      'repair',
+      '--agent',
+      'command',
+      '--agent-command',
+      `patch -p1 < ${path.join(scripts, 'gold.patch')}`,
+      '--sandbox-read',
+      scripts,
+      '--attempts',
+      '1',
+      '--run',
+      fixer,
+      '--json',
+    ]);
+    expect(fixed.exitCode, fixed.stderr).toBe(0);
+    expect((JSON.parse(fixed.stdout) as RepairEvaluationSummary).resolved).toBe(1);
+
+    // The agent that cheats: it replaces the witness's file with a test that passes and changes
+    // no production code. The verifier judges with the instance's own tests all the same.
+    const stub = `package ${record.officialTest.class.replace(/\.[^.]*$/, '')};\npublic class ${record.officialTest.class.replace(/^.*\./, '')} {}\n`;
+    await writeFile(path.join(scripts, 'Stub.java'), stub);
+    const cheater = path.join(work, 'eval-cheater');
+    const cheated = await cli([
+      'evaluate',
+      instancesFile,
+      '--task',
+      'repair',
+      '--agent',
+      'command',
+      '--agent-command',
+      `mkdir -p ${path.dirname(record.officialTest.path)} && cp ${path.join(scripts, 'Stub.java')} ${record.officialTest.path}`,
+      '--sandbox-read',
+      scripts,
+      '--attempts',
+      '1',
+      '--run',
+      cheater,
+      '--json',
+    ]);
+    expect(cheated.exitCode, cheated.stderr).toBe(0);
+    const summary = JSON.parse(cheated.stdout) as RepairEvaluationSummary;
+    expect(summary.resolved).toBe(0);
+    expect(summary.rows[0]!.stripped).toEqual([record.officialTest.path]);
+    expect(summary.rows[0]!.verdict).toMatchObject({ kind: 'Unresolved' });
   });
 });

@@ -64,20 +64,22 @@ function formatRepairSummary(summary: RepairEvaluationSummary): string {
 
 async function evaluateRepair(
   instancesFile: string,
-  options: { agent?: string; attempts: number; run?: string; seed: number; json?: boolean },
+  options: EvaluateStageOptions & { seed: number; json?: boolean },
   command: Command,
 ): Promise<void> {
-  if (!options.agent)
-    throw new UserError('--task repair needs --agent gold, none, plausible or alternative');
+  if (!options.agent) {
+    throw new UserError(
+      '--task repair needs --agent: gold, none, plausible, alternative or a coding agent',
+    );
+  }
   const summary = await withProgress(options.json ?? false, (events) =>
     runRepairEvaluation(
       instancesFile,
       {
-        agent: options.agent!,
-        attempts: options.attempts,
+        ...options,
         run:
-          options.run ?? path.join(path.dirname(path.resolve(instancesFile)), 'repair-evaluation'),
-        seed: options.seed,
+          options.run ??
+          path.join(path.dirname(path.resolve(instancesFile)), 'repair-evaluation', options.agent),
       },
       cacheFrom(command),
       events,
@@ -94,8 +96,7 @@ async function evaluate(
   command: Command,
 ): Promise<void> {
   if (options.task === 'repair') {
-    // Offline repair agents are deterministic: one attempt says all they will do.
-    await evaluateRepair(bench, { ...options, attempts: 1 }, command);
+    await evaluateRepair(bench, options, command);
     return;
   }
   const { rows, ...rest } = await withProgress(options.json ?? false, (events) =>
@@ -126,7 +127,7 @@ export function register(program: Command): void {
     .addOption(
       new Option(
         '--task <task>',
-        "test: write a test exposing each case's bug (the paper's task); repair: fix each repair instance of <instances.jsonl> (witnessgym case export --as repair), judged in the sandbox by the instance's tests, with SWE-bench predictions written to the run directory (offline agents gold, none, plausible, alternative)",
+        "test: write a test exposing each case's bug (the paper's task); repair: fix each repair instance of <instances.jsonl> (witnessgym case export --as repair), judged in the sandbox by the instance's tests, with SWE-bench predictions written to the run directory (offline agents gold, none, plausible, alternative; a coding agent gets the base tree and the problem statement in the sandbox)",
       )
         .choices(['test', 'repair'])
         .default('test'),

@@ -29,6 +29,10 @@ export interface RepairProposalContext {
   seed: number;
   /** Judges a candidate with the instance's tests, as the evaluation would. */
   judge: (diff: string) => Promise<PatchVerdict>;
+  /** Writes the base tree an agent is given (without the test patch's tests) into a new dir. */
+  writeBase: (destination: string) => Promise<void>;
+  /** The production source root, project-relative. */
+  mainSources: string;
 }
 
 export interface RepairAgent {

@@ -6,7 +6,7 @@ import { describeVerdict } from '../../../core/verdict.js';
 import type { EventSink } from '../../../events/types.js';
 import { treeReader } from '../../../project/state.js';
 import type { RepairInstance } from '../../../repair/instance.js';
-import { resolveInstance } from '../../../repair/project.js';
+import { materialiseTree, resolveInstance } from '../../../repair/project.js';
 import { readInstanceFile } from '../../../repair/read.js';
 import {
   preparedBase,
@@ -15,7 +15,16 @@ import {
 } from '../../../repair/verify-patch.js';
 import { isolatedJavaSetup } from '../../../sandbox/java-runs.js';
 import { recordedValidity } from '../../7-strengthen/validate-file.js';
+import { AGENT_NAMES } from '../../../agents/adapters/index.js';
+import {
+  agentAdapterFrom,
+  agentNetwork,
+  type AgentFlags,
+  type NetworkFlags,
+} from '../../../agents/flags.js';
+import { sandboxAvailability } from '../../../sandbox/bwrap.js';
 import { REPAIR_AGENTS, type RepairAgent } from './agents.js';
+import { processRepairAgent } from './process-agent.js';
 import { RepairStore, type RepairAttemptRow, type RepairVerdict } from './store.js';
 
 /*
@@ -26,11 +35,16 @@ import { RepairStore, type RepairAttemptRow, type RepairVerdict } from './store.
  * S0 found broken or flaky is not evaluated (its verdicts would say nothing about the agent).
  */
 
-export interface RepairEvaluateOptions {
+export interface RepairEvaluateOptions extends AgentFlags, NetworkFlags {
   agent: string;
+  /** Attempts a process agent gets per instance (an offline agent's one says all it will do). */
   attempts: number;
   run: string;
   seed: number;
+  /** Seconds one agent run may take. */
+  agentTimeout: number;
+  sandboxRead?: string[];
+  sandboxWrite?: string[];
 }
 
 export interface RepairEvaluationSummary {
@@ -46,14 +60,30 @@ export interface RepairEvaluationSummary {
   rows: RepairAttemptRow[];
 }
 
-export function repairAgent(name: string): RepairAgent {
-  const agent = REPAIR_AGENTS.find((candidate) => candidate.name === name);
-  if (!agent) {
+/** The agent of a repair evaluation, and how many attempts it gets per instance. */
+export async function repairAgent(
+  options: RepairEvaluateOptions,
+): Promise<{ agent: RepairAgent; attempts: number }> {
+  const offline = REPAIR_AGENTS.find((candidate) => candidate.name === options.agent);
+  if (offline) return { agent: offline, attempts: 1 };
+  if (!(AGENT_NAMES as readonly string[]).includes(options.agent)) {
     throw new UserError(
-      `--task repair runs the offline agents ${REPAIR_AGENTS.map((known) => known.name).join(', ')}; '${name}' is not one (process agents for repair are not supported yet)`,
+      `unknown agent '${options.agent}' for --task repair: use one of ${[...REPAIR_AGENTS.map((known) => known.name), ...AGENT_NAMES].join(', ')}`,
     );
   }
-  return agent;
+  const availability = await sandboxAvailability();
+  if (availability.kind === 'Unavailable') {
+    throw new UserError(
+      `agent ${options.agent} runs in a bubblewrap sandbox, which is unavailable (${availability.reason}): install it with 'apt-get install bubblewrap'`,
+    );
+  }
+  const agent = processRepairAgent(options.agent, agentAdapterFrom(options), {
+    network: agentNetwork(options),
+    readOnly: (options.sandboxRead ?? []).map((dir) => path.resolve(dir)),
+    writable: (options.sandboxWrite ?? []).map((dir) => path.resolve(dir)),
+    timeoutMs: options.agentTimeout * 1000,
+  });
+  return { agent, attempts: options.attempts };
 }
 
 function storedVerdict(verdict: PatchVerdict): RepairVerdict {
@@ -84,7 +114,7 @@ export async function runRepairEvaluation(
   cache: CacheLayout,
   events: EventSink,
 ): Promise<RepairEvaluationSummary> {
-  const agent = repairAgent(options.agent);
+  const { agent, attempts } = await repairAgent(options);
   const instances = await readInstanceFile(instancesFile);
   const fileDir = path.dirname(path.resolve(instancesFile));
   const validity = await recordedValidity(instancesFile);
@@ -110,7 +140,7 @@ export async function runRepairEvaluation(
         instanceId: instance.instance_id,
         reason: `S0 found it ${recorded.kind.toLowerCase()} on the ${recorded.side} tree`,
       });
-    } else if (store.done(instance.instance_id, agent.name).length >= options.attempts) {
+    } else if (store.done(instance.instance_id, agent.name).length >= attempts) {
       summary.alreadyDone++;
     } else queue.push(instance);
   }
@@ -138,7 +168,7 @@ export async function runRepairEvaluation(
           : readTree(file);
       for (
         let attempt = store.done(instance.instance_id, agent.name).length + 1;
-        attempt <= options.attempts;
+        attempt <= attempts;
         attempt++
       ) {
         const attemptStarted = Date.now();
@@ -148,6 +178,8 @@ export async function runRepairEvaluation(
           readBase,
           seed: attemptSeed(options.seed, instance.instance_id, attempt),
           judge,
+          writeBase: (destination) => materialiseTree(subject.base, subject.project, destination),
+          mainSources,
         });
         let row: RepairAttemptRow;
         if (proposal.kind === 'NoPatch') {
