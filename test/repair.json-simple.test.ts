@@ -64,9 +64,21 @@ describe('case export --as repair', () => {
       );
       expect(await readFile(path.join(snapshot, file), 'utf8')).toContain(added[0]!.slice(1));
     }
+    // FAIL_TO_PASS: the methods that expose the bug, the witness's and the co-witnesses'.
     expect(instance.FAIL_TO_PASS).toEqual(
-      Object.keys(record.expectedFailure).map((method) => `${record.officialTest.class}#${method}`),
+      [
+        ...Object.keys(record.expectedFailure).map(
+          (method) => `${record.officialTest.class}#${method}`,
+        ),
+        ...record.coWitnesses.flatMap((entry) =>
+          Object.keys(entry.failingMethods).map((method) => `${entry.class}#${method}`),
+        ),
+      ].sort(),
     );
+    for (const coWitness of record.coWitnesses) {
+      expect(instance.test_patch).toContain(`+++ b/${coWitness.path}`);
+      expect(await exists(path.join(snapshot, coWitness.path))).toBe(false);
+    }
     expect(instance.PASS_TO_PASS.length).toBeGreaterThan(0);
     expect(instance.PASS_TO_PASS.filter((id) => instance.FAIL_TO_PASS.includes(id))).toEqual([]);
   });
