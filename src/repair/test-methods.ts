@@ -37,7 +37,7 @@ function annotationNames(declaration: Node): string[] {
 }
 
 /** JUnit 3: in a TestCase, every public void no-argument `test*` method is a test. */
-function isTestCaseMethod(method: Node): boolean {
+export function isTestCaseMethod(method: Node): boolean {
   const words = modifierWords(method);
   const parameters = field(method, 'parameters');
   return (
@@ -45,8 +45,8 @@ function isTestCaseMethod(method: Node): boolean {
     words.includes('public') &&
     !words.includes('static') &&
     !words.includes('abstract') &&
-    field(method, 'type')?.text === 'void' &&
-    (parameters ? kids(parameters).length === 0 : true)
+    field(method, 'type')?.type === 'void_type' &&
+    (parameters ? kids(parameters).length === 0 : false)
   );
 }
 

@@ -46,17 +46,12 @@ import com.sun.source.util.TreePath;
 import com.sun.source.util.TreePathScanner;
 import com.sun.source.util.Trees;
 import java.io.IOException;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -71,12 +66,6 @@ import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
 import javax.lang.model.util.Elements;
 import javax.lang.model.util.Types;
-import javax.tools.Diagnostic;
-import javax.tools.DiagnosticCollector;
-import javax.tools.JavaCompiler;
-import javax.tools.JavaFileObject;
-import javax.tools.StandardJavaFileManager;
-import javax.tools.ToolProvider;
 
 /**
  * The statements of one source file as units for program slicing: for each statement of every
@@ -93,67 +82,18 @@ public final class Slicer {
   private Slicer() {}
 
   public static void main(String[] args) throws IOException {
-    @SuppressWarnings("unchecked")
-    Map<String, Object> request =
-        (Map<String, Object>)
-            Json.parse(new String(Files.readAllBytes(Path.of(args[0])), StandardCharsets.UTF_8));
-    Map<String, Object> answer;
-    try {
-      answer = analyze(request);
-    } catch (RuntimeException e) {
-      answer = new LinkedHashMap<>();
-      answer.put("kind", "Failed");
-      answer.put("reason", e.toString());
-    }
-    try (Writer out =
-        Files.newBufferedWriter(Path.of((String) request.get("output")), StandardCharsets.UTF_8)) {
-      out.write(Json.write(answer));
-    }
+    Attributed.serve(args, Slicer::analyze);
   }
 
   @SuppressWarnings("unchecked")
   private static Map<String, Object> analyze(Map<String, Object> request) throws IOException {
-    JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
-    DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-    StandardJavaFileManager files =
-        compiler.getStandardFileManager(diagnostics, Locale.ROOT, StandardCharsets.UTF_8);
-    List<String> options = new ArrayList<>();
-    options.add("-proc:none");
-    options.add("-implicit:none");
-    Object release = request.get("release");
-    if (release != null) {
-      options.add("--release");
-      options.add((String) release);
-    }
-    List<Object> classpath = (List<Object>) request.get("classpath");
-    if (!classpath.isEmpty()) {
-      options.add("-classpath");
-      options.add(String.join(java.io.File.pathSeparator, (List<String>) (List<?>) classpath));
-    }
-    Path file = Path.of((String) request.get("file"));
-    JavacTask task =
-        (JavacTask)
-            compiler.getTask(
-                null, files, diagnostics, options, null, files.getJavaFileObjects(file));
-    Iterable<? extends CompilationUnitTree> parsed = task.parse();
-    // Attribution goes on past compile errors: what resolves keeps its symbols, the rest falls
-    // back to names.
-    task.analyze();
-    CompilationUnitTree unit = parsed.iterator().next();
+    Attributed attributed = Attributed.of(request);
+    JavacTask task = attributed.task;
+    CompilationUnitTree unit = attributed.unit;
     Units units = new Units(task, unit);
     units.collect();
 
-    List<Object> problems = new ArrayList<>();
-    for (Diagnostic<? extends JavaFileObject> diagnostic : diagnostics.getDiagnostics()) {
-      if (diagnostic.getKind() != Diagnostic.Kind.ERROR) continue;
-      Map<String, Object> problem = new LinkedHashMap<>();
-      problem.put(
-          "file", diagnostic.getSource() == null ? null : diagnostic.getSource().getName());
-      problem.put("line", diagnostic.getLineNumber());
-      problem.put("column", diagnostic.getColumnNumber());
-      problem.put("message", diagnostic.getMessage(Locale.ROOT));
-      problems.add(problem);
-    }
+    List<Object> problems = attributed.errors();
     Map<String, Object> answer = new LinkedHashMap<>();
     answer.put("kind", "Analysed");
     answer.put("errors", problems);

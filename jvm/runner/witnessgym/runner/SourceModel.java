@@ -24,10 +24,6 @@ import com.sun.source.util.TreePath;
 import com.sun.source.util.TreePathScanner;
 import com.sun.source.util.Trees;
 import java.io.IOException;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -51,12 +47,6 @@ import javax.lang.model.type.TypeVariable;
 import javax.lang.model.type.WildcardType;
 import javax.lang.model.util.Elements;
 import javax.lang.model.util.Types;
-import javax.tools.Diagnostic;
-import javax.tools.DiagnosticCollector;
-import javax.tools.JavaCompiler;
-import javax.tools.JavaFileObject;
-import javax.tools.StandardJavaFileManager;
-import javax.tools.ToolProvider;
 
 /**
  * The compiler's view of one source file, for rewrites that must be type-correct: every type,
@@ -71,51 +61,14 @@ public final class SourceModel {
   private SourceModel() {}
 
   public static void main(String[] args) throws IOException {
-    @SuppressWarnings("unchecked")
-    Map<String, Object> request =
-        (Map<String, Object>)
-            Json.parse(new String(Files.readAllBytes(Path.of(args[0])), StandardCharsets.UTF_8));
-    Map<String, Object> answer;
-    try {
-      answer = analyze(request);
-    } catch (RuntimeException e) {
-      answer = new LinkedHashMap<>();
-      answer.put("kind", "Failed");
-      answer.put("reason", e.toString());
-    }
-    try (Writer out =
-        Files.newBufferedWriter(Path.of((String) request.get("output")), StandardCharsets.UTF_8)) {
-      out.write(Json.write(answer));
-    }
+    Attributed.serve(args, SourceModel::analyze);
   }
 
   @SuppressWarnings("unchecked")
   private static Map<String, Object> analyze(Map<String, Object> request) throws IOException {
-    JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
-    DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-    StandardJavaFileManager files =
-        compiler.getStandardFileManager(diagnostics, Locale.ROOT, StandardCharsets.UTF_8);
-    List<String> options = new ArrayList<>();
-    options.add("-proc:none");
-    options.add("-implicit:none");
-    Object release = request.get("release");
-    if (release != null) {
-      options.add("--release");
-      options.add((String) release);
-    }
-    List<Object> classpath = (List<Object>) request.get("classpath");
-    if (!classpath.isEmpty()) {
-      options.add("-classpath");
-      options.add(String.join(java.io.File.pathSeparator, (List<String>) (List<?>) classpath));
-    }
-    Path file = Path.of((String) request.get("file"));
-    JavacTask task =
-        (JavacTask)
-            compiler.getTask(
-                null, files, diagnostics, options, null, files.getJavaFileObjects(file));
-    Iterable<? extends CompilationUnitTree> units = task.parse();
-    task.analyze();
-    CompilationUnitTree unit = units.iterator().next();
+    Attributed attributed = Attributed.of(request);
+    JavacTask task = attributed.task;
+    CompilationUnitTree unit = attributed.unit;
     List<long[]> ranges = new ArrayList<>();
     for (Object range : (List<Object>) request.get("ranges")) {
       List<Object> bounds = (List<Object>) range;
@@ -124,17 +77,7 @@ public final class SourceModel {
     Collector collector = new Collector(task, unit, ranges);
     collector.scan(unit, null);
 
-    List<Object> problems = new ArrayList<>();
-    for (Diagnostic<? extends JavaFileObject> diagnostic : diagnostics.getDiagnostics()) {
-      if (diagnostic.getKind() != Diagnostic.Kind.ERROR) continue;
-      Map<String, Object> problem = new LinkedHashMap<>();
-      problem.put(
-          "file", diagnostic.getSource() == null ? null : diagnostic.getSource().getName());
-      problem.put("line", diagnostic.getLineNumber());
-      problem.put("column", diagnostic.getColumnNumber());
-      problem.put("message", diagnostic.getMessage(Locale.ROOT));
-      problems.add(problem);
-    }
+    List<Object> problems = attributed.errors();
     Map<String, Object> answer = new LinkedHashMap<>();
     answer.put("kind", "Analysed");
     answer.put("errors", problems);

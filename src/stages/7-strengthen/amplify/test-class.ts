@@ -1,3 +1,4 @@
+import { isTestCaseMethod } from '../../../repair/test-methods.js';
 import type { Node } from 'web-tree-sitter';
 import {
   classMembers,
@@ -82,23 +83,10 @@ export function frameworkOf(root: Node, testClass: Node): TestFramework | undefi
 const OTHER_TEST_ANNOTATIONS = ['ParameterizedTest', 'RepeatedTest', 'TestFactory', 'TestTemplate'];
 const DISABLED_ANNOTATIONS = ['Ignore', 'Disabled'];
 
-function isJunit3TestMethod(method: Node): boolean {
-  const words = modifierWords(method);
-  const parameters = field(method, 'parameters');
-  return (
-    nameOf(method).startsWith('test') &&
-    words.includes('public') &&
-    !words.includes('static') &&
-    !words.includes('abstract') &&
-    field(method, 'type')?.type === 'void_type' &&
-    (parameters ? kids(parameters).length === 0 : false)
-  );
-}
-
 /** A plain test the framework runs (not disabled, not parameterized, repeated or generated). */
 export function isPlainTest(member: Node, framework: TestFramework): boolean {
   if (member.type !== 'method_declaration' || !field(member, 'body')) return false;
-  if (framework === 'junit3') return isJunit3TestMethod(member);
+  if (framework === 'junit3') return isTestCaseMethod(member);
   return annotatedWith(member, ['Test']) && !annotatedWith(member, DISABLED_ANNOTATIONS);
 }
 
@@ -112,7 +100,7 @@ export function runsOriginalTests(member: Node, framework: TestFramework): boole
   if (member.type !== 'method_declaration') return false;
   if (framework === 'junit3') {
     return (
-      isJunit3TestMethod(member) ||
+      isTestCaseMethod(member) ||
       (nameOf(member) === 'suite' && modifierWords(member).includes('static'))
     );
   }
