@@ -21,7 +21,7 @@ export type TreeRun =
 export async function runInstanceTests(
   subject: RepairSubject,
   state: ProjectState,
-  setup: { runner: TestRunner; copy: WorkingCopy; runs: number; testClasses?: string[] },
+  setup: { runner: TestRunner; copy: WorkingCopy; runs: number },
 ): Promise<TreeRun> {
   const changed = await setup.copy.checkout(state);
   const { project } = subject;
@@ -36,7 +36,6 @@ export async function runInstanceTests(
   const repeated = withReruns(setup.runner, setup.runs);
   const classes: ClassRun[] = [];
   for (const [testClass, methods] of instanceTestClasses(subject.instance)) {
-    if (setup.testClasses && !setup.testClasses.includes(testClass)) continue;
     const normalMs = project.baseline
       ? baselineClass(project.baseline, testClass)?.durationMs
       : undefined;

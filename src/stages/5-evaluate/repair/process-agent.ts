@@ -20,9 +20,6 @@ import type { RepairAgent } from './agents.js';
  * changes. It cannot run the project's build: the sandbox holds no Maven and no dependencies.
  */
 
-/** Bump on any change to the texts below: rows of one run must share them. */
-export const REPAIR_PROMPT_VERSION = 1;
-
 export function repairSystemPrompt(mainSources: string): string {
   return `You are an autonomous code agent operating inside a Java repository.
 Your job is to fix the bug described in the task by editing the production code.
