@@ -183,8 +183,15 @@ async function caseInstance(
   ];
   const failing = new Set(failToPass);
   const exclude = new Set(hiddenTests.map((test) => test.testClass));
+  // A co-witness recorded without failing methods (its class failed as a whole) has no method
+  // known to pass on the buggy tree: none of its methods can be PASS_TO_PASS.
+  const wholeClassFailures = new Set(
+    record.coWitnesses
+      .filter((entry) => Object.keys(entry.failingMethods).length === 0)
+      .map((entry) => entry.class),
+  );
   const passClasses = [
-    ...hiddenTests,
+    ...hiddenTests.filter((test) => !wholeClassFailures.has(test.testClass)),
     ...classesReachingBug(contexts, record, exclude)
       .slice(0, p2pClasses)
       .map((testClass) => ({ testClass, file: sourcePath(project, testClass) })),
