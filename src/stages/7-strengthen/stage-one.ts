@@ -18,6 +18,7 @@ import { parseObservations, stableObservations, type Observation } from './ampli
 import { observeSourceRoot, probeClass } from './amplify/probes.js';
 import { inputVariants, testMethods, type InputVariant } from './amplify/variants.js';
 import type { TestFramework } from './amplify/test-class.js';
+import type { BuildSettings } from '../../toolchains/build-settings.js';
 import type { SliceCoverage } from './coverage.js';
 
 /*
@@ -137,6 +138,7 @@ async function compileDropping(
   subject: RepairSubject,
   losses: StageOneLoss[],
   gate: StageOneLoss['gate'],
+  build: BuildSettings = subject.project.build,
 ): Promise<
   | { classes: typeof classes; workDir: string; target: Parameters<TestRunner['run']>[0]['target'] }
   | undefined
@@ -147,7 +149,7 @@ async function compileDropping(
     const changed = await setup.copy.checkout(built);
     const target = {
       projectDir: setup.copy.root,
-      build: subject.project.build,
+      build,
       changed: compiledSources(changed),
     };
     const compiled = await setup.maven.compile(target);
@@ -305,6 +307,12 @@ export async function stageOne(
     subject,
     losses,
     'probe-compile',
+    // Observe.java is the harness's, without the project's licence header: a licence check in
+    // the build (Apache RAT in commons-compress) would refuse it.
+    {
+      ...subject.project.build,
+      mavenArgs: [...subject.project.build.mavenArgs, '-Drat.skip=true'],
+    },
   );
   if (!compiled) return { kind: 'Amplified', classes: [], variantsTried, losses };
   const jacoco = await ensureJacoco(setup.cache);
