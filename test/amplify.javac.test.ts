@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
 import { exists, makeTempDir, removeTree } from '../src/core/fs.js';
 import { runProcess } from '../src/core/process.js';
 import { loadJavaGrammar } from '../src/lang/java/syntax.js';
@@ -28,7 +28,27 @@ import { jdkTool } from '../src/toolchains/maven/maven.js';
  * compiled only (running it needs the platform launcher).
  */
 
-const REPOSITORIES = [path.join(os.homedir(), '.m2', 'repository'), '/work/cache/maven-repo'];
+/** The suite's own Maven repository (its cache), which the jars below are resolved into. */
+const REPOSITORY = cacheLayout(resolveCacheDir()).mavenRepo;
+/** JUnit 4 (with hamcrest) and Jupiter's params (with its API, opentest4j, apiguardian). */
+const ARTIFACTS = ['junit:junit:4.13.2', 'org.junit.jupiter:junit-jupiter-params:5.8.2'];
+
+async function resolveArtifacts(): Promise<void> {
+  for (const artifact of ARTIFACTS) {
+    const run = await runProcess(
+      'mvn',
+      [
+        '-q',
+        '-B',
+        `-Dmaven.repo.local=${REPOSITORY}`,
+        'org.apache.maven.plugins:maven-dependency-plugin:3.6.1:get',
+        `-Dartifact=${artifact}`,
+      ],
+      { timeoutMs: 600_000 },
+    );
+    if (run.exitCode !== 0) throw new Error(`mvn dependency:get ${artifact}: ${run.stdout}`);
+  }
+}
 
 /** The newest version of an artifact's jar in a Maven repository, if it holds one. */
 async function newestJar(
@@ -55,7 +75,8 @@ interface JunitJars {
 
 /** JUnit 3/4 (one jar), Jupiter's API and params, and what they refer to, from one repository. */
 async function junitJars(): Promise<JunitJars | undefined> {
-  for (const repository of REPOSITORIES) {
+  await resolveArtifacts();
+  for (const repository of [REPOSITORY]) {
     const required = await Promise.all([
       newestJar(repository, 'junit', 'junit', /^4\.1\d/),
       newestJar(repository, 'org.junit.jupiter', 'junit-jupiter-api', /^5\./),
@@ -197,183 +218,178 @@ const CLASSES = [
   { source: JUNIT5_CLASS, dir: 'org/example/money' },
 ].map(({ source, dir }) => ({ source, dir, scan: testMethods(source) }));
 
-describe.skipIf(!JARS)(
-  JARS
-    ? `amplified classes compile and pass on gold (JUnit jars from ${JARS.repository})`
-    : `amplify.javac: skipped, no JUnit 4.1x, Jupiter API and params, opentest4j and hamcrest-core jars found in ${REPOSITORIES.join(' or ')}`,
-  () => {
-    let work: string;
-    let sources: string;
-    let gold: string;
-    let probes: string;
+if (!JARS) {
+  throw new Error(
+    `the JUnit jars ${ARTIFACTS.join(', ')} are not in ${REPOSITORY} after resolving them`,
+  );
+}
 
-    beforeAll(async () => {
-      work = await makeTempDir('amplify-javac');
-      sources = path.join(work, 'src');
-      gold = path.join(work, 'gold');
-      probes = path.join(work, 'probes');
-      for (const [file, text] of Object.entries(GOLD)) {
-        await mkdir(path.dirname(path.join(sources, file)), { recursive: true });
-        await writeFile(path.join(sources, file), text);
-      }
-      await javac(
-        gold,
-        [gold],
-        Object.keys(GOLD).map((file) => path.join(sources, file)),
-      );
-    });
-    afterAll(async () => {
-      await removeTree(work);
-    });
+describe(`amplified classes compile and pass on gold (JUnit jars from ${JARS.repository})`, () => {
+  let work: string;
+  let sources: string;
+  let gold: string;
+  let probes: string;
 
-    async function javac(out: string, classpath: string[], files: string[]): Promise<void> {
-      await mkdir(out, { recursive: true });
-      const run = await runProcess(
-        jdkTool('javac'),
-        [
-          '--release',
-          '8',
-          '-nowarn',
-          '-d',
-          out,
-          '-cp',
-          [...classpath, ...JARS!.classpath].join(':'),
-          ...files,
-        ],
-        { timeoutMs: 120_000 },
-      );
-      expect(run.stderr + run.stdout, 'javac').not.toMatch(/error/);
-      expect(run.exitCode).toBe(0);
+  beforeAll(async () => {
+    work = await makeTempDir('amplify-javac');
+    sources = path.join(work, 'src');
+    gold = path.join(work, 'gold');
+    probes = path.join(work, 'probes');
+    for (const [file, text] of Object.entries(GOLD)) {
+      await mkdir(path.dirname(path.join(sources, file)), { recursive: true });
+      await writeFile(path.join(sources, file), text);
     }
+    await javac(
+      gold,
+      [gold],
+      Object.keys(GOLD).map((file) => path.join(sources, file)),
+    );
+  });
+  afterAll(async () => {
+    await removeTree(work);
+  });
 
-    async function written(dir: string, className: string, text: string): Promise<string> {
-      const file = path.join(sources, dir, `${className}.java`);
-      await writeFile(file, text);
-      return file;
-    }
+  async function javac(out: string, classpath: string[], files: string[]): Promise<void> {
+    await mkdir(out, { recursive: true });
+    const run = await runProcess(
+      jdkTool('javac'),
+      [
+        '--release',
+        '8',
+        '-nowarn',
+        '-d',
+        out,
+        '-cp',
+        [...classpath, ...JARS!.classpath].join(':'),
+        ...files,
+      ],
+      { timeoutMs: 120_000 },
+    );
+    expect(run.stderr + run.stdout, 'javac').not.toMatch(/error/);
+    expect(run.exitCode).toBe(0);
+  }
 
-    /** Runs a JUnit 3/4 class with JUnitCore; its observations, when asked for. */
-    async function junitCore(classpath: string[], testClass: string, observations?: string) {
-      return runProcess(
-        jdkTool('java'),
-        [
-          ...(observations ? [`-Dwitnessgym.observations=${observations}`] : []),
-          '-cp',
-          [...classpath, ...JARS!.classpath].join(':'),
-          'org.junit.runner.JUnitCore',
-          testClass,
-        ],
-        { timeoutMs: 120_000 },
-      );
-    }
+  async function written(dir: string, className: string, text: string): Promise<string> {
+    const file = path.join(sources, dir, `${className}.java`);
+    await writeFile(file, text);
+    return file;
+  }
 
-    it('compiles Observe.java and the probe class of every variant, at Java 8', async () => {
-      const observe = path.join(observeSourceRoot(), 'witnessgym', 'probe', 'Observe.java');
-      const files = [observe];
-      for (const { source, dir, scan } of CLASSES) {
-        if (scan.kind !== 'TestClass') throw new Error(scan.reason);
-        const variants = scan.methods.flatMap((m) =>
-          inputVariants(source, m, { seed: 11, max: 1000 }),
-        );
-        const name = `${scan.className}Probe`;
-        files.push(await written(dir, name, probeClass(source, variants, { className: name })));
-      }
-      await javac(probes, [gold], files);
-    });
+  /** Runs a JUnit 3/4 class with JUnitCore; its observations, when asked for. */
+  async function junitCore(classpath: string[], testClass: string, observations?: string) {
+    return runProcess(
+      jdkTool('java'),
+      [
+        ...(observations ? [`-Dwitnessgym.observations=${observations}`] : []),
+        '-cp',
+        [...classpath, ...JARS!.classpath].join(':'),
+        'org.junit.runner.JUnitCore',
+        testClass,
+      ],
+      { timeoutMs: 120_000 },
+    );
+  }
 
-    for (const { source, dir, scan } of CLASSES.slice(0, 2)) {
-      if (scan.kind !== 'TestClass') continue;
-      it(`amplifies ${scan.className} (${scan.framework}) from two runs on gold into tests that pass there`, async () => {
-        const variants = scan.methods.flatMap((m) =>
-          inputVariants(source, m, { seed: 11, max: 1000 }),
-        );
-        const probe = `${scan.className}Probe`;
-        const runs: Observation[][] = [];
-        for (const round of [1, 2]) {
-          const file = path.join(work, `${scan.className}-${round}.jsonl`);
-          const ran = await junitCore([probes, gold], `${dir.replace(/\//g, '.')}.${probe}`, file);
-          expect(ran.exitCode, ran.stdout).toBe(0);
-          const parsed = parseObservations(await readFile(file, 'utf8'));
-          if (parsed.kind !== 'Parsed') throw new Error(`line ${parsed.line}: ${parsed.reason}`);
-          runs.push(parsed.observations);
-        }
-        const stable = stableObservations(runs);
-        expect([...stable.outcomes.values()].some((o) => o.kind === 'Threw')).toBe(true);
-
-        const name = `${scan.className}Amplified`;
-        const amplified = finalClass(source, variants, stable, {
-          className: name,
-          framework: scan.framework,
-        });
-        expect(amplified).not.toContain('witnessgym');
-        expect(amplified).toMatch(/assertEquals\(/);
-        const out = path.join(work, `final-${scan.className}`);
-        // Without the probes' classes: the amplified class needs nothing of Observe.
-        await javac(out, [gold], [await written(dir, name, amplified)]);
-        const ran = await junitCore([out, gold], `${dir.replace(/\//g, '.')}.${name}`);
-        expect(ran.stdout).toContain(`OK (${methodsOf(amplified).length} test`);
-        expect(ran.exitCode).toBe(0);
-      });
-    }
-
-    it('compiles a JUnit 5 amplified class with values, expected exceptions and added imports', async () => {
-      const { source, dir, scan } = CLASSES[2]!;
+  it('compiles Observe.java and the probe class of every variant, at Java 8', async () => {
+    const observe = path.join(observeSourceRoot(), 'witnessgym', 'probe', 'Observe.java');
+    const files = [observe];
+    for (const { source, dir, scan } of CLASSES) {
       if (scan.kind !== 'TestClass') throw new Error(scan.reason);
       const variants = scan.methods.flatMap((m) =>
         inputVariants(source, m, { seed: 11, max: 1000 }),
       );
-      const name = `${scan.className}Amplified`;
-      const probeLines = probeClass(source, variants, { className: name }).split('\n');
-      // What a run on gold records: sums of each addsAmounts probe, the exception of each
-      // rejectsOtherCurrency probe, thrown from its call of plus().
-      const run: Observation[] = methodsOf(probeLines.join('\n')).flatMap(
-        (method): Observation[] => {
-          if (method.startsWith('addsAmounts')) {
-            return [
-              {
-                kind: 'Value',
-                key: `${method}:1`,
-                value: { kind: 'other', className: 'org.example.money.Money' },
-              },
-              {
-                kind: 'Value',
-                key: `${method}:2`,
-                value: {
-                  kind: 'integral',
-                  className: 'java.lang.Long',
-                  text: '15',
-                  primitive: true,
-                },
-              },
-              {
-                kind: 'Value',
-                key: `${method}:3`,
-                value: {
-                  kind: 'boolean',
-                  className: 'java.lang.Boolean',
-                  text: 'false',
-                  primitive: true,
-                },
-              },
-            ];
-          }
-          const declared = probeLines.findIndex((line) => line.includes(` ${method}()`));
-          const line =
-            probeLines.findIndex((text, i) => i > declared && text.includes('ten.plus(')) + 1;
-          return [
-            { kind: 'Thrown', method, exception: 'java.lang.IllegalArgumentException', line },
-          ];
-        },
+      const name = `${scan.className}Probe`;
+      files.push(await written(dir, name, probeClass(source, variants, { className: name })));
+    }
+    await javac(probes, [gold], files);
+  });
+
+  for (const { source, dir, scan } of CLASSES.slice(0, 2)) {
+    if (scan.kind !== 'TestClass') continue;
+    it(`amplifies ${scan.className} (${scan.framework}) from two runs on gold into tests that pass there`, async () => {
+      const variants = scan.methods.flatMap((m) =>
+        inputVariants(source, m, { seed: 11, max: 1000 }),
       );
-      const amplified = finalClass(source, variants, stableObservations([run, run]), {
+      const probe = `${scan.className}Probe`;
+      const runs: Observation[][] = [];
+      for (const round of [1, 2]) {
+        const file = path.join(work, `${scan.className}-${round}.jsonl`);
+        const ran = await junitCore([probes, gold], `${dir.replace(/\//g, '.')}.${probe}`, file);
+        expect(ran.exitCode, ran.stdout).toBe(0);
+        const parsed = parseObservations(await readFile(file, 'utf8'));
+        if (parsed.kind !== 'Parsed') throw new Error(`line ${parsed.line}: ${parsed.reason}`);
+        runs.push(parsed.observations);
+      }
+      const stable = stableObservations(runs);
+      expect([...stable.outcomes.values()].some((o) => o.kind === 'Threw')).toBe(true);
+
+      const name = `${scan.className}Amplified`;
+      const amplified = finalClass(source, variants, stable, {
         className: name,
-        framework: 'junit5',
+        framework: scan.framework,
       });
-      expect(methodsOf(amplified)).toHaveLength(variants.length);
-      expect(amplified).toContain('import static org.junit.jupiter.api.Assertions.assertNotNull;');
-      expect(amplified).toContain('} catch (IllegalArgumentException expected) {');
       expect(amplified).not.toContain('witnessgym');
-      await javac(path.join(work, 'final-money'), [gold], [await written(dir, name, amplified)]);
+      expect(amplified).toMatch(/assertEquals\(/);
+      const out = path.join(work, `final-${scan.className}`);
+      // Without the probes' classes: the amplified class needs nothing of Observe.
+      await javac(out, [gold], [await written(dir, name, amplified)]);
+      const ran = await junitCore([out, gold], `${dir.replace(/\//g, '.')}.${name}`);
+      expect(ran.stdout).toContain(`OK (${methodsOf(amplified).length} test`);
+      expect(ran.exitCode).toBe(0);
     });
-  },
-);
+  }
+
+  it('compiles a JUnit 5 amplified class with values, expected exceptions and added imports', async () => {
+    const { source, dir, scan } = CLASSES[2]!;
+    if (scan.kind !== 'TestClass') throw new Error(scan.reason);
+    const variants = scan.methods.flatMap((m) => inputVariants(source, m, { seed: 11, max: 1000 }));
+    const name = `${scan.className}Amplified`;
+    const probeLines = probeClass(source, variants, { className: name }).split('\n');
+    // What a run on gold records: sums of each addsAmounts probe, the exception of each
+    // rejectsOtherCurrency probe, thrown from its call of plus().
+    const run: Observation[] = methodsOf(probeLines.join('\n')).flatMap((method): Observation[] => {
+      if (method.startsWith('addsAmounts')) {
+        return [
+          {
+            kind: 'Value',
+            key: `${method}:1`,
+            value: { kind: 'other', className: 'org.example.money.Money' },
+          },
+          {
+            kind: 'Value',
+            key: `${method}:2`,
+            value: {
+              kind: 'integral',
+              className: 'java.lang.Long',
+              text: '15',
+              primitive: true,
+            },
+          },
+          {
+            kind: 'Value',
+            key: `${method}:3`,
+            value: {
+              kind: 'boolean',
+              className: 'java.lang.Boolean',
+              text: 'false',
+              primitive: true,
+            },
+          },
+        ];
+      }
+      const declared = probeLines.findIndex((line) => line.includes(` ${method}()`));
+      const line =
+        probeLines.findIndex((text, i) => i > declared && text.includes('ten.plus(')) + 1;
+      return [{ kind: 'Thrown', method, exception: 'java.lang.IllegalArgumentException', line }];
+    });
+    const amplified = finalClass(source, variants, stableObservations([run, run]), {
+      className: name,
+      framework: 'junit5',
+    });
+    expect(methodsOf(amplified)).toHaveLength(variants.length);
+    expect(amplified).toContain('import static org.junit.jupiter.api.Assertions.assertNotNull;');
+    expect(amplified).toContain('} catch (IllegalArgumentException expected) {');
+    expect(amplified).not.toContain('witnessgym');
+    await javac(path.join(work, 'final-money'), [gold], [await written(dir, name, amplified)]);
+  });
+});
