@@ -30,10 +30,12 @@ export const InstanceOriginSchema = z.discriminatedUnion('kind', [
     type_id: z.string(),
     depth: z.number().int().nonnegative(),
     /**
-     * A correct fix other than gold, base → fixed: the injected bug reverted while the
-     * transformation steps stay (they preserve behaviour), or null when the revert does not
-     * apply to the transformed tree or equals gold. Never shown to an agent; the `alternative`
-     * agent submits it, so a strengthened suite that rejects it is caught over-fitting to gold.
+     * A candidate second fix, base → fixed: the injected bug reverted with the transformation
+     * steps kept, or null when the revert does not apply cleanly or equals gold. It is correct
+     * only where the instance's tests accept it (a revert inside code a step moved into a helper
+     * can return from the helper rather than the method). Never shown to an agent; the
+     * `alternative` agent submits it, so a strengthened suite that rejects an accepted one is
+     * caught over-fitting to gold.
      */
     correct_alternative: z.string().nullable(),
   }),

@@ -61,6 +61,17 @@ async function correctAlternative(
     const file = (filePatch.newFileName ?? '').replace(/^[ab]\//, '');
     const buggy = buggyFiles.get(file);
     if (buggy === undefined || buggy === null) return null;
+    // The steps moved lines, so a hunk applies where its lines first match: in a file of
+    // look-alike methods (JsonObject's getters) that may be another method. Only a hunk whose
+    // old side occurs once in the buggy file is sure to land where the bug is.
+    const ambiguous = filePatch.hunks.some((hunk) => {
+      const oldSide = hunk.lines
+        .filter((line) => !line.startsWith('+') && !line.startsWith('\\'))
+        .map((line) => line.slice(1))
+        .join('\n');
+      return buggy.split(oldSide).length !== 2;
+    });
+    if (ambiguous) return null;
     const fixed = applyPatch(buggy, filePatch, { fuzzFactor: 0 });
     if (fixed === false) return null;
     changes.push({ file, before: buggy, after: fixed });
