@@ -164,7 +164,14 @@ export async function strengthenInstanceFile(
     await maven.close();
   }
   const strengthenedFile = path.join(out, 'strengthened.jsonl');
-  await writeInstanceFile(strengthenedFile, results);
+  // A snapshot is named relative to its instance file: from the output directory now.
+  const relocated = results.map((instance) => ({
+    ...instance,
+    snapshot: path.isAbsolute(instance.snapshot)
+      ? instance.snapshot
+      : path.relative(out, path.resolve(fileDir, instance.snapshot)),
+  }));
+  await writeInstanceFile(strengthenedFile, relocated);
   const outcomes: Record<string, number> = {};
   const losses: Record<string, number> = {};
   const coverage = { relevant: 0, before: 0, after: 0 };
