@@ -242,4 +242,33 @@ describe('evaluate --task repair with a coding agent in the sandbox', () => {
     expect(summary.rows[0]!.stripped).toEqual([record.officialTest.path]);
     expect(summary.rows[0]!.verdict).toMatchObject({ kind: 'Unresolved' });
   });
+
+  it("runs a patch's production code only in the verifier's sandbox: it cannot write to the host", async () => {
+    // The patch adds a static initializer to JSONValue (which the witness loads) that creates a
+    // file at a host path. Run outside a sandbox, the file would appear; inside, that path does
+    // not exist and the write fails.
+    const marker = path.join(work, 'written-by-the-patch');
+    const attacker = path.join(work, 'eval-attacker');
+    const run = await cli([
+      'evaluate',
+      instancesFile,
+      '--task',
+      'repair',
+      '--agent',
+      'command',
+      '--agent-command',
+      `sed -i 's|^public class JSONValue {|public class JSONValue { static { try { new java.io.File("${marker}").createNewFile(); } catch (Exception e) { } }|' src/main/java/org/json/simple/JSONValue.java`,
+      '--attempts',
+      '1',
+      '--run',
+      attacker,
+      '--json',
+    ]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const [row] = (JSON.parse(run.stdout) as RepairEvaluationSummary).rows;
+    // The edit was applied (a production change), judged, and left nothing on the host.
+    expect(row!.patch).toContain('createNewFile');
+    expect(row!.verdict.kind).toBe('Unresolved');
+    expect(await exists(marker)).toBe(false);
+  });
 });
