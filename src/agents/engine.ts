@@ -1,4 +1,5 @@
 import { UserError } from '../core/errors.js';
+import type { Sandbox } from '../sandbox/bwrap.js';
 import { parseReport, reportProblems, type ReportFormat, type ReportParse } from './report.js';
 import type { AgentAdapter, AgentOutcome, AgentSpec } from './types.js';
 
@@ -82,6 +83,8 @@ export interface AgentTaskOptions<Report> {
   /** Per agent run. */
   timeoutMs: number;
   log: (line: string) => void;
+  /** Where the agent's processes run, when its work is untrusted (see AgentRunInput). */
+  sandbox?: Sandbox;
 }
 
 export const DEFAULT_ATTEMPTS = 3;
@@ -175,6 +178,7 @@ export async function runAgentTask<Report>(
       replayCommand: task.replayCommand,
       timeoutMs,
       log,
+      ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     });
     const report = parseReport(run.finalText, task.report);
     const unjudged: AttemptRecordWithoutJudgement<Report> = {

@@ -10,6 +10,7 @@ import {
   compileTests,
   runTestClass,
   type JavaSandboxSetup,
+  type PreparedTree,
   type SourceFile,
 } from '../sandbox/java-runs.js';
 import type { ProjectLayout } from '../toolchains/layout.js';
@@ -140,11 +141,16 @@ async function instanceTestSources(
 }
 
 /**
- * The harness's build of an instance's base tree with its test patch, which every patch of the
- * instance is judged on; built once per state and build settings, kept in the cache.
+ * The harness's build of one of an instance's trees with its test patch (`base` judges every
+ * patch; `gold` gates tests written for it), built once per state and build settings, kept in the
+ * cache.
  */
-export function preparedBase(subject: RepairSubject, cache: CacheLayout): Promise<PreparedSide> {
-  const state = withTests(subject, subject.base);
+export function preparedInstanceTree(
+  subject: RepairSubject,
+  side: 'base' | 'gold',
+  cache: CacheLayout,
+): Promise<PreparedSide> {
+  const state = withTests(subject, side === 'base' ? subject.base : subject.gold);
   const key = sha256Text(JSON.stringify([state.id, subject.project.build])).slice(0, 16);
   return preparedTree({
     project: subject.project,
@@ -153,24 +159,27 @@ export function preparedBase(subject: RepairSubject, cache: CacheLayout): Promis
       cache.root,
       'evaluation-builds',
       `repair-${subject.instance.instance_id}-${key}`,
-      'base',
+      side,
     ),
-    label: { id: subject.instance.instance_id, side: 'base' },
+    label: { id: subject.instance.instance_id, side },
     write: (destination) => materialiseTree(state, subject.project, destination),
   });
 }
 
+export type PatchedTree =
+  | { kind: 'Patched'; tree: PreparedTree; stripped: string[] }
+  | Exclude<PatchVerdict, { kind: 'Judged' }>;
+
 /**
- * A patch of an instance, judged in the sandbox on `prepared`: the harness's build of the base
- * tree with the test patch (its production sources and classes stay outside every sandbox).
+ * `prepared` with a patch's production changes compiled in its place, in the sandbox; the tree's
+ * production jar is the caller's to remove (`removeTree(path.dirname(tree.productionJar))`).
  */
-export async function verifyRepairPatch(
-  instance: RepairInstance,
+export async function patchedTree(
   diff: string,
   prepared: PreparedSide,
   layout: ProjectLayout,
   setup: JavaSandboxSetup,
-): Promise<PatchVerdict> {
+): Promise<PatchedTree> {
   const started = Date.now();
   const took = () => Date.now() - started;
   const patched = applyProductionChanges(await baseSources(prepared.sourcesDir), diff, layout);
@@ -200,7 +209,29 @@ export async function verifyRepairPatch(
       durationMs: took(),
     };
   }
-  const tree = { ...prepared, productionJar: production.productionJar };
+  return {
+    kind: 'Patched',
+    tree: { ...prepared, productionJar: production.productionJar },
+    stripped,
+  };
+}
+
+/**
+ * A patch of an instance, judged in the sandbox on `prepared`: the harness's build of the base
+ * tree with the test patch (its production sources and classes stay outside every sandbox).
+ */
+export async function verifyRepairPatch(
+  instance: RepairInstance,
+  diff: string,
+  prepared: PreparedSide,
+  layout: ProjectLayout,
+  setup: JavaSandboxSetup,
+): Promise<PatchVerdict> {
+  const started = Date.now();
+  const took = () => Date.now() - started;
+  const patched = await patchedTree(diff, prepared, layout, setup);
+  if (patched.kind !== 'Patched') return { ...patched, durationMs: took() };
+  const { tree, stripped } = patched;
   try {
     const tests = await compileTests(
       tree,
@@ -242,6 +273,6 @@ export async function verifyRepairPatch(
       await removeTree(tests.classes);
     }
   } finally {
-    await removeTree(path.dirname(production.productionJar));
+    await removeTree(path.dirname(tree.productionJar));
   }
 }

@@ -1,3 +1,4 @@
+import { UserError } from '../../core/errors.js';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import {
@@ -74,12 +75,16 @@ function formatRepairExport(summary: RepairExportSummary): string {
   return [
     `${summary.instances} repair instances: ${summary.written} snapshots written, ${summary.existing} already there${summary.skipped.length > 0 ? `, ${summary.skipped.length} cases left out` : ''}`,
     ...summary.skipped.map((entry) => `  ${entry.caseId}: ${entry.reason}`),
+    ...summary.duplicates.map(
+      (entry) =>
+        `  ${entry.caseId}: the same base tree and gold as ${entry.sameAs}, not exported again`,
+    ),
     `instances: ${summary.instancesFile}`,
   ].join('\n');
 }
 
 async function caseExport(
-  bench: string,
+  benches: string[],
   options: {
     out: string;
     as: 'snapshots' | 'repair';
@@ -90,13 +95,18 @@ async function caseExport(
   command: Command,
 ): Promise<void> {
   if (options.as === 'repair') {
-    const repair = await exportRepairCases(bench, options, cacheFrom(command));
+    const repair = await exportRepairCases(benches, options, cacheFrom(command));
     if (options.json) printJson(repair);
     else process.stdout.write(`${formatRepairExport(repair)}\n`);
     process.exitCode = repair.skipped.length === 0 ? 0 : EXIT_VERDICT;
     return;
   }
-  const summary = await exportCases(bench, options, cacheFrom(command));
+  if (benches.length !== 1) {
+    throw new UserError(
+      'case export --as snapshots takes one benchmark; --as repair takes several',
+    );
+  }
+  const summary = await exportCases(benches[0]!, options, cacheFrom(command));
   if (options.json) printJson(summary);
   else process.stdout.write(`${formatExport(summary)}\n`);
   process.exitCode = summary.corrupt.length === 0 ? 0 : EXIT_VERDICT;
@@ -144,7 +154,7 @@ export function register(program: Command): void {
     .description(
       "write every case's buggy tree as a full snapshot <out>/<case-id>/ and the benchmark's index as <out>/cases.jsonl (one line per case); snapshots already there are kept",
     )
-    .argument('<bench>', 'a benchmark directory')
+    .argument('<bench...>', 'a benchmark directory (with --as repair, several)')
     .requiredOption('--out <dir>', '(required) where to write the snapshots and the index')
     .option('--hide-witness', "leave each witness's test file out")
     .addOption(

@@ -3,10 +3,20 @@ import type { Command } from 'commander';
 import { UserError } from '../../core/errors.js';
 import { reevaluate, type ReevaluationSummary } from '../../stages/7-strengthen/reevaluate.js';
 import {
-  strengthenInstanceFile,
-  type StrengthenSummary,
-} from '../../stages/7-strengthen/strengthen-file.js';
-import { cacheFrom, EXIT_VERDICT, printJson, wholeNumber, withProgress } from '../common.js';
+  strengthenInstances,
+  type StrengthenStageOptions,
+} from '../../stages/7-strengthen/driver.js';
+import type { StrengthenSummary } from '../../stages/7-strengthen/strengthen-file.js';
+import {
+  cacheFrom,
+  collect,
+  EXIT_VERDICT,
+  positiveInteger,
+  printJson,
+  wholeNumber,
+  withAgentOptions,
+  withProgress,
+} from '../common.js';
 
 function percent(part: number, whole: number): string {
   return whole === 0 ? 'n/a' : `${((100 * part) / whole).toFixed(1)} %`;
@@ -26,6 +36,7 @@ function formatStrengthen(summary: StrengthenSummary): string {
         .join(', ') || 'none'
     }`,
     ...summary.skipped.map((entry) => `  left as is: ${entry.instanceId}: ${entry.reason}`),
+    `correct alternatives of gold: ${summary.alternatives.guard} used by the guard, ${summary.alternatives.heldOut} held out (${summary.alternatives.heldOutFile}: give it to reevaluate to measure false negatives)`,
     `strengthened instances: ${summary.strengthenedFile}`,
   ].join('\n');
 }
@@ -54,7 +65,7 @@ function formatReevaluation(summary: ReevaluationSummary): string {
 
 async function strengthen(
   file: string,
-  options: { out: string; stages: string; seed: number; json?: boolean },
+  options: StrengthenStageOptions & { stages: string; json?: boolean },
   command: Command,
 ): Promise<void> {
   const stages = options.stages.split(',').map((stage) => stage.trim());
@@ -67,12 +78,7 @@ async function strengthen(
     );
   }
   const summary = await withProgress(options.json ?? false, (events) =>
-    strengthenInstanceFile(file, {
-      out: options.out,
-      seed: options.seed,
-      cache: cacheFrom(command),
-      events,
-    }),
+    strengthenInstances(file, options, cacheFrom(command), events),
   );
   if (options.json) printJson(summary);
   else process.stdout.write(`${formatStrengthen(summary)}\n`);
@@ -94,19 +100,43 @@ async function reevaluateCommand(
 
 /** `witnessgym strengthen`, `witnessgym reevaluate`. */
 export function register(program: Command): void {
-  program
-    .command('strengthen')
-    .description(
-      "strengthen repair instances' tests (SWE-ABS Stage I): slice gold's change, measure its coverage by the instance's tests with JaCoCo, and amplify those tests where they miss relevant lines; a new test is kept only if it passes on gold in 3 fresh Maven runs and under another locale and time zone, covers a relevant line the suite missed, and compiles against the base tree. Writes <out>/strengthened.jsonl (drop-in for SWE-bench-style harnesses, originals kept as original_*), <out>/instances/<id>/ and <out>/summary.json; a rerun resumes. Instances must have passed 'witnessgym instances validate'",
-    )
-    .argument('<instances.jsonl>', 'an instance file')
-    .requiredOption('--out <dir>', '(required) where to write the strengthened instances')
+  withAgentOptions(
+    program
+      .command('strengthen')
+      .description(
+        "strengthen repair instances' tests (SWE-ABS Stage I): slice gold's change, measure its coverage by the instance's tests with JaCoCo, and amplify those tests where they miss relevant lines; a new test is kept only if it passes on gold in 3 fresh Maven runs and under another locale and time zone, covers a relevant line the suite missed, and compiles against the base tree. Writes <out>/strengthened.jsonl (drop-in for SWE-bench-style harnesses, originals kept as original_*), <out>/instances/<id>/ and <out>/summary.json; a rerun resumes. Instances must have passed 'witnessgym instances validate'",
+      )
+      .argument('<instances.jsonl>', 'an instance file')
+      .requiredOption('--out <dir>', '(required) where to write the strengthened instances')
+      .option(
+        '--stages <list>',
+        'coverage (Stage I); mutation (Stage II) is not built yet',
+        'coverage',
+      )
+      .option('--seed <n>', 'seed of every random choice', wholeNumber('--seed'), 1)
+      .option(
+        '--engine <engine>',
+        "who writes the new tests: deterministic (amplifies the instance's tests; no model) or agent (--agent; the paper's generation, coverage-feedback and decoupling prompts, every test gated in the sandbox)",
+        'deterministic',
+      ),
+  )
     .option(
-      '--stages <list>',
-      'coverage (Stage I); mutation (Stage II) is not built yet',
-      'coverage',
+      '--attempts <n>',
+      'agent engine: attempts per phase, each told why the last was not kept',
+      positiveInteger('--attempts'),
+      3,
     )
-    .option('--seed <n>', 'seed of every random choice', wholeNumber('--seed'), 1)
+    .option(
+      '--allow-endpoint <host:port>',
+      "agent engine: an endpoint the sandboxed agent may reach through the harness's proxy (repeatable; replaces the agent's defaults)",
+      collect,
+    )
+    .option('--no-network', 'agent engine: let the sandboxed agent reach nothing')
+    .option('--sandbox-read <path...>', 'agent engine: host paths the sandboxed agent may read')
+    .option(
+      '--sandbox-write <path...>',
+      'agent engine: host paths the sandboxed agent may read and write',
+    )
     .option('--json', 'machine-readable output')
     .action(strengthen);
   program

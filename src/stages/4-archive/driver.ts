@@ -47,16 +47,23 @@ export async function exportCases(
   return exportBenchmark(bench, options.out, cache, { hideWitness: options.hideWitness ?? false });
 }
 
-/** Every case of a benchmark as a repair instance with its base tree, outside the benchmark. */
+/**
+ * Every case of the benchmarks as a repair instance with its base tree, outside them; a case that
+ * gives the same base and gold as an earlier one is listed, not exported again.
+ */
 export async function exportRepairCases(
-  bench: string,
+  benches: readonly string[],
   options: { out: string; p2pClasses: number },
   cache: CacheLayout,
 ): Promise<RepairExportSummary> {
-  if (path.resolve(options.out).startsWith(`${path.resolve(bench)}${path.sep}`)) {
-    throw new UserError(`--out ${options.out} is inside the benchmark ${bench}: export elsewhere`);
+  for (const bench of benches) {
+    if (path.resolve(options.out).startsWith(`${path.resolve(bench)}${path.sep}`)) {
+      throw new UserError(
+        `--out ${options.out} is inside the benchmark ${bench}: export elsewhere`,
+      );
+    }
   }
-  return exportRepairInstances(bench, options.out, cache, { p2pClasses: options.p2pClasses });
+  return exportRepairInstances(benches, options.out, cache, { p2pClasses: options.p2pClasses });
 }
 
 export interface VerifyCasesOptions {

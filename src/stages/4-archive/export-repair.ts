@@ -3,7 +3,7 @@ import { applyPatch, parsePatch } from 'diff';
 import path from 'node:path';
 import type { CacheLayout } from '../../core/cache.js';
 import { projectCache } from '../../core/cache.js';
-import { exists } from '../../core/fs.js';
+import { exists, sha256Text } from '../../core/fs.js';
 import type { FileChange } from '../../core/file-change.js';
 import type { FetchedProjectRef } from '../../project/project.js';
 import { baseState, patchOf, stateFiles, treeReader, withPatch } from '../../project/state.js';
@@ -41,6 +41,8 @@ export interface RepairExportSummary {
   written: number;
   existing: number;
   skipped: { caseId: string; reason: string }[];
+  /** Cases whose base tree and gold patch an earlier case of the export already gives. */
+  duplicates: { caseId: string; sameAs: string }[];
 }
 
 /**
@@ -252,7 +254,7 @@ async function caseInstance(
  * is missing; the instance file is rewritten whole, sorted, byte-identical for the same cases.
  */
 export async function exportRepairInstances(
-  benchDir: string,
+  benchDirs: readonly string[],
   outDir: string,
   cache: CacheLayout,
   options: { p2pClasses: number },
@@ -273,40 +275,51 @@ export async function exportRepairInstances(
     written: 0,
     existing: 0,
     skipped: [],
+    duplicates: [],
   };
   const instances: RepairInstance[] = [];
-  for (const id of await caseIds(benchDir)) {
-    const record = await readCaseFile(benchLayout(benchDir).caseDir(id));
-    const key = `${record.project.name}@${record.project.version}`;
-    let known = projects.get(key);
-    if (!known) {
-      const project = await caseProject(record, cache);
-      const contexts = (
-        await readRecords(projectCache(cache, record.project).contextMap, ExecutionContextLine)
-      ).records;
-      known = { project, contexts };
-      projects.set(key, known);
+  // Builds with other seeds or plans can reach the same bug: one instance per (base, gold).
+  const seen = new Map<string, string>();
+  for (const benchDir of benchDirs)
+    for (const id of await caseIds(benchDir)) {
+      const record = await readCaseFile(benchLayout(benchDir).caseDir(id));
+      const key = `${record.project.name}@${record.project.version}`;
+      let known = projects.get(key);
+      if (!known) {
+        const project = await caseProject(record, cache);
+        const contexts = (
+          await readRecords(projectCache(cache, record.project).contextMap, ExecutionContextLine)
+        ).records;
+        known = { project, contexts };
+        projects.set(key, known);
+      }
+      const exported = await caseInstance(
+        benchDir,
+        record,
+        known.project,
+        known.contexts,
+        descriptions,
+        options.p2pClasses,
+      );
+      if ('kind' in exported) {
+        summary.skipped.push({ caseId: id, reason: exported.reason });
+        continue;
+      }
+      const identity = sha256Text(`${exported.base.id}\0${exported.instance.patch}`);
+      const first = seen.get(identity);
+      if (first !== undefined) {
+        summary.duplicates.push({ caseId: id, sameAs: first });
+        continue;
+      }
+      seen.set(identity, id);
+      instances.push(exported.instance);
+      const snapshot = path.join(out, exported.instance.snapshot);
+      if (await exists(snapshot)) summary.existing++;
+      else {
+        await materialiseTree(exported.base, known.project, snapshot);
+        summary.written++;
+      }
     }
-    const exported = await caseInstance(
-      benchDir,
-      record,
-      known.project,
-      known.contexts,
-      descriptions,
-      options.p2pClasses,
-    );
-    if ('kind' in exported) {
-      summary.skipped.push({ caseId: id, reason: exported.reason });
-      continue;
-    }
-    instances.push(exported.instance);
-    const snapshot = path.join(out, exported.instance.snapshot);
-    if (await exists(snapshot)) summary.existing++;
-    else {
-      await materialiseTree(exported.base, known.project, snapshot);
-      summary.written++;
-    }
-  }
   summary.instances = instances.length;
   await writeInstanceFile(summary.instancesFile, instances);
   return summary;

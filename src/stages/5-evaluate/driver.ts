@@ -3,7 +3,7 @@ import type { CacheLayout } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
 import { exists } from '../../core/fs.js';
 import type { EventSink } from '../../events/types.js';
-import { sandboxAvailability } from '../../sandbox/bwrap.js';
+import { sandboxedAgentFrom, type SandboxFlags } from '../../agents/sandboxed.js';
 import { runEvaluation, type EvaluateResult } from './evaluate.js';
 import { runRescore, type RescoreResult } from './rescore.js';
 import {
@@ -16,15 +16,10 @@ import {
 import { SETTINGS, type Setting } from './records.js';
 import { DEFAULT_RUN_DIR } from './store.js';
 import { AGENT_NAMES } from '../../agents/adapters/index.js';
-import {
-  agentAdapterFrom,
-  agentNetwork,
-  type AgentFlags,
-  type NetworkFlags,
-} from '../../agents/flags.js';
+import { type AgentFlags, type NetworkFlags } from '../../agents/flags.js';
 
 /** What `witnessgym evaluate` is asked: the agent, the settings, the budget, the sandbox. */
-export interface EvaluateStageOptions extends AgentFlags, NetworkFlags {
+export interface EvaluateStageOptions extends AgentFlags, NetworkFlags, SandboxFlags {
   agent: string;
   setting: string;
   attempts: number;
@@ -38,9 +33,6 @@ export interface EvaluateStageOptions extends AgentFlags, NetworkFlags {
   runs: number;
   /** False (`--no-screen`): submissions are judged without the static screen. */
   screen?: boolean;
-  /** Host paths the sandboxed agent may read, or read and write, at their own path. */
-  sandboxRead?: string[];
-  sandboxWrite?: string[];
 }
 
 export interface EvaluateStageResult extends EvaluateResult {
@@ -63,24 +55,12 @@ async function evaluationAgent(options: EvaluateStageOptions): Promise<Evaluatio
     return offlineAgent(options.agent as OfflineAgentName, script);
   }
   if (options.script) throw new UserError(`--script applies to --agent scripted only`);
-  for (const dir of [...(options.sandboxRead ?? []), ...(options.sandboxWrite ?? [])]) {
-    if (!(await exists(dir)))
-      throw new UserError(`--sandbox-read/--sandbox-write: ${dir} does not exist`);
-  }
-  const adapter = agentAdapterFrom(options);
-  const availability = await sandboxAvailability();
-  if (availability.kind === 'Unavailable') {
-    throw new UserError(
-      `agent ${options.agent} runs in a bubblewrap sandbox, which is unavailable (${availability.reason}): install it with 'apt-get install bubblewrap'`,
-    );
-  }
+  const { adapter, ...sandbox } = await sandboxedAgentFrom(options);
   return {
     name: options.agent,
     attempts: { kind: 'AsAsked' },
     sandboxed: true,
-    network: agentNetwork(options),
-    readOnly: (options.sandboxRead ?? []).map((dir) => path.resolve(dir)),
-    writable: (options.sandboxWrite ?? []).map((dir) => path.resolve(dir)),
+    ...sandbox,
     forAttempt: async () => adapter,
   };
 }

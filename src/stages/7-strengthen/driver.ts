@@ -3,6 +3,12 @@ import type { EventSink } from '../../events/types.js';
 import { mavenTestRunner } from '../../runners/maven.js';
 import { mavenToolchain } from '../../toolchains/maven/maven.js';
 import { validateInstanceFile, type ValidationSummary } from './validate-file.js';
+import { AGENT_NAMES } from '../../agents/adapters/index.js';
+import type { AgentFlags } from '../../agents/flags.js';
+import { sandboxedAgentFrom, type SandboxFlags } from '../../agents/sandboxed.js';
+import { UserError } from '../../core/errors.js';
+import { strengthenInstanceFile, type StrengthenSummary } from './strengthen-file.js';
+import type { StageOneEngine } from './strengthen.js';
 
 /* The strengthening stage's drivers: `witnessgym instances validate`, `witnessgym strengthen`. */
 
@@ -26,4 +32,59 @@ export async function validateInstances(
   } finally {
     await Promise.all(mavens.map((maven) => maven.close()));
   }
+}
+
+/** What `witnessgym strengthen` is asked. */
+export interface StrengthenStageOptions extends Partial<AgentFlags>, SandboxFlags {
+  out: string;
+  seed: number;
+  engine: string;
+  attempts: number;
+  /** `--allow-endpoint`, `--no-network`: as `evaluate`'s. */
+  allowEndpoint?: string[];
+  network?: boolean;
+}
+
+/** `witnessgym strengthen`: the engine the flags ask for, then every instance of the file. */
+export async function strengthenInstances(
+  instancesFile: string,
+  options: StrengthenStageOptions,
+  cache: CacheLayout,
+  events: EventSink,
+): Promise<StrengthenSummary> {
+  let engine: StageOneEngine;
+  if (options.engine === 'deterministic') {
+    if (options.agent !== undefined) {
+      throw new UserError('--agent applies to --engine agent only');
+    }
+    engine = { kind: 'deterministic' };
+  } else if (options.engine === 'agent') {
+    if (options.agent === undefined) {
+      throw new UserError(`--engine agent needs --agent (one of ${AGENT_NAMES.join(', ')})`);
+    }
+    const sandboxed = await sandboxedAgentFrom({
+      ...options,
+      agent: options.agent,
+      agentTimeout: options.agentTimeout ?? 1800,
+    });
+    engine = {
+      kind: 'agent',
+      setup: {
+        ...sandboxed,
+        attempts: options.attempts,
+        timeoutMs: (options.agentTimeout ?? 1800) * 1000,
+        saveRun: async () => undefined,
+        log: (line) => events.emit({ kind: 'Note', stage: 'strengthen', message: line }),
+      },
+    };
+  } else {
+    throw new UserError(`--engine must be deterministic or agent, not '${options.engine}'`);
+  }
+  return strengthenInstanceFile(instancesFile, {
+    out: options.out,
+    seed: options.seed,
+    engine,
+    cache,
+    events,
+  });
 }

@@ -15,13 +15,14 @@ import { readInstanceFile } from '../../repair/read.js';
 import {
   applyProductionChanges,
   baseSources,
-  preparedBase,
+  preparedInstanceTree,
   verifyRepairPatch,
   type PatchVerdict,
 } from '../../repair/verify-patch.js';
 import { isolatedJavaSetup, type JavaSandboxSetup } from '../../sandbox/java-runs.js';
 import type { PreparedSide } from '../../sandbox/prepared-tree.js';
 import type { ProjectLayout } from '../../toolchains/layout.js';
+import { RepairStore, testsIdOf } from '../5-evaluate/repair/store.js';
 
 /*
  * `witnessgym reevaluate <strengthened.jsonl> --predictions FILE...`: SWE-ABS's re-evaluation.
@@ -184,6 +185,10 @@ function diffAgainstGold(
   return patchOf(changes).diff;
 }
 
+function earlierKey(instanceId: string, agent: string, patch: string, testsId: string): string {
+  return sha256Text(JSON.stringify([instanceId, agent, patch, testsId]));
+}
+
 export async function reevaluate(
   strengthenedFile: string,
   predictionFiles: readonly string[],
@@ -193,6 +198,13 @@ export async function reevaluate(
   const byId = new Map(instances.map((instance) => [instance.instance_id, instance]));
   const fileDir = path.dirname(path.resolve(strengthenedFile));
   const predictions = (await Promise.all(predictionFiles.map(readPredictions))).flat();
+  // A patch `evaluate --task repair` judged with the same tests is not judged again.
+  const judgedEarlier = new Map(
+    [...new Set(predictionFiles.map((file) => path.dirname(path.resolve(file))))]
+      .flatMap((dir) => RepairStore.judgedRows(dir))
+      .filter((row) => row.testsId !== undefined)
+      .map((row) => [earlierKey(row.instanceId, row.agent, row.patch, row.testsId!), row] as const),
+  );
   mkdirSync(options.out, { recursive: true });
   const db = new Database(path.join(options.out, 'reevaluation.sqlite'));
   db.pragma('journal_mode = WAL');
@@ -208,7 +220,7 @@ export async function reevaluate(
     if (!entry) {
       entry = (async () => {
         const subject = await resolveInstance(instance, fileDir, options.cache);
-        return { tree: await preparedBase(subject, options.cache), subject };
+        return { tree: await preparedInstanceTree(subject, 'base', options.cache), subject };
       })();
       prepared.set(key, entry);
     }
@@ -249,17 +261,36 @@ export async function reevaluate(
         continue;
       }
       const original = originalInstance(instance);
-      const before = await preparedFor(original);
-      const layout = before.subject.project.layout;
-      const originalVerdict = await verifyRepairPatch(original, patch, before.tree, layout, setup);
-      const accepted =
-        originalVerdict.kind === 'Judged' && originalVerdict.judgement.kind === 'Resolved';
+      const earlier = judgedEarlier.get(
+        earlierKey(instance.instance_id, agent, patch, testsIdOf(original)),
+      );
+      let accepted: boolean;
+      let originalLine: string;
+      let stripped: string[];
+      if (earlier) {
+        accepted = earlier.verdict.kind === 'Resolved';
+        originalLine = `${earlier.verdict.kind} (as evaluate --task repair judged it)`;
+        stripped = earlier.stripped;
+      } else {
+        const before = await preparedFor(original);
+        const judged = await verifyRepairPatch(
+          original,
+          patch,
+          before.tree,
+          before.subject.project.layout,
+          setup,
+        );
+        accepted = judged.kind === 'Judged' && judged.judgement.kind === 'Resolved';
+        originalLine = verdictLine(judged);
+        stripped = judged.stripped;
+      }
       let strengthened: StrengthenedVerdict | null = null;
       let diff: string | null = null;
       if (accepted) {
         if (!instance.strengthening) strengthened = { kind: 'NotStrengthened' };
         else {
           const after = await preparedFor(instance);
+          const layout = after.subject.project.layout;
           strengthened = strengthenedVerdict(
             await verifyRepairPatch(instance, patch, after.tree, layout, setup),
           );
@@ -278,9 +309,9 @@ export async function reevaluate(
         instanceId: instance.instance_id,
         patchId,
         accepted,
-        original: verdictLine(originalVerdict),
+        original: originalLine,
         strengthened,
-        stripped: originalVerdict.stripped,
+        stripped,
         diffAgainstGold: diff,
       };
       db.prepare(`INSERT OR REPLACE INTO reevaluations VALUES (?, ?, ?, ?, ?)`).run(

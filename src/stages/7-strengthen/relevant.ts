@@ -26,7 +26,7 @@ export type InstanceSlice =
   | { kind: 'NotSliced'; reason: string };
 
 /** Project-relative production sources the gold patch leaves in the tree. */
-function goldFiles(subject: RepairSubject): string[] {
+export function goldFiles(subject: RepairSubject): string[] {
   const { mainSources } = subject.project.layout;
   return parsePatch(subject.instance.patch)
     .map((filePatch) => filePatch.newFileName ?? '')

@@ -9,7 +9,8 @@ import { loadJavaGrammar, methodsAtLines } from '../../lang/java/syntax.js';
 import { patchOf, withPatch, type ProjectState } from '../../project/state.js';
 import { compiledSources, type WorkingCopy } from '../../project/working-copy.js';
 import { instanceTestClasses } from '../../repair/instance.js';
-import { withTests, type RepairSubject } from '../../repair/project.js';
+import { patchFromDiff, withTests, type RepairSubject } from '../../repair/project.js';
+import type { GoldAlternative } from './alternatives.js';
 import type { TestRunner } from '../../runners/types.js';
 import { withReruns } from '../../runners/wrappers.js';
 import { baseTestMethod } from '../../core/test-reports.js';
@@ -61,7 +62,11 @@ export interface StageOneLoss {
     | 'no-stable-oracle'
     | 'final-compile'
     | 'fails-on-gold'
-    | 'api-rule';
+    | 'api-rule'
+    /** Fails on a correct alternative of gold (gold rewritten by a behaviour-preserving operator). */
+    | 'guard'
+    /** The agent engine: a file the agent wrote or changed that is not a new strengthened test class. */
+    | 'not-a-new-test-class';
   tests: string[];
   detail: string;
 }
@@ -80,6 +85,8 @@ interface Setup {
   maven: TestRunner;
   copy: WorkingCopy;
   seed: number;
+  /** Gold's correct alternatives the guard runs the new tests on (made on first call). */
+  guard: () => Promise<readonly GoldAlternative[]>;
 }
 
 interface SourceClass {
@@ -98,10 +105,15 @@ function simpleName(binary: string): string {
   return binary.slice(binary.lastIndexOf('.') + 1);
 }
 
+/** Whether a compiler message (Maven's absolute path or the sandbox's relative one) names `file`. */
+function namesFile(message: CompileMessage, file: string): boolean {
+  return message.file === file || message.file.endsWith(`/${file}`);
+}
+
 /** Compile errors of a build, by the project-relative file they are in. */
 function errorsIn(messages: readonly CompileMessage[], file: string): number[] {
   return messages
-    .filter((message) => message.file.endsWith(`/${file}`) && message.line !== null)
+    .filter((message) => namesFile(message, file) && message.line !== null)
     .map((message) => message.line!);
 }
 
@@ -192,8 +204,7 @@ export function dropRejected<T extends { file: string; source: string; methods: 
       gate,
       tests: bad.map((name) => `${entry.file}#${name}`),
       detail:
-        messages.find((message) => message.file.endsWith(`/${entry.file}`))?.message ??
-        'does not compile',
+        messages.find((message) => namesFile(message, entry.file))?.message ?? 'does not compile',
     });
     const methods = entry.methods.filter((name) => !bad.includes(name));
     return methods.length === 0
@@ -260,6 +271,40 @@ async function sourceClasses(
     });
   }
   return classes;
+}
+
+/** The methods of `classes` that pass one run on `target`; the rest are dropped as `gate`. */
+async function passingOnce<T extends { file: string; source: string; methods: string[] }>(
+  classes: readonly T[],
+  target: Parameters<TestRunner['run']>[0]['target'],
+  maven: TestRunner,
+  losses: StageOneLoss[],
+  how: { gate: StageOneLoss['gate']; where: string; testClass: (entry: T) => string },
+): Promise<T[]> {
+  const kept: T[] = [];
+  for (const entry of classes) {
+    const result = await maven.run({ target, testClass: how.testClass(entry) });
+    const failing =
+      result.verdict.kind === 'TestFailed' || result.verdict.kind === 'TestErrored'
+        ? new Set(result.verdict.failures.map((failure) => baseTestMethod(failure.testMethod)))
+        : result.verdict.kind === 'Passed'
+          ? new Set<string>()
+          : new Set(entry.methods);
+    const passing = entry.methods.filter((method) => !failing.has(method));
+    if (failing.size > 0) {
+      losses.push({
+        gate: how.gate,
+        tests: entry.methods
+          .filter((method) => failing.has(method))
+          .map((m) => `${entry.file}#${m}`),
+        detail: `${how.where}: ${describeVerdict(result.verdict)}`,
+      });
+    }
+    if (passing.length > 0) {
+      kept.push({ ...entry, methods: passing, source: keepOnly(entry.source, passing) });
+    }
+  }
+  return kept;
 }
 
 /** Relevant missed lines by file, from the coverage before. */
@@ -477,6 +522,28 @@ export async function stageOne(
         next.push({ ...entry, methods: passing, source: keepOnly(entry.source, passing) });
     }
     kept = next;
+    if (kept.length === 0) return { kind: 'Amplified', classes: [], variantsTried, losses };
+
+    // The guard: a test that fails on a correct alternative of gold over-fits gold.
+    for (const alternative of kept.length > 0 ? await setup.guard() : []) {
+      const state = withTests(subject, withPatch(subject.base, patchFromDiff(alternative.patch)));
+      const onAlternative = await compileDropping(
+        (classes) => withClasses(state, classes, layout.testSources, false),
+        kept,
+        setup,
+        subject,
+        losses,
+        'guard',
+      );
+      kept = onAlternative
+        ? await passingOnce(onAlternative.classes, onAlternative.target, setup.maven, losses, {
+            gate: 'guard',
+            where: `on correct alternative ${alternative.id} (${alternative.operator})`,
+            testClass: (entry) =>
+              finals.find((final) => final.file === entry.file)!.origin.newClass,
+          })
+        : [];
+    }
     if (kept.length === 0) return { kind: 'Amplified', classes: [], variantsTried, losses };
 
     // The API rule: a new test must compile against the base tree, else it rejects any fix that

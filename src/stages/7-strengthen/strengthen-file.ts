@@ -3,7 +3,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { CacheLayout } from '../../core/cache.js';
 import { errorMessage } from '../../core/errors.js';
-import { writeJsonAtomic } from '../../core/fs.js';
+import { writeFileAtomic, writeJsonAtomic } from '../../core/fs.js';
+import { specText } from '../../agents/types.js';
+import type { GoldAlternative } from './alternatives.js';
 import type { EventSink } from '../../events/types.js';
 import { defineRecord, readRecordFile, recordId, writeRecordFile } from '../../records/record.js';
 import type { RepairInstance } from '../../repair/instance.js';
@@ -13,7 +15,11 @@ import { mavenTestRunner } from '../../runners/maven.js';
 import { timeLimit } from '../../runners/time-limits.js';
 import { withTimeLimit } from '../../runners/wrappers.js';
 import { mavenToolchain } from '../../toolchains/maven/maven.js';
-import { strengthenInstance, type InstanceStrengthening } from './strengthen.js';
+import {
+  strengthenInstance,
+  type InstanceStrengthening,
+  type StageOneEngine,
+} from './strengthen.js';
 import { recordedValidity } from './validate-file.js';
 
 /*
@@ -26,8 +32,11 @@ import { recordedValidity } from './validate-file.js';
  * redoes only what is missing, and writes the same bytes.
  */
 
-/** Bump on any change to what the engine adds for the same input. */
-const ENGINE_VERSION = 1;
+/** Bump on any change to what the engine adds for the same input (2: the guard's alternatives). */
+const ENGINE_VERSION = 2;
+
+/** The held-out correct alternatives, as predictions `reevaluate` judges (its false negatives). */
+export const HELD_OUT_MODEL = 'held-out-alternative';
 
 const InstanceReportFile = defineRecord({
   kind: 'strengthen-instance-report',
@@ -54,7 +63,24 @@ export interface StrengthenSummary {
   failToPassAdded: number;
   coverage: { relevant: number; before: number; after: number };
   losses: Record<string, number>;
+  /** Correct alternatives of gold the guard used, and those held out (a predictions file). */
+  alternatives: { guard: number; heldOut: number; heldOutFile: string };
   durationMs: number;
+}
+
+/** The engine, an agent's runs kept under `dir` (one file per phase). */
+function agentRunsIn(engine: StageOneEngine, dir: string): StageOneEngine {
+  if (engine.kind !== 'agent') return engine;
+  return {
+    kind: 'agent',
+    setup: {
+      ...engine.setup,
+      saveRun: async (phase, result) => {
+        await mkdir(dir, { recursive: true });
+        await writeJsonAtomic(path.join(dir, `${phase}.json`), result);
+      },
+    },
+  };
 }
 
 function summaryOf(outcome: InstanceStrengthening): unknown {
@@ -64,9 +90,22 @@ function summaryOf(outcome: InstanceStrengthening): unknown {
   return { ...outcome, instance: undefined };
 }
 
+/** What names an engine's work in a report's key: the agent and its arguments, or the amplifier. */
+function engineKey(engine: StageOneEngine): unknown {
+  return engine.kind === 'agent'
+    ? { kind: 'agent', spec: specText(engine.setup.adapter.spec), attempts: engine.setup.attempts }
+    : { kind: 'deterministic' };
+}
+
 export async function strengthenInstanceFile(
   instancesFile: string,
-  options: { out: string; seed: number; cache: CacheLayout; events: EventSink },
+  options: {
+    out: string;
+    seed: number;
+    engine: StageOneEngine;
+    cache: CacheLayout;
+    events: EventSink;
+  },
 ): Promise<StrengthenSummary> {
   const started = Date.now();
   const instances = await readInstanceFile(instancesFile);
@@ -79,7 +118,12 @@ export async function strengthenInstanceFile(
   );
   const skipped: StrengthenSummary['skipped'] = [];
   const results: RepairInstance[] = [];
-  const reports: { outcome: string; report: InstanceStrengthening | null; stored: unknown }[] = [];
+  const reports: {
+    instanceId: string;
+    outcome: string;
+    report: InstanceStrengthening | null;
+    stored: unknown;
+  }[] = [];
   options.events.emit({
     kind: 'StageStarted',
     stage: 'strengthen',
@@ -111,12 +155,18 @@ export async function strengthenInstanceFile(
           instance: recordId(instance),
           seed: options.seed,
           engine: ENGINE_VERSION,
+          by: engineKey(options.engine),
         });
         const reportFile = path.join(dir, 'report.json');
         const earlier = await readRecordFile(reportFile, InstanceReportFile).catch(() => undefined);
         if (earlier?.key === key) {
           results.push(earlier.instance as RepairInstance);
-          reports.push({ outcome: earlier.outcome, report: null, stored: earlier.report });
+          reports.push({
+            instanceId: instance.instance_id,
+            outcome: earlier.outcome,
+            report: null,
+            stored: earlier.report,
+          });
           outcomeWord = `${earlier.outcome} (earlier run)`;
         } else {
           let outcome: InstanceStrengthening;
@@ -126,6 +176,7 @@ export async function strengthenInstanceFile(
               cache: options.cache,
               maven,
               seed: options.seed,
+              engine: agentRunsIn(options.engine, path.join(dir, 'agent')),
             });
           } catch (error) {
             outcome = { kind: 'NotSliced', reason: `harness fault: ${errorMessage(error)}` };
@@ -147,7 +198,12 @@ export async function strengthenInstanceFile(
             report: summaryOf(outcome),
           });
           results.push(strengthened);
-          reports.push({ outcome: outcome.kind, report: outcome, stored: summaryOf(outcome) });
+          reports.push({
+            instanceId: instance.instance_id,
+            outcome: outcome.kind,
+            report: outcome,
+            stored: summaryOf(outcome),
+          });
           outcomeWord = outcome.kind;
         }
       }
@@ -172,6 +228,19 @@ export async function strengthenInstanceFile(
       : path.relative(out, path.resolve(fileDir, instance.snapshot)),
   }));
   await writeInstanceFile(strengthenedFile, relocated);
+  const heldOut = reports.flatMap((entry) =>
+    (
+      (entry.stored as { alternatives?: { heldOut: GoldAlternative[] } | null }).alternatives
+        ?.heldOut ?? []
+    ).map((alternative) => ({
+      instance_id: entry.instanceId,
+      model_name_or_path: HELD_OUT_MODEL,
+      model_patch: alternative.patch,
+      operator: alternative.operator,
+    })),
+  );
+  const heldOutFile = path.join(out, 'held-out-alternatives.jsonl');
+  await writeFileAtomic(heldOutFile, heldOut.map((line) => `${JSON.stringify(line)}\n`).join(''));
   const outcomes: Record<string, number> = {};
   const losses: Record<string, number> = {};
   const coverage = { relevant: 0, before: 0, after: 0 };
@@ -210,6 +279,17 @@ export async function strengthenInstanceFile(
     ),
     coverage,
     losses,
+    alternatives: {
+      guard: reports.reduce(
+        (sum, entry) =>
+          sum +
+          ((entry.stored as { alternatives?: { guard: unknown[] } | null }).alternatives?.guard
+            .length ?? 0),
+        0,
+      ),
+      heldOut: heldOut.length,
+      heldOutFile,
+    },
     durationMs: Date.now() - started,
   };
   await writeJsonAtomic(path.join(out, 'summary.json'), { ...summary, durationMs: undefined });

@@ -26,6 +26,16 @@ const OPERATORS: readonly TransformOperator[] = [
   rareInputPathConditioning,
 ];
 
+/**
+ * The operators whose rewrite keeps behaviour: all but the rare-input gate (it makes the code
+ * behave differently on the inputs it gates) and any that needs a profile of a bug to place.
+ */
+export function behaviourPreservingOperators(): readonly TransformOperator[] {
+  return OPERATORS.filter(
+    (operator) => operator !== rareInputPathConditioning && operator.probe === undefined,
+  );
+}
+
 export function implementedOperators(): readonly string[] {
   return OPERATORS.map((operator) => operator.id);
 }

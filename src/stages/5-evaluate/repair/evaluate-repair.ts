@@ -9,7 +9,7 @@ import type { RepairInstance } from '../../../repair/instance.js';
 import { materialiseTree, resolveInstance } from '../../../repair/project.js';
 import { readInstanceFile } from '../../../repair/read.js';
 import {
-  preparedBase,
+  preparedInstanceTree,
   verifyRepairPatch,
   type PatchVerdict,
 } from '../../../repair/verify-patch.js';
@@ -25,7 +25,7 @@ import {
 import { sandboxAvailability } from '../../../sandbox/bwrap.js';
 import { REPAIR_AGENTS, type RepairAgent } from './agents.js';
 import { processRepairAgent } from './process-agent.js';
-import { RepairStore, type RepairAttemptRow, type RepairVerdict } from './store.js';
+import { RepairStore, testsIdOf, type RepairAttemptRow, type RepairVerdict } from './store.js';
 
 /*
  * `witnessgym evaluate <instances.jsonl> --task repair`: an agent proposes a patch for each
@@ -156,7 +156,7 @@ export async function runRepairEvaluation(
     let done = 0;
     for (const instance of queue) {
       const subject = await resolveInstance(instance, fileDir, cache);
-      const prepared = await preparedBase(subject, cache);
+      const prepared = await preparedInstanceTree(subject, 'base', cache);
       const judge = (diff: string) =>
         verifyRepairPatch(instance, diff, prepared, subject.project.layout, setup);
       const readSources = treeReader(prepared.sourcesDir);
@@ -212,6 +212,7 @@ export async function runRepairEvaluation(
                     verdict: describeVerdict(run.verdict),
                   }))
                 : [],
+            testsId: testsIdOf(instance),
             durationMs: Date.now() - attemptStarted,
             finishedAt: new Date().toISOString(),
           };

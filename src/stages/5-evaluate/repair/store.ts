@@ -1,8 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 import { UserError } from '../../../core/errors.js';
+import { sha256Text } from '../../../core/fs.js';
 
 /*
  * A repair evaluation's results: one SQLite database (WAL) per run directory, one row per
@@ -46,10 +47,17 @@ export const RepairAttemptRowSchema = z.strictObject({
   /** Files the patch touched outside production sources: never applied. */
   stripped: z.array(z.string()),
   classes: z.array(z.strictObject({ testClass: z.string(), verdict: z.string() })),
+  /** The test patch it was judged with (sha256, 16 hex): a verdict is reused only with it. */
+  testsId: z.string().optional(),
   durationMs: z.number().int(),
   finishedAt: z.string(),
 });
 export type RepairAttemptRow = z.infer<typeof RepairAttemptRowSchema>;
+
+/** What names the tests a patch of an instance is judged with. */
+export function testsIdOf(instance: { test_patch: string }): string {
+  return sha256Text(instance.test_patch).slice(0, 16);
+}
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -92,6 +100,24 @@ export class RepairStore {
       );
     }
     return new RepairStore(db);
+  }
+
+  /**
+   * The judged rows of a run directory's store, read without changing it (a run may still be
+   * writing it); none when it has no store.
+   */
+  static judgedRows(runDir: string): RepairAttemptRow[] {
+    const file = path.join(runDir, REPAIR_STORE_FILE);
+    if (!existsSync(file)) return [];
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      const rows = db.prepare(`SELECT row FROM repair_attempts WHERE state = 'done'`).all() as {
+        row: string;
+      }[];
+      return rows.map((row) => RepairAttemptRowSchema.parse(JSON.parse(row.row)));
+    } finally {
+      db.close();
+    }
   }
 
   done(instanceId: string, agent: string): RepairAttemptRow[] {

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { UserError } from '../../core/errors.js';
+import { cacheLayout } from '../../core/cache.js';
+import type { EventSink } from '../../events/types.js';
+import { strengthenInstances } from './driver.js';
+import { withCovered } from './strengthen.js';
+
+const before = {
+  kind: 'Measured' as const,
+  files: [
+    { file: 'src/main/java/a/A.java', relevant: [3, 4, 9], covered: [3], missed: [4, 9] },
+    { file: 'src/main/java/a/B.java', relevant: [7], covered: [], missed: [7] },
+  ],
+  relevant: 4,
+  covered: 1,
+};
+
+describe('withCovered: coverage after, from the lines new tests reached in the sandbox', () => {
+  it('moves the reached missed lines to covered and counts them', () => {
+    const after = withCovered(before, ['src/main/java/a/A.java:9', 'src/main/java/a/B.java:7']);
+    expect(after.files).toEqual([
+      { file: 'src/main/java/a/A.java', relevant: [3, 4, 9], covered: [3, 9], missed: [4] },
+      { file: 'src/main/java/a/B.java', relevant: [7], covered: [7], missed: [] },
+    ]);
+    expect(after.covered).toBe(3);
+    expect(after.relevant).toBe(4);
+  });
+
+  it('ignores lines that were not missed or are not relevant', () => {
+    const after = withCovered(before, ['src/main/java/a/A.java:3', 'src/main/java/a/A.java:5']);
+    expect(after.covered).toBe(1);
+  });
+});
+
+describe('strengthen: the engine flags', () => {
+  const events: EventSink = { emit: () => undefined };
+  const cache = cacheLayout('/nonexistent-cache');
+  const base = { out: '/nonexistent-out', seed: 1, attempts: 3 };
+
+  it('refuses an unknown engine, an agent engine without --agent, and --agent without it', async () => {
+    await expect(
+      strengthenInstances('x.jsonl', { ...base, engine: 'llm' }, cache, events),
+    ).rejects.toThrow(UserError);
+    await expect(
+      strengthenInstances('x.jsonl', { ...base, engine: 'agent' }, cache, events),
+    ).rejects.toThrow(/--engine agent needs --agent/);
+    await expect(
+      strengthenInstances(
+        'x.jsonl',
+        { ...base, engine: 'deterministic', agent: 'codex' },
+        cache,
+        events,
+      ),
+    ).rejects.toThrow(/--agent applies to --engine agent only/);
+  });
+});
