@@ -1,7 +1,13 @@
 import path from 'node:path';
 import { UserError } from '../core/errors.js';
 import { exists } from '../core/fs.js';
-import { sandboxAvailability, type NetworkPolicy } from '../sandbox/bwrap.js';
+import {
+  createSandbox,
+  sandboxAvailability,
+  systemJavaArchiveDirs,
+  type NetworkPolicy,
+  type Sandbox,
+} from '../sandbox/bwrap.js';
 import { agentAdapterFrom, agentNetwork, type AgentFlags, type NetworkFlags } from './flags.js';
 import type { AgentAdapter } from './types.js';
 
@@ -43,4 +49,35 @@ export async function sandboxedAgentFrom(
     readOnly: (options.sandboxRead ?? []).map((dir) => path.resolve(dir)),
     writable: (options.sandboxWrite ?? []).map((dir) => path.resolve(dir)),
   };
+}
+
+/**
+ * What an agent sandbox shows empty: Debian's Maven, its jars and its repository (they hold corpus
+ * projects: commons-lang3 3.12.0, commons-io 2.11.0) and every other directory of Java archives
+ * under /usr (systemJavaArchiveDirs).
+ */
+export async function hiddenBuildDirs(): Promise<string[]> {
+  return [
+    '/usr/share/maven',
+    '/usr/share/java',
+    '/usr/share/maven-repo',
+    ...(await systemJavaArchiveDirs()),
+  ];
+}
+
+/**
+ * The agent sandbox of a task whose agent cannot run the project's build (a repair patch, Stage
+ * I's tests): no Maven and no Java archive of the system, which may hold any version of a project.
+ */
+export async function buildlessSandbox(
+  workspace: string,
+  agent: Omit<SandboxedAgent, 'adapter'>,
+): Promise<Sandbox> {
+  return createSandbox({
+    workspace,
+    network: agent.network,
+    hiddenSystemDirs: await hiddenBuildDirs(),
+    readOnly: agent.readOnly,
+    writable: agent.writable,
+  });
 }

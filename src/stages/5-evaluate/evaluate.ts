@@ -1,3 +1,4 @@
+import { hiddenBuildDirs } from '../../agents/sandboxed.js';
 import { payloadFile, readPayloadDocument } from '../4-archive/payloads.js';
 import { mkdir, readFile, rmdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -9,7 +10,7 @@ import { removeAtStop, removeTree, sha256Text } from '../../core/fs.js';
 import { globToRegExp } from '../../core/glob.js';
 import { runPool } from '../../core/pool.js';
 import type { EventSink } from '../../events/types.js';
-import { createSandbox, systemJavaArchiveDirs, type Sandbox } from '../../sandbox/bwrap.js';
+import { createSandbox, type Sandbox } from '../../sandbox/bwrap.js';
 import { mavenToolchain } from '../../toolchains/maven/maven.js';
 import { benchLayout, caseIds, readCaseFile } from '../4-archive/archive.js';
 import type { CaseRecord } from '../4-archive/case.js';
@@ -228,13 +229,6 @@ export function feedbackFor(diagnosis: Diagnosis, verdict?: SubmissionVerdict): 
   }
 }
 
-/**
- * Debian's Maven, its jars and its repository: they hold corpus projects (commons-lang3 3.12.0,
- * commons-io 2.11.0), so the sandbox shows them empty and its `mvn` is the harness's replay; every
- * other directory of Java archives under /usr is hidden too (systemJavaArchiveDirs).
- */
-const MAVEN_SYSTEM_DIRS = ['/usr/share/maven', '/usr/share/java', '/usr/share/maven-repo'];
-
 async function runAgent(
   adapter: AgentAdapter,
   input: Parameters<AgentAdapter['run']>[0],
@@ -366,7 +360,7 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
           workspace,
           network: options.agent.network,
           binDirs: [replays.binDir],
-          hiddenSystemDirs: [...MAVEN_SYSTEM_DIRS, ...(await systemJavaArchiveDirs())],
+          hiddenSystemDirs: await hiddenBuildDirs(),
           readOnly: [replays.answers, ...(options.agent.readOnly ?? [])],
           writable: [replays.requests, ...(options.agent.writable ?? [])],
         });

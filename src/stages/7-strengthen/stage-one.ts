@@ -273,6 +273,15 @@ async function sourceClasses(
   return classes;
 }
 
+/** The methods a run of a class failed: all of `methods` when the class did not run. */
+export function failingMethods(verdict: Verdict, methods: readonly string[]): Set<string> {
+  if (verdict.kind === 'Passed') return new Set();
+  if (verdict.kind === 'TestFailed' || verdict.kind === 'TestErrored') {
+    return new Set(verdict.failures.map((failure) => baseTestMethod(failure.testMethod)));
+  }
+  return new Set(methods);
+}
+
 /** The methods of `classes` that pass one run on `target`; the rest are dropped as `gate`. */
 async function passingOnce<T extends { file: string; source: string; methods: string[] }>(
   classes: readonly T[],
@@ -284,12 +293,7 @@ async function passingOnce<T extends { file: string; source: string; methods: st
   const kept: T[] = [];
   for (const entry of classes) {
     const result = await maven.run({ target, testClass: how.testClass(entry) });
-    const failing =
-      result.verdict.kind === 'TestFailed' || result.verdict.kind === 'TestErrored'
-        ? new Set(result.verdict.failures.map((failure) => baseTestMethod(failure.testMethod)))
-        : result.verdict.kind === 'Passed'
-          ? new Set<string>()
-          : new Set(entry.methods);
+    const failing = failingMethods(result.verdict, entry.methods);
     const passing = entry.methods.filter((method) => !failing.has(method));
     if (failing.size > 0) {
       losses.push({

@@ -1,5 +1,4 @@
 import type { CacheLayout } from '../../core/cache.js';
-import { baseTestMethod } from '../../core/test-reports.js';
 import { describeVerdict } from '../../core/verdict.js';
 import { pristineState } from '../../project/project.js';
 import { patchOf, withPatch, type Patch, type ProjectState } from '../../project/state.js';
@@ -9,7 +8,7 @@ import { withTests, type RepairSubject } from '../../repair/project.js';
 import type { TestRunner } from '../../runners/types.js';
 import { measureSliceCoverage, type RelevantLines, type SliceCoverage } from './coverage.js';
 import { instanceSlice, type FileSlice } from './relevant.js';
-import { stageOne, type AmplifiedClass, type StageOneLoss } from './stage-one.js';
+import { failingMethods, stageOne, type AmplifiedClass, type StageOneLoss } from './stage-one.js';
 import {
   goldAlternatives,
   splitAlternatives,
@@ -201,12 +200,7 @@ async function amplifiedAdded(
   const passToPass: string[] = [];
   for (const entry of amplified.classes) {
     const run = await setup.maven.run({ target, testClass: entry.testClass });
-    const failing =
-      run.verdict.kind === 'TestFailed' || run.verdict.kind === 'TestErrored'
-        ? new Set(run.verdict.failures.map((failure) => baseTestMethod(failure.testMethod)))
-        : run.verdict.kind === 'Passed'
-          ? new Set<string>()
-          : new Set(entry.methods);
+    const failing = failingMethods(run.verdict, entry.methods);
     for (const method of entry.methods) {
       (failing.has(method) ? failToPass : passToPass).push(`${entry.testClass}#${method}`);
     }

@@ -4,11 +4,8 @@ import { makeTempDir, removeTree } from '../../../core/fs.js';
 import { patchOf } from '../../../project/state.js';
 import type { AgentAdapter } from '../../../agents/types.js';
 import { workspaceChanges } from '../../../agents/workspace-changes.js';
-import {
-  createSandbox,
-  systemJavaArchiveDirs,
-  type NetworkPolicy,
-} from '../../../sandbox/bwrap.js';
+import { buildlessSandbox } from '../../../agents/sandboxed.js';
+import type { NetworkPolicy } from '../../../sandbox/bwrap.js';
 import { freshWorkspace } from '../workspace.js';
 import type { RepairAgent } from './agents.js';
 
@@ -39,9 +36,6 @@ ${problemStatement.trim()}
 When you are done, stop; the harness reads your changes from the workspace.`;
 }
 
-/** Debian's Maven and its jars hold corpus projects: the sandbox shows them empty. */
-const MAVEN_SYSTEM_DIRS = ['/usr/share/maven', '/usr/share/java', '/usr/share/maven-repo'];
-
 export function processRepairAgent(
   name: string,
   adapter: AgentAdapter,
@@ -57,13 +51,7 @@ export function processRepairAgent(
       try {
         await writeBase(given);
         await freshWorkspace(given, workspace);
-        const box = await createSandbox({
-          workspace,
-          network: sandbox.network,
-          hiddenSystemDirs: [...MAVEN_SYSTEM_DIRS, ...(await systemJavaArchiveDirs())],
-          readOnly: sandbox.readOnly,
-          writable: sandbox.writable,
-        });
+        const box = await buildlessSandbox(workspace, sandbox);
         try {
           const run = await adapter.run({
             workspace,

@@ -14,11 +14,8 @@ import { copyProjectTree, makeTempDir, removeTree } from '../../../core/fs.js';
 import { instanceTestClasses } from '../../../repair/instance.js';
 import { materialiseTree, withTests, type RepairSubject } from '../../../repair/project.js';
 import { patchedTree, preparedInstanceTree } from '../../../repair/verify-patch.js';
-import {
-  createSandbox,
-  systemJavaArchiveDirs,
-  type NetworkPolicy,
-} from '../../../sandbox/bwrap.js';
+import { buildlessSandbox } from '../../../agents/sandboxed.js';
+import type { NetworkPolicy } from '../../../sandbox/bwrap.js';
 import { isolatedJavaSetup, type PreparedTree } from '../../../sandbox/java-runs.js';
 import { freshWorkspace } from '../../5-evaluate/workspace.js';
 import { loadJavaGrammar } from '../../../lang/java/syntax.js';
@@ -76,9 +73,6 @@ export type AgentStageOneOutcome =
       /** Missed relevant lines the kept classes cover, as `file:line`. */
       covered: string[];
     };
-
-/** Debian's Maven and its jars hold corpus projects: the sandbox shows them empty. */
-const MAVEN_SYSTEM_DIRS = ['/usr/share/maven', '/usr/share/java', '/usr/share/maven-repo'];
 
 interface Accepted {
   phase: AgentPhase;
@@ -221,13 +215,7 @@ export async function agentStageOne(
     let attempts = 0;
     // Each attempt's reset makes the workspace afresh at this path; the sandbox binds the path.
     await mkdir(workspace, { recursive: true });
-    const box = await createSandbox({
-      workspace,
-      network: setup.network,
-      hiddenSystemDirs: [...MAVEN_SYSTEM_DIRS, ...(await systemJavaArchiveDirs())],
-      readOnly: setup.readOnly,
-      writable: setup.writable,
-    });
+    const box = await buildlessSandbox(workspace, setup);
     try {
       /** One phase: the agent's attempts from the accepted tests so far, judged by the gates. */
       const phase = async (

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { readLineCoverage, type JacocoJars } from '../../../coverage/jacoco.js';
 import { removeTree } from '../../../core/fs.js';
-import { baseTestMethod } from '../../../core/test-reports.js';
 import { describeVerdict, type SingleVerdict } from '../../../core/verdict.js';
 import {
   compileTests,
@@ -12,7 +11,12 @@ import {
 } from '../../../sandbox/java-runs.js';
 import type { PreparedSide } from '../../../sandbox/prepared-tree.js';
 import { keepOnly } from '../amplify/assertions.js';
-import { dropRejected, FOREIGN_LOCALE_ARGS, type StageOneLoss } from '../stage-one.js';
+import {
+  dropRejected,
+  failingMethods,
+  FOREIGN_LOCALE_ARGS,
+  type StageOneLoss,
+} from '../stage-one.js';
 
 /*
  * The gates of Stage I for tests an agent wrote. Those tests are untrusted, so every step runs in
@@ -59,14 +63,6 @@ export interface GatedTests {
 }
 
 const RUNS_ON_GOLD = 3;
-
-function failingMethods(verdict: SingleVerdict): Set<string> | 'all' {
-  if (verdict.kind === 'Passed') return new Set();
-  if (verdict.kind === 'TestFailed' || verdict.kind === 'TestErrored') {
-    return new Set(verdict.failures.map((failure) => baseTestMethod(failure.testMethod)));
-  }
-  return 'all';
-}
 
 function without(entry: AgentTestClass, dropped: ReadonlySet<string>): AgentTestClass | undefined {
   const methods = entry.methods.filter((method) => !dropped.has(method));
@@ -130,9 +126,8 @@ async function runEach(
   const results = new Map<string, { failing: Set<string>; verdict: SingleVerdict }>();
   for (const entry of compiled.classes) {
     const run = await runTestClass(tree, compiled.dir, entry.testClass, java);
-    const failing = failingMethods(run.verdict);
     results.set(entry.file, {
-      failing: failing === 'all' ? new Set(entry.methods) : failing,
+      failing: failingMethods(run.verdict, entry.methods),
       verdict: run.verdict,
     });
   }
