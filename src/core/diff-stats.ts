@@ -27,7 +27,7 @@ const LINE_KINDS: Record<string, DiffLine['kind'] | undefined> = {
 };
 
 /** Project-relative path of a diff side; null for /dev/null or no name. */
-function sidePath(name: string | undefined): string | null {
+export function sidePath(name: string | undefined): string | null {
   if (!name || name === '/dev/null') return null;
   return name.replace(/^[ab]\//, '');
 }

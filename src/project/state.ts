@@ -1,3 +1,4 @@
+import { sidePath } from '../core/diff-stats.js';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { applyPatch, createTwoFilesPatch, parsePatch } from 'diff';
@@ -79,12 +80,6 @@ export function patchOf(changes: readonly FileChange[]): Patch {
     )
     .join('');
   return { id: sha256Text(diff).slice(0, 16), diff };
-}
-
-/** Project-relative path of a diff side, or null for /dev/null. */
-function sidePath(name: string | undefined): string | null {
-  if (!name || name === ABSENT) return null;
-  return name.replace(/^[ab]\//, '');
 }
 
 /**

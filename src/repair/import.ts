@@ -1,3 +1,4 @@
+import { sidePath } from '../core/diff-stats.js';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { applyPatch, parsePatch } from 'diff';
@@ -22,7 +23,7 @@ async function patchedCopy(snapshot: string, diff: string): Promise<string> {
   const copy = path.join(await makeTempDir('import'), 'tree');
   await copyProjectTree(snapshot, copy);
   for (const filePatch of diff.trim() === '' ? [] : parsePatch(diff)) {
-    const file = (filePatch.newFileName ?? '').replace(/^[ab]\//, '');
+    const file = sidePath(filePatch.newFileName) ?? '';
     if (file === '' || file === '/dev/null') continue;
     const target = path.join(copy, file);
     const before = await readFile(target, 'utf8').catch(() => '');

@@ -1,3 +1,4 @@
+import { sidePath } from '../core/diff-stats.js';
 import { parsePatch } from 'diff';
 /*
  * Unified diffs rewritten. Defects4J stores each bug's patch in the fixed → buggy direction;
@@ -270,12 +271,6 @@ const NO_NEWLINE_MARKER = '\\';
 /** jsdiff keeps a blank context line whose space was stripped as an empty line. */
 function isContext(line: string): boolean {
   return line === '' || line.startsWith(' ');
-}
-
-/** Project-relative path of a diff side; null for /dev/null or no name. */
-function sidePath(name: string | undefined): string | null {
-  if (!name || name === '/dev/null') return null;
-  return name.replace(/^[ab]\//, '');
 }
 
 /** A line that only closes blocks (`}`, `});`, `} else {`): a removal before it ended a block. */

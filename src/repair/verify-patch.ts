@@ -1,3 +1,4 @@
+import { sidePath } from '../core/diff-stats.js';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { applyPatch, parsePatch } from 'diff';
@@ -45,11 +46,6 @@ export type PatchVerdict =
       durationMs: number;
     }
   | { kind: 'Timeout'; phase: 'compile'; limitMs: number; stripped: string[]; durationMs: number };
-
-function sidePath(name: string | undefined): string | null {
-  if (!name || name === '/dev/null') return null;
-  return name.replace(/^[ab]\//, '');
-}
 
 /** Whether a project-relative file is a production source the verifier applies. */
 function isProductionSource(layout: ProjectLayout, file: string): boolean {

@@ -1,3 +1,4 @@
+import { sidePath } from '../../core/diff-stats.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parsePatch } from 'diff';
@@ -97,7 +98,7 @@ function moduleOf(patch: string): string {
   const modules = new Set<string>();
   for (const file of parsePatch(patch)) {
     const name = [file.newFileName, file.oldFileName].find((n) => n && n !== '/dev/null');
-    const relative = (name ?? '').replace(/^[ab]\//, '');
+    const relative = sidePath(name) ?? '';
     const at = relative.startsWith('src/') ? 0 : relative.indexOf('/src/');
     modules.add(at <= 0 ? '.' : relative.slice(0, at));
   }

@@ -1,3 +1,4 @@
+import { sidePath } from '../../core/diff-stats.js';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parsePatch } from 'diff';
@@ -167,7 +168,7 @@ class TestNameResolver {
 /** The new-side lines a patch adds, per file it leaves in the tree. */
 function changedTestLines(diff: string): Map<string, number[]> {
   const files = (diff.trim() === '' ? [] : parsePatch(diff))
-    .map((filePatch) => (filePatch.newFileName ?? '').replace(/^[ab]\//, ''))
+    .map((filePatch) => sidePath(filePatch.newFileName) ?? '')
     .filter((file) => file !== '' && file !== '/dev/null');
   return new Map(files.map((file) => [file, modifiedLines(diff, file).changed]));
 }

@@ -1,3 +1,4 @@
+import { sidePath } from '../../core/diff-stats.js';
 import { mkdir, readFile } from 'node:fs/promises';
 import { applyPatch, parsePatch } from 'diff';
 import path from 'node:path';
@@ -60,7 +61,7 @@ async function correctAlternative(
   const injection = await readFile(path.join(caseDir, record.state.patches[0]!.file), 'utf8');
   const changes: FileChange[] = [];
   for (const filePatch of parsePatch(reversePatch(injection))) {
-    const file = (filePatch.newFileName ?? '').replace(/^[ab]\//, '');
+    const file = sidePath(filePatch.newFileName) ?? '';
     const buggy = buggyFiles.get(file);
     if (buggy === undefined || buggy === null) return null;
     // The steps moved lines, so a hunk applies where its lines first match: in a file of

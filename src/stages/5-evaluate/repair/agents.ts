@@ -1,3 +1,4 @@
+import { sidePath } from '../../../core/diff-stats.js';
 import { applyPatch, parsePatch, type StructuredPatch } from 'diff';
 import { seededRandom, shuffled } from '../../../core/random.js';
 import { applyLineMutant, lineMutants } from '../../../mutants/line-operators.js';
@@ -82,7 +83,7 @@ interface Candidate {
 }
 
 function fileOf(filePatch: StructuredPatch): string {
-  return (filePatch.newFileName ?? filePatch.oldFileName ?? '').replace(/^[ab]\//, '');
+  return sidePath(filePatch.newFileName) ?? sidePath(filePatch.oldFileName) ?? '';
 }
 
 /** Every candidate wrong patch of an instance, in a fixed order. */
