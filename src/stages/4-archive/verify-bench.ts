@@ -1,3 +1,4 @@
+import { runPool } from '../../core/pool.js';
 import path from 'node:path';
 import { z } from 'zod';
 import type { CacheLayout } from '../../core/cache.js';
@@ -95,29 +96,23 @@ export async function verifyBenchmark(
     total: queue.length,
     unit: 'cases',
   });
-  let next = 0;
-  await Promise.all(
-    options.mavens.map(async (maven) => {
-      for (let index = next++; index < queue.length; index = next++) {
-        const id = queue[index]!;
-        const outcome = await verifyCase(layout.caseDir(id), {
-          cache: options.cache,
-          maven,
-          cleanRuns,
-        });
-        await appendRecords(file, VerifyLine, [{ outcome, at: new Date().toISOString() }]);
-        outcomes.push(outcome);
-        options.events.emit({
-          kind: 'ItemDone',
-          stage: 'verify',
-          done: outcomes.length,
-          total: queue.length,
-          item: id,
-          outcome: verifyWord(outcome),
-        });
-      }
-    }),
-  );
+  await runPool(queue, { workers: options.mavens.length }, async (id, worker) => {
+    const outcome = await verifyCase(layout.caseDir(id), {
+      cache: options.cache,
+      maven: options.mavens[worker]!,
+      cleanRuns,
+    });
+    await appendRecords(file, VerifyLine, [{ outcome, at: new Date().toISOString() }]);
+    outcomes.push(outcome);
+    options.events.emit({
+      kind: 'ItemDone',
+      stage: 'verify',
+      done: outcomes.length,
+      total: queue.length,
+      item: id,
+      outcome: verifyWord(outcome),
+    });
+  });
   options.events.emit({
     kind: 'StageFinished',
     stage: 'verify',

@@ -1,3 +1,4 @@
+import { runPool } from '../../core/pool.js';
 import path from 'node:path';
 import { z } from 'zod';
 import type { CacheLayout } from '../../core/cache.js';
@@ -100,35 +101,30 @@ export async function validateInstanceFile(
     total: queue.length,
     unit: 'instances',
   });
-  let next = 0;
-  await Promise.all(
-    options.mavens.map(async (maven) => {
-      for (let index = next++; index < queue.length; index = next++) {
-        const instance = queue[index]!;
-        const resolved = await resolveInstance(
-          instance,
-          path.dirname(path.resolve(instancesFile)),
-          options.cache,
-        );
-        const outcome = await validateInstance(resolved, { maven });
-        await appendRecords(file, ValidationLine, [
-          { instance: recordId(instance), outcome, at: new Date().toISOString() },
-        ]);
-        outcomes.push(outcome);
-        options.events.emit({
-          kind: 'ItemDone',
-          stage: 'validate',
-          done: outcomes.length,
-          total: queue.length,
-          item: instance.instance_id,
-          outcome:
-            outcome.kind === 'Valid'
-              ? 'valid'
-              : `${outcome.kind.toLowerCase()} on the ${outcome.side} tree`,
-        });
-      }
-    }),
-  );
+  await runPool(queue, { workers: options.mavens.length }, async (instance, worker) => {
+    const maven = options.mavens[worker]!;
+    const resolved = await resolveInstance(
+      instance,
+      path.dirname(path.resolve(instancesFile)),
+      options.cache,
+    );
+    const outcome = await validateInstance(resolved, { maven });
+    await appendRecords(file, ValidationLine, [
+      { instance: recordId(instance), outcome, at: new Date().toISOString() },
+    ]);
+    outcomes.push(outcome);
+    options.events.emit({
+      kind: 'ItemDone',
+      stage: 'validate',
+      done: outcomes.length,
+      total: queue.length,
+      item: instance.instance_id,
+      outcome:
+        outcome.kind === 'Valid'
+          ? 'valid'
+          : `${outcome.kind.toLowerCase()} on the ${outcome.side} tree`,
+    });
+  });
   options.events.emit({
     kind: 'StageFinished',
     stage: 'validate',
