@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { openSqliteStore } from '../records/sqlite.js';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
@@ -148,11 +148,10 @@ export class JudgeStore {
   private constructor(private readonly db: Database.Database) {}
 
   static open(dir: string): JudgeStore {
-    mkdirSync(dir, { recursive: true });
-    const db = new Database(path.join(dir, JUDGE_STORE));
-    db.pragma('journal_mode = WAL');
-    db.pragma('busy_timeout = 10000');
-    db.exec(`
+    const db = openSqliteStore(path.join(dir, JUDGE_STORE), {
+      version: 1,
+      otherwise: 'use another output directory',
+      schema: `
       CREATE TABLE IF NOT EXISTS judges (judge TEXT PRIMARY KEY, spec TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS judgements (
         judge TEXT NOT NULL,
@@ -171,7 +170,8 @@ export class JudgeStore {
         duration_ms INTEGER NOT NULL,
         recorded_at TEXT NOT NULL,
         PRIMARY KEY (judge, task, subject, repetition, orientation)
-      );`);
+      );`,
+    });
     return new JudgeStore(db);
   }
 

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { openSqliteStore } from '../../records/sqlite.js';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
@@ -69,7 +69,6 @@ export const RescoreRowSchema = z.strictObject({
 export type RescoreRow = z.infer<typeof RescoreRowSchema>;
 
 const SCHEMA = `
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS attempts (
   case_id TEXT NOT NULL,
   agent TEXT NOT NULL,
@@ -146,28 +145,13 @@ export class EvaluationStore {
    * version is a user error.
    */
   static open(runDir: string): EvaluationStore {
-    mkdirSync(runDir, { recursive: true });
-    const db = new Database(path.join(runDir, STORE_FILE));
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('busy_timeout = 10000');
-    db.exec(SCHEMA);
-    const version = db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get() as
-      { value: string } | undefined;
-    if (version === undefined) {
-      db.prepare(`INSERT INTO meta VALUES ('schema', ?)`).run(String(SCHEMA_VERSION));
-    } else if (version.value === '1') {
+    const db = openSqliteStore(path.join(runDir, STORE_FILE), {
+      schema: SCHEMA,
+      version: SCHEMA_VERSION,
       // Evaluations cost agent runs: an older run is carried forward, not given up.
-      db.transaction(() => {
-        db.exec(AGENT_OUTCOME_KINDS_V2);
-        db.prepare(`UPDATE meta SET value = ? WHERE key = 'schema'`).run(String(SCHEMA_VERSION));
-      })();
-    } else if (version.value !== String(SCHEMA_VERSION)) {
-      db.close();
-      throw new UserError(
-        `${path.join(runDir, STORE_FILE)} has results of schema ${version.value}; this witnessgym writes schema ${SCHEMA_VERSION}: use another --run directory`,
-      );
-    }
+      migrations: { '1': (older) => older.exec(AGENT_OUTCOME_KINDS_V2) },
+      otherwise: 'use another --run directory',
+    });
     return new EvaluationStore(db, path.join(runDir, STORE_FILE));
   }
 

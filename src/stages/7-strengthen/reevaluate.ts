@@ -1,7 +1,7 @@
+import { openSqliteStore } from '../../records/sqlite.js';
 import { mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { z } from 'zod';
 import type { CacheLayout } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
@@ -206,9 +206,11 @@ export async function reevaluate(
       .map((row) => [earlierKey(row.instanceId, row.agent, row.patch, row.testsId!), row] as const),
   );
   mkdirSync(options.out, { recursive: true });
-  const db = new Database(path.join(options.out, 'reevaluation.sqlite'));
-  db.pragma('journal_mode = WAL');
-  db.exec(SCHEMA);
+  const db = openSqliteStore(path.join(options.out, 'reevaluation.sqlite'), {
+    schema: SCHEMA,
+    version: 1,
+    otherwise: 'use another --out directory',
+  });
   const setup: JavaSandboxSetup = await isolatedJavaSetup();
   const prepared = new Map<
     string,

@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { openSqliteStore } from '../../../records/sqlite.js';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
-import { UserError } from '../../../core/errors.js';
 import { sha256Text } from '../../../core/fs.js';
 
 /*
@@ -60,7 +60,6 @@ export function testsIdOf(instance: { test_patch: string }): string {
 }
 
 const SCHEMA = `
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS repair_attempts (
   instance_id TEXT NOT NULL,
   agent TEXT NOT NULL,
@@ -83,22 +82,11 @@ export class RepairStore {
   }
 
   static open(runDir: string): RepairStore {
-    mkdirSync(runDir, { recursive: true });
-    const file = path.join(runDir, REPAIR_STORE_FILE);
-    const db = new Database(file);
-    db.pragma('journal_mode = WAL');
-    db.pragma('busy_timeout = 10000');
-    db.exec(SCHEMA);
-    const version = db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get() as
-      { value: string } | undefined;
-    if (version === undefined) {
-      db.prepare(`INSERT INTO meta VALUES ('schema', ?)`).run(String(SCHEMA_VERSION));
-    } else if (version.value !== String(SCHEMA_VERSION)) {
-      db.close();
-      throw new UserError(
-        `${file} has results of schema ${version.value}; this witnessgym writes schema ${SCHEMA_VERSION}: use another --run directory`,
-      );
-    }
+    const db = openSqliteStore(path.join(runDir, REPAIR_STORE_FILE), {
+      schema: SCHEMA,
+      version: SCHEMA_VERSION,
+      otherwise: 'use another --run directory',
+    });
     return new RepairStore(db);
   }
 
