@@ -1,10 +1,12 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exists, makeTempDir } from '../src/core/fs.js';
 import type { RepairInstance } from '../src/repair/instance.js';
 import { readInstanceFile } from '../src/repair/read.js';
 import type { CaseRecord } from '../src/stages/4-archive/case.js';
+import type { RepairExportSummary } from '../src/stages/4-archive/export-repair.js';
 import type { RepairEvaluationSummary } from '../src/stages/5-evaluate/repair/evaluate-repair.js';
 import type { ReevaluationSummary } from '../src/stages/7-strengthen/reevaluate.js';
 import type { StrengthenSummary } from '../src/stages/7-strengthen/strengthen-file.js';
@@ -97,6 +99,25 @@ describe('case export --as repair', () => {
     expect(again.exitCode, again.stderr).toBe(0);
     expect(await readFile(instancesFile, 'utf8')).toBe(before);
   });
+
+  it('exports a case two benchmarks share once, and lists the other as a duplicate', async () => {
+    const out = path.join(work, 'repair-twice');
+    const twice = await cli([
+      'case',
+      'export',
+      bench,
+      bench,
+      '--as',
+      'repair',
+      '--out',
+      out,
+      '--json',
+    ]);
+    expect(twice.exitCode, twice.stderr).toBe(0);
+    const summary = JSON.parse(twice.stdout) as RepairExportSummary;
+    expect(summary.instances).toBe(1);
+    expect(summary.duplicates).toEqual([{ caseId: record.id, sameAs: record.id }]);
+  });
 });
 
 describe('instances validate (S0)', () => {
@@ -184,6 +205,16 @@ describe('evaluate --task repair, strengthen and reevaluate', () => {
     expect(byAgent.gold).toMatchObject({ acceptedBefore: 1, passesAfter: 1, rejected: 0 });
     expect(byAgent.none).toMatchObject({ acceptedBefore: 0, passesAfter: 0 });
     expect(result.rejections).toEqual([]);
+    // The verdicts under the original tests were evaluate --task repair's, not judged again.
+    const db = new Database(path.join(work, 'reeval', 'reevaluation.sqlite'), { readonly: true });
+    const originals = (db.prepare('SELECT row FROM reevaluations').all() as { row: string }[]).map(
+      (entry) => (JSON.parse(entry.row) as { original: string }).original,
+    );
+    db.close();
+    expect(originals.sort()).toEqual([
+      'Resolved (as evaluate --task repair judged it)',
+      'Unresolved (as evaluate --task repair judged it)',
+    ]);
   });
 });
 
