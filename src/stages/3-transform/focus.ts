@@ -47,6 +47,17 @@ export function bugAnchor(patch: string): BugAnchor | undefined {
     : undefined;
 }
 
+/** The UTF-16 offset each of `lines` (a source split at '\n') starts at. */
+export function lineStarts(lines: readonly string[]): number[] {
+  const starts: number[] = [];
+  let offset = 0;
+  for (const line of lines) {
+    starts.push(offset);
+    offset += line.length + 1;
+  }
+  return starts;
+}
+
 /**
  * The range of `source` holding the anchor's lines (consecutive, in order), if still there, and
  * the line it starts on: of several such places, the one nearest the anchor's last known line.
@@ -56,12 +67,7 @@ export function locateAnchor(
   anchor: BugAnchor,
 ): { start: number; end: number; line: number } | undefined {
   const lines = source.split('\n');
-  const starts: number[] = [];
-  let offset = 0;
-  for (const line of lines) {
-    starts.push(offset);
-    offset += line.length + 1;
-  }
+  const starts = lineStarts(lines);
   const trimmed = lines.map((line) => line.trim());
   let found: number | undefined;
   for (let i = 0; i + anchor.lines.length <= lines.length; i++) {

@@ -21,6 +21,7 @@ import { runInstanceTests } from '../../repair/run.js';
 import type { TestRunner } from '../../runners/types.js';
 import { prepareProjectRuntime } from '../../toolchains/jvm/setup.js';
 import { analyseSource } from '../../toolchains/jvm/source-model.js';
+import { lineStarts } from '../3-transform/focus.js';
 import { behaviourPreservingOperators } from '../3-transform/operators/index.js';
 import type { TransformOperator, TransformSite } from '../3-transform/operators/types.js';
 import { goldFiles } from './relevant.js';
@@ -69,12 +70,7 @@ export function focusRegions(
   lines: readonly number[],
 ): { start: number; end: number }[] {
   const texts = source.split('\n');
-  const lineStarts: number[] = [];
-  let offset = 0;
-  for (const text of texts) {
-    lineStarts.push(offset);
-    offset += text.length + 1;
-  }
+  const starts = lineStarts(texts);
   const runs: { first: number; last: number }[] = [];
   for (const line of [...new Set(lines)].sort((a, b) => a - b)) {
     if (line < 1 || line > texts.length) continue;
@@ -84,8 +80,8 @@ export function focusRegions(
   }
   return runs.flatMap(({ first, last }) => {
     const firstText = texts[first - 1]!;
-    const start = lineStarts[first - 1]! + firstText.length - firstText.trimStart().length;
-    let end = lineStarts[last - 1]! + texts[last - 1]!.length;
+    const start = starts[first - 1]! + firstText.length - firstText.trimStart().length;
+    let end = starts[last - 1]! + texts[last - 1]!.length;
     while (end > start && /\s/.test(source[end - 1]!)) end--;
     return end > start ? [{ start, end }] : [];
   });
