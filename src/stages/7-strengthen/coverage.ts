@@ -37,11 +37,12 @@ export type SliceCoverage =
   | { kind: 'NotMeasured'; reason: string };
 
 /** `org/example/Foo.java` for `src/main/java/org/example/Foo.java`, as JaCoCo keys sources. */
-function sourceRootRelative(mainSources: string, file: string): string {
+export function sourceRootRelative(mainSources: string, file: string): string {
   return file.startsWith(`${mainSources}/`) ? file.slice(mainSources.length + 1) : file;
 }
 
-function packagePattern(sourceRelative: string): string {
+/** JaCoCo's include pattern for the package of a source-root-relative file. */
+export function packagePattern(sourceRelative: string): string {
   const dir = path.posix.dirname(sourceRelative);
   return dir === '.' ? '*' : `${dir.replace(/\//g, '.')}.*`;
 }

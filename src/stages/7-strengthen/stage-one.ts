@@ -20,7 +20,7 @@ import { observeSourceRoot, probeClass } from './amplify/probes.js';
 import { inputVariants, testMethods, type InputVariant } from './amplify/variants.js';
 import type { TestFramework } from './amplify/test-class.js';
 import type { BuildSettings } from '../../toolchains/build-settings.js';
-import type { SliceCoverage } from './coverage.js';
+import { packagePattern, sourceRootRelative, type SliceCoverage } from './coverage.js';
 
 /*
  * Stage I's deterministic engine (DSpot's amplification, SWE-ABS's coverage-driven stage): vary
@@ -322,10 +322,6 @@ function missedLines(
   );
 }
 
-function sourceRootRelative(mainSources: string, file: string): string {
-  return file.startsWith(`${mainSources}/`) ? file.slice(mainSources.length + 1) : file;
-}
-
 export async function stageOne(
   subject: RepairSubject,
   before: Extract<SliceCoverage, { kind: 'Measured' }>,
@@ -378,10 +374,9 @@ export async function stageOne(
         const file = path.join(work, `${simpleName(origin.newClass)}-${run}.jsonl`);
         const jvmArgs = [`-Dwitnessgym.observations=${file}`];
         if (run === 0) {
-          const includes = [...missed.keys()].map((source) => {
-            const dir = path.posix.dirname(sourceRootRelative(layout.mainSources, source));
-            return dir === '.' ? '*' : `${dir.replace(/\//g, '.')}.*`;
-          });
+          const includes = [...missed.keys()].map((source) =>
+            packagePattern(sourceRootRelative(layout.mainSources, source)),
+          );
           jvmArgs.push(
             jacocoAgentArg(jacoco.agentJar, path.join(coverageDir, 'all.exec'), includes),
           );

@@ -21,7 +21,7 @@ import { freshWorkspace } from '../../5-evaluate/workspace.js';
 import { loadJavaGrammar } from '../../../lang/java/syntax.js';
 import { methodsOf } from '../amplify/assertions.js';
 import type { GoldAlternative } from '../alternatives.js';
-import type { SliceCoverage } from '../coverage.js';
+import { packagePattern, sourceRootRelative, type SliceCoverage } from '../coverage.js';
 import type { AmplifiedClass, StageOneLoss } from '../stage-one.js';
 import { gateAgentTests, type AgentTestClass, type GatedTests, type GateTrees } from './gates.js';
 import {
@@ -179,10 +179,9 @@ export async function agentStageOne(
     );
     const includes = [
       ...new Set(
-        [...missedByFile.keys()].map((file) => {
-          const relative = path.posix.dirname(file.slice(layout.mainSources.length + 1));
-          return relative === '.' ? '*' : `${relative.replace(/\//g, '.')}.*`;
-        }),
+        [...missedByFile.keys()].map((file) =>
+          packagePattern(sourceRootRelative(layout.mainSources, file)),
+        ),
       ),
     ];
     const gateSetup = {

@@ -11,6 +11,7 @@ import {
 } from '../../../sandbox/java-runs.js';
 import type { PreparedSide } from '../../../sandbox/prepared-tree.js';
 import { keepOnly } from '../amplify/assertions.js';
+import { sourceRootRelative } from '../coverage.js';
 import {
   dropRejected,
   failingMethods,
@@ -174,10 +175,7 @@ async function coveredMissedLines(
   });
   if (coverage.kind !== 'Measured') return reached;
   for (const [file, lines] of setup.missed) {
-    const relative = file.startsWith(`${setup.mainSources}/`)
-      ? file.slice(setup.mainSources.length + 1)
-      : file;
-    const states = coverage.files.get(relative);
+    const states = coverage.files.get(sourceRootRelative(setup.mainSources, file));
     for (const line of lines) if (states?.get(line) === 'covered') reached.add(`${file}:${line}`);
   }
   return reached;
