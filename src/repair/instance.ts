@@ -53,48 +53,77 @@ export const InstanceOriginSchema = z.discriminatedUnion('kind', [
 ]);
 export type InstanceOrigin = z.infer<typeof InstanceOriginSchema>;
 
-export const RepairInstanceSchema = z.strictObject({
-  instance_id: z.string().regex(INSTANCE_ID_PATTERN, 'is not an instance id ([A-Za-z0-9._@-]+)'),
-  repo: z.string().min(1, 'is empty'),
-  base_commit: z.string().min(1, 'is empty'),
-  snapshot: z.string().min(1, 'is empty'),
-  /** Gold: base → fixed, production sources only. */
-  patch: z.string().min(1, 'is empty'),
-  /** The tests that judge a fix; may be empty when the base tree already holds them. */
-  test_patch: z.string(),
-  FAIL_TO_PASS: z.array(TestIdSchema).min(1, 'is empty: an instance needs a test to fix'),
-  PASS_TO_PASS: z.array(TestIdSchema),
-  problem_statement: z.string(),
-  /** The Maven module holding the changed code and its tests, relative to the root. */
-  module: z.string(),
-  /** Extra Maven flags for every build and test run of this instance. */
-  maven_flags: z.array(z.string()),
-  origin: InstanceOriginSchema,
-  /**
-   * Set by `witnessgym strengthen` when it changed the tests: the test patch and lists before
-   * (`test_patch`, FAIL_TO_PASS and PASS_TO_PASS are then the strengthened ones, a drop-in for
-   * SWE-bench-style harnesses), and what was added.
-   */
-  original_test_patch: z.string().optional(),
-  original_FAIL_TO_PASS: z.array(TestIdSchema).optional(),
-  original_PASS_TO_PASS: z.array(TestIdSchema).optional(),
-  strengthening: z
-    .strictObject({
-      engine: z.string(),
-      stages: z.array(z.enum(['coverage', 'mutation'])),
-      /** The test methods added, each in a new class (`…StrengthenedTest`). */
-      added: z.array(TestIdSchema),
-      /** Relevant lines of gold's slice, and how many the tests covered before and after. */
-      coverage: z
-        .strictObject({
-          relevant: z.number().int().nonnegative(),
-          before: z.number().int().nonnegative(),
-          after: z.number().int().nonnegative(),
-        })
-        .nullable(),
-    })
-    .optional(),
-});
+export const RepairInstanceSchema = z
+  .strictObject({
+    instance_id: z.string().regex(INSTANCE_ID_PATTERN, 'is not an instance id ([A-Za-z0-9._@-]+)'),
+    repo: z.string().min(1, 'is empty'),
+    base_commit: z.string().min(1, 'is empty'),
+    snapshot: z.string().min(1, 'is empty'),
+    /** Gold: base → fixed, production sources only. */
+    patch: z.string().min(1, 'is empty'),
+    /** The tests that judge a fix; may be empty when the base tree already holds them. */
+    test_patch: z.string(),
+    /** Never empty, but in a witness-drop control (`control`). */
+    FAIL_TO_PASS: z.array(TestIdSchema),
+    PASS_TO_PASS: z.array(TestIdSchema),
+    problem_statement: z.string(),
+    /** The Maven module holding the changed code and its tests, relative to the root. */
+    module: z.string(),
+    /** Extra Maven flags for every build and test run of this instance. */
+    maven_flags: z.array(z.string()),
+    origin: InstanceOriginSchema,
+    /**
+     * Set by `witnessgym strengthen` when it changed the tests: the test patch and lists before
+     * (`test_patch`, FAIL_TO_PASS and PASS_TO_PASS are then the strengthened ones, a drop-in for
+     * SWE-bench-style harnesses), and what was added.
+     */
+    original_test_patch: z.string().optional(),
+    original_FAIL_TO_PASS: z.array(TestIdSchema).optional(),
+    original_PASS_TO_PASS: z.array(TestIdSchema).optional(),
+    strengthening: z
+      .strictObject({
+        engine: z.string(),
+        stages: z.array(z.enum(['coverage', 'mutation'])),
+        /** The test methods added, each in a new class (`…StrengthenedTest`). */
+        added: z.array(TestIdSchema),
+        /** Relevant lines of gold's slice, and how many the tests covered before and after. */
+        coverage: z
+          .strictObject({
+            relevant: z.number().int().nonnegative(),
+            before: z.number().int().nonnegative(),
+            after: z.number().int().nonnegative(),
+          })
+          .nullable(),
+        /** Stage II's mutants: survivors of the suite, those told from gold, those a new test kills. */
+        mutants: z
+          .strictObject({
+            surviving: z.number().int().nonnegative(),
+            proven: z.number().int().nonnegative(),
+            killed: z.number().int().nonnegative(),
+          })
+          .optional(),
+      })
+      .optional(),
+    /**
+     * Set by `witnessgym instances drop-failing`: a control whose FAIL_TO_PASS tests (`dropped`,
+     * the witness) were removed from its test patch, so strengthening must recover one on its own.
+     */
+    control: z
+      .strictObject({ kind: z.literal('witness-dropped'), dropped: z.array(TestIdSchema) })
+      .optional(),
+  })
+  .superRefine((instance, context) => {
+    if (instance.FAIL_TO_PASS.length === 0 && !instance.control) {
+      context.addIssue({
+        code: 'too_small',
+        origin: 'array',
+        minimum: 1,
+        inclusive: true,
+        path: ['FAIL_TO_PASS'],
+        message: 'is empty: an instance needs a test to fix',
+      });
+    }
+  });
 export type RepairInstance = z.infer<typeof RepairInstanceSchema>;
 
 /** The instance as it was before strengthening (itself when it was not strengthened). */

@@ -212,6 +212,42 @@ export async function patchedTree(
   };
 }
 
+/** How the instance's tests came out on a patched tree: every class, in the sandbox. */
+export type TreeJudgement =
+  | { kind: 'Judged'; judgement: RepairJudgement; classes: ClassRun[] }
+  | { kind: 'Timeout'; phase: 'compile'; limitMs: number }
+  | { kind: 'CompileFailed'; scope: 'tests'; messages: CompileMessage[] };
+
+/** The instance's tests, compiled against `tree` and each class run once, in the sandbox. */
+export async function judgedOnTree(
+  instance: RepairInstance,
+  tree: PreparedTree,
+  prepared: PreparedSide,
+  layout: ProjectLayout,
+  setup: JavaSandboxSetup,
+): Promise<TreeJudgement> {
+  const tests = await compileTests(
+    tree,
+    await instanceTestSources(prepared, layout, instance),
+    setup,
+  );
+  if (tests.kind === 'Timeout')
+    return { kind: 'Timeout', phase: 'compile', limitMs: tests.limitMs };
+  if (tests.kind === 'CompileFailed') {
+    return { kind: 'CompileFailed', scope: 'tests', messages: tests.messages };
+  }
+  try {
+    const classes: ClassRun[] = [];
+    for (const testClass of instanceTestClasses(instance).keys()) {
+      const run = await runTestClass(tree, tests.classes, testClass, setup);
+      classes.push({ testClass, verdict: run.verdict });
+    }
+    return { kind: 'Judged', judgement: judgeRepair(instance, classes), classes };
+  } finally {
+    await removeTree(tests.classes);
+  }
+}
+
 /**
  * A patch of an instance, judged in the sandbox on `prepared`: the harness's build of the base
  * tree with the test patch (its production sources and classes stay outside every sandbox).
@@ -229,45 +265,8 @@ export async function verifyRepairPatch(
   if (patched.kind !== 'Patched') return { ...patched, durationMs: took() };
   const { tree, stripped } = patched;
   try {
-    const tests = await compileTests(
-      tree,
-      await instanceTestSources(prepared, layout, instance),
-      setup,
-    );
-    if (tests.kind === 'Timeout') {
-      return {
-        kind: 'Timeout',
-        phase: 'compile',
-        limitMs: tests.limitMs,
-        stripped,
-        durationMs: took(),
-      };
-    }
-    if (tests.kind === 'CompileFailed') {
-      return {
-        kind: 'CompileFailed',
-        scope: 'tests',
-        messages: tests.messages,
-        stripped,
-        durationMs: took(),
-      };
-    }
-    try {
-      const classes: ClassRun[] = [];
-      for (const testClass of instanceTestClasses(instance).keys()) {
-        const run = await runTestClass(tree, tests.classes, testClass, setup);
-        classes.push({ testClass, verdict: run.verdict });
-      }
-      return {
-        kind: 'Judged',
-        judgement: judgeRepair(instance, classes),
-        classes,
-        stripped,
-        durationMs: took(),
-      };
-    } finally {
-      await removeTree(tests.classes);
-    }
+    const judged = await judgedOnTree(instance, tree, prepared, layout, setup);
+    return { ...judged, stripped, durationMs: took() };
   } finally {
     await removeTree(path.dirname(tree.productionJar));
   }

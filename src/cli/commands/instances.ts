@@ -4,6 +4,10 @@ import { importInstances } from '../../repair/import.js';
 import { validateInstances } from '../../stages/7-strengthen/driver.js';
 import type { InstanceValidity } from '../../stages/7-strengthen/validate.js';
 import type { ValidationSummary } from '../../stages/7-strengthen/validate-file.js';
+import {
+  dropFailingTests,
+  type WitnessDropSummary,
+} from '../../stages/7-strengthen/witness-drop.js';
 import { cacheFrom, EXIT_VERDICT, positiveInteger, printJson, withProgress } from '../common.js';
 
 function formatValidity(outcome: InstanceValidity): string {
@@ -73,11 +77,34 @@ async function instancesImport(
   else process.stdout.write(`${instances.length} instances written to ${options.out}\n`);
 }
 
-/** `witnessgym instances import|validate`. */
+function formatWitnessDrop(summary: WitnessDropSummary): string {
+  const total = summary.written + summary.skipped.length;
+  return [
+    summary.written > 0
+      ? `${summary.written} of ${total} instances written to ${summary.out} without their FAIL_TO_PASS tests`
+      : `none of ${total} instances kept: nothing written to ${summary.out}`,
+    ...summary.skipped.map((entry) => `  ${entry.instanceId}: ${entry.reason}`),
+  ].join('\n');
+}
+
+async function instancesDropFailing(
+  file: string,
+  options: { out: string; json?: boolean },
+  command: Command,
+): Promise<void> {
+  const summary = await dropFailingTests(file, { out: options.out, cache: cacheFrom(command) });
+  if (options.json) printJson(summary);
+  else process.stdout.write(`${formatWitnessDrop(summary)}\n`);
+  process.exitCode = summary.skipped.length === 0 ? 0 : EXIT_VERDICT;
+}
+
+/** `witnessgym instances import|validate|drop-failing`. */
 export function register(program: Command): void {
   const instances = program
     .command('instances')
-    .description('repair instances (SWE-bench layout, for Java/Maven): import and validate them');
+    .description(
+      'repair instances (SWE-bench layout, for Java/Maven): import and validate them, or make their witness-drop control',
+    );
   instances
     .command('import')
     .description(
@@ -122,4 +149,13 @@ export function register(program: Command): void {
     .option('--again', 'validate again the instances an earlier run decided')
     .option('--json', 'machine-readable output')
     .action(instancesValidate);
+  instances
+    .command('drop-failing')
+    .description(
+      'the witness-drop control of `witnessgym strengthen`: every instance without its FAIL_TO_PASS tests (their methods removed from the test patch, FAIL_TO_PASS empty, the removed ids in `control`), so a patch that does nothing is accepted and a strengthening run must recover a test that fails on the base and passes on gold; run `instances validate` and `strengthen` on the output. An instance whose FAIL_TO_PASS is empty or names a method its test class does not declare (an inherited one, say) is left out and reported; exit 1 when one is',
+    )
+    .argument('<instances.jsonl>', 'an instance file')
+    .requiredOption('--out <file>', '(required) the instance file to write')
+    .option('--json', 'machine-readable output')
+    .action(instancesDropFailing);
 }

@@ -1,6 +1,5 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { UserError } from '../../core/errors.js';
 import { reevaluate, type ReevaluationSummary } from '../../stages/7-strengthen/reevaluate.js';
 import {
   strengthenInstances,
@@ -22,6 +21,18 @@ function percent(part: number, whole: number): string {
   return whole === 0 ? 'n/a' : `${((100 * part) / whole).toFixed(1)} %`;
 }
 
+function mutantLines(mutants: NonNullable<StrengthenSummary['mutants']>): string[] {
+  const count = (fates: Record<string, number>) =>
+    Object.entries(fates)
+      .map(([fate, n]) => `${fate} ${n}`)
+      .join(', ');
+  return [
+    `mutants: ${count(mutants.byFate) || 'none'}`,
+    ...Object.entries(mutants.byFamily).map(([family, fates]) => `  ${family}: ${count(fates)}`),
+    `told from gold: ${mutants.generating.proven} for test generation (${mutants.generating.killed} killed by a kept test), ${mutants.heldOut.proven} held out; ${mutants.heldOut.unproven} unproven (${mutants.heldOut.file}: give it to reevaluate to measure the held-out kill rate)`,
+  ];
+}
+
 function formatStrengthen(summary: StrengthenSummary): string {
   const { coverage } = summary;
   return [
@@ -37,6 +48,11 @@ function formatStrengthen(summary: StrengthenSummary): string {
     }`,
     ...summary.skipped.map((entry) => `  left as is: ${entry.instanceId}: ${entry.reason}`),
     `correct alternatives of gold: ${summary.alternatives.guard} used by the guard, ${summary.alternatives.heldOut} held out (${summary.alternatives.heldOutFile}: give it to reevaluate to measure false negatives)`,
+    ...Object.entries(summary.stages).map(
+      ([stage, counts]) =>
+        `stage ${stage}: ${counts.strengthened} instances given ${counts.testsAdded} tests`,
+    ),
+    ...(summary.mutants ? mutantLines(summary.mutants) : []),
     `strengthened instances: ${summary.strengthenedFile}`,
   ].join('\n');
 }
@@ -65,18 +81,9 @@ function formatReevaluation(summary: ReevaluationSummary): string {
 
 async function strengthen(
   file: string,
-  options: StrengthenStageOptions & { stages: string; json?: boolean },
+  options: StrengthenStageOptions & { json?: boolean },
   command: Command,
 ): Promise<void> {
-  const stages = options.stages.split(',').map((stage) => stage.trim());
-  const unknown = stages.filter((stage) => stage !== 'coverage' && stage !== 'mutation');
-  if (unknown.length > 0)
-    throw new UserError(`--stages takes coverage and mutation, not ${unknown.join(', ')}`);
-  if (stages.includes('mutation')) {
-    throw new UserError(
-      '--stages mutation (Stage II, mutants) is not built yet: use --stages coverage',
-    );
-  }
   const summary = await withProgress(options.json ?? false, (events) =>
     strengthenInstances(file, options, cacheFrom(command), events),
   );
@@ -110,8 +117,20 @@ export function register(program: Command): void {
       .requiredOption('--out <dir>', '(required) where to write the strengthened instances')
       .option(
         '--stages <list>',
-        'coverage (Stage I); mutation (Stage II) is not built yet',
+        "coverage (Stage I: tests where the suite misses lines of gold's slice), mutation (Stage II: plausible wrong patches of gold the suite lets pass, and tests that kill them), or both: coverage,mutation",
         'coverage',
+      )
+      .option(
+        '--hold-out <share>',
+        "share of Stage II's surviving mutants no test is written for: re-evaluating them (held-out-mutants.jsonl) measures whether the new tests catch wrong patches they were not written for",
+        Number.parseFloat,
+        0.5,
+      )
+      .option(
+        '--mutants-per-family <n>',
+        'Stage II mutants tried per family and instance, drawn by the seed',
+        positiveInteger('--mutants-per-family'),
+        6,
       )
       .option('--seed <n>', 'seed of every random choice', wholeNumber('--seed'), 1)
       .option(

@@ -8,7 +8,21 @@ import type { AgentFlags } from '../../agents/flags.js';
 import { sandboxedAgentFrom, type SandboxFlags } from '../../agents/sandboxed.js';
 import { UserError } from '../../core/errors.js';
 import { strengthenInstanceFile, type StrengthenSummary } from './strengthen-file.js';
-import type { StageOneEngine } from './strengthen.js';
+import type { StageOneEngine, StrengthenStage } from './strengthen.js';
+
+const STAGES: readonly StrengthenStage[] = ['coverage', 'mutation'];
+
+/** The stages `--stages` names, in pipeline order. */
+export function stagesFrom(list: string): StrengthenStage[] {
+  const named = list.split(',').map((stage) => stage.trim());
+  const unknown = named.filter((stage) => !STAGES.includes(stage as StrengthenStage));
+  if (unknown.length > 0 || named.length === 0) {
+    throw new UserError(
+      `--stages takes coverage and mutation, comma-separated, not '${unknown.join(',') || list}'`,
+    );
+  }
+  return STAGES.filter((stage) => named.includes(stage));
+}
 
 /* The strengthening stage's drivers: `witnessgym instances validate`, `witnessgym strengthen`. */
 
@@ -40,6 +54,12 @@ export interface StrengthenStageOptions extends Partial<AgentFlags>, SandboxFlag
   seed: number;
   engine: string;
   attempts: number;
+  /** `--stages`: coverage (Stage I), mutation (Stage II), comma-separated. */
+  stages: string;
+  /** `--hold-out`: share of Stage II's surviving mutants no test is written for. */
+  holdOut: number;
+  /** `--mutants-per-family`. */
+  mutantsPerFamily: number;
   /** `--allow-endpoint`, `--no-network`: as `evaluate`'s. */
   allowEndpoint?: string[];
   network?: boolean;
@@ -52,6 +72,10 @@ export async function strengthenInstances(
   cache: CacheLayout,
   events: EventSink,
 ): Promise<StrengthenSummary> {
+  const stages = stagesFrom(options.stages);
+  if (!(options.holdOut >= 0 && options.holdOut < 1)) {
+    throw new UserError(`--hold-out must be at least 0 and below 1, not ${options.holdOut}`);
+  }
   let engine: StageOneEngine;
   if (options.engine === 'deterministic') {
     if (options.agent !== undefined) {
@@ -61,6 +85,11 @@ export async function strengthenInstances(
   } else if (options.engine === 'agent') {
     if (options.agent === undefined) {
       throw new UserError(`--engine agent needs --agent (one of ${AGENT_NAMES.join(', ')})`);
+    }
+    if (stages.includes('mutation')) {
+      throw new UserError(
+        "--engine agent writes Stage I's tests only so far: use --stages coverage with it, or --engine deterministic for mutation",
+      );
     }
     const sandboxed = await sandboxedAgentFrom({
       ...options,
@@ -84,6 +113,9 @@ export async function strengthenInstances(
     out: options.out,
     seed: options.seed,
     engine,
+    stages,
+    holdOut: options.holdOut,
+    mutantsPerFamily: options.mutantsPerFamily,
     cache,
     events,
   });

@@ -17,7 +17,7 @@ import { baseTestMethod } from '../../core/test-reports.js';
 import { finalClass, keepOnly, methodsOf } from './amplify/assertions.js';
 import { parseObservations, stableObservations, type Observation } from './amplify/observations.js';
 import { observeSourceRoot, probeClass } from './amplify/probes.js';
-import { inputVariants, testMethods, type InputVariant } from './amplify/variants.js';
+import { asIsVariant, inputVariants, testMethods, type InputVariant } from './amplify/variants.js';
 import type { TestFramework } from './amplify/test-class.js';
 import type { BuildSettings } from '../../toolchains/build-settings.js';
 import { packagePattern, sourceRootRelative, type SliceCoverage } from './coverage.js';
@@ -66,7 +66,11 @@ export interface StageOneLoss {
     /** Fails on a correct alternative of gold (gold rewritten by a behaviour-preserving operator). */
     | 'guard'
     /** The agent engine: a file the agent wrote or changed that is not a new strengthened test class. */
-    | 'not-a-new-test-class';
+    | 'not-a-new-test-class'
+    /** Stage II: fails on no surviving mutant in every one of 3 runs. */
+    | 'kills-no-mutant'
+    /** Stage II: kills only mutants that the fewest killing tests already kill. */
+    | 'not-needed';
   tests: string[];
   detail: string;
 }
@@ -80,7 +84,7 @@ export type StageOneOutcome =
       losses: StageOneLoss[];
     };
 
-interface Setup {
+export interface AmplifySetup {
   cache: CacheLayout;
   maven: TestRunner;
   copy: WorkingCopy;
@@ -89,7 +93,7 @@ interface Setup {
   guard: () => Promise<readonly GoldAlternative[]>;
 }
 
-interface SourceClass {
+export interface SourceClass {
   testClass: string;
   file: string;
   source: string;
@@ -101,7 +105,7 @@ interface SourceClass {
   probeNames: string[];
 }
 
-function simpleName(binary: string): string {
+export function simpleName(binary: string): string {
   return binary.slice(binary.lastIndexOf('.') + 1);
 }
 
@@ -122,7 +126,7 @@ function compileMessagesOf(verdict: Verdict): CompileMessage[] {
 }
 
 /** A state with generated test classes (and, for probes, the Observe class) added. */
-async function withClasses(
+export async function withClasses(
   state: ProjectState,
   classes: readonly { file: string; source: string }[],
   testSources: string,
@@ -143,17 +147,18 @@ async function withClasses(
  * Builds a state, dropping the methods of generated classes that javac rejects (a variant that
  * does not type-check) until it compiles or nothing is left; returns what compiled.
  */
-async function compileDropping(
-  state: (classes: { file: string; source: string }[]) => Promise<ProjectState>,
-  classes: { file: string; source: string; methods: string[] }[],
-  setup: Setup,
+export async function compileDropping<
+  T extends { file: string; source: string; methods: string[] },
+>(
+  state: (classes: T[]) => Promise<ProjectState>,
+  classes: T[],
+  setup: AmplifySetup,
   subject: RepairSubject,
   losses: StageOneLoss[],
   gate: StageOneLoss['gate'],
   build: BuildSettings = subject.project.build,
 ): Promise<
-  | { classes: typeof classes; workDir: string; target: Parameters<TestRunner['run']>[0]['target'] }
-  | undefined
+  { classes: T[]; workDir: string; target: Parameters<TestRunner['run']>[0]['target'] } | undefined
 > {
   let current = classes;
   for (let round = 0; round < 4 && current.length > 0; round++) {
@@ -214,11 +219,15 @@ export function dropRejected<T extends { file: string; source: string; methods: 
   return { classes: dropped === 0 ? classes : kept, losses };
 }
 
-/** The project's source classes the instance names, with the variants of their tests. */
-async function sourceClasses(
+/**
+ * The project's source classes the instance names, with the variants of their tests; with
+ * `asIs`, up to that many of the tests unchanged come first (their values become checks).
+ */
+export async function sourceClasses(
   subject: RepairSubject,
-  setup: Setup,
+  setup: AmplifySetup,
   losses: StageOneLoss[],
+  options: { asIs: number } = { asIs: 0 },
 ): Promise<SourceClass[]> {
   const { testSources } = subject.project.layout;
   const classes: SourceClass[] = [];
@@ -243,7 +252,10 @@ async function sourceClasses(
     const all = scan.methods.flatMap((method) =>
       inputVariants(source, method, { seed, max: VARIANTS_PER_METHOD }),
     );
-    const variants = shuffled(all, seededRandom(seed)).slice(0, VARIANTS_PER_CLASS);
+    const asIs = shuffled(scan.methods, seededRandom(seed))
+      .slice(0, options.asIs)
+      .map((method) => asIsVariant(source, method));
+    const variants = [...asIs, ...shuffled(all, seededRandom(seed)).slice(0, VARIANTS_PER_CLASS)];
     if (variants.length === 0) continue;
     let newClass = `${testClass}StrengthenedTest`.replace(
       /TestStrengthenedTest$/,
@@ -325,7 +337,7 @@ function missedLines(
 export async function stageOne(
   subject: RepairSubject,
   before: Extract<SliceCoverage, { kind: 'Measured' }>,
-  setup: Setup,
+  setup: AmplifySetup,
 ): Promise<StageOneOutcome> {
   const missed = missedLines(before);
   if (missed.size === 0) return { kind: 'NothingMissed' };
@@ -475,112 +487,136 @@ export async function stageOne(
     }
     if (finals.length === 0) return { kind: 'Amplified', classes: [], variantsTried, losses };
 
-    // Gold, three fresh runs: a method failing in any is dropped.
-    const onGold = await compileDropping(
-      (classes) => withClasses(gold, classes, layout.testSources, false),
-      finals,
-      setup,
+    const onGold = await passingOnGold(
       subject,
-      losses,
-      'final-compile',
-    );
-    if (!onGold) return { kind: 'Amplified', classes: [], variantsTried, losses };
-    let kept = onGold.classes;
-    const repeated = withReruns(setup.maven, 3);
-    const next: typeof kept = [];
-    for (const entry of kept) {
-      const origin = finals.find((final) => final.file === entry.file)!.origin;
-      const result = await repeated.run({ target: onGold.target, testClass: origin.newClass });
-      const failing = new Set(
-        result.runs.flatMap((run) =>
-          run.verdict.kind === 'TestFailed' || run.verdict.kind === 'TestErrored'
-            ? run.verdict.failures.map((failure) => baseTestMethod(failure.testMethod))
-            : [],
-        ),
-      );
-      const ranAll = result.runs.every((run) =>
-        ['Passed', 'TestFailed', 'TestErrored'].includes(run.verdict.kind),
-      );
-      if (!ranAll) {
-        losses.push({
-          gate: 'fails-on-gold',
-          tests: entry.methods.map((m) => `${entry.file}#${m}`),
-          detail: describeVerdict(result.verdict),
-        });
-        continue;
-      }
-      const passing = entry.methods.filter((method) => !failing.has(method));
-      if (failing.size > 0) {
-        losses.push({
-          gate: 'fails-on-gold',
-          tests: [...failing].map((m) => `${entry.file}#${m}`),
-          detail: 'fails on gold in one of 3 fresh runs',
-        });
-      }
-      if (passing.length > 0)
-        next.push({ ...entry, methods: passing, source: keepOnly(entry.source, passing) });
-    }
-    kept = next;
-    if (kept.length === 0) return { kind: 'Amplified', classes: [], variantsTried, losses };
-
-    // The guard: a test that fails on a correct alternative of gold over-fits gold.
-    for (const alternative of kept.length > 0 ? await setup.guard() : []) {
-      const state = withTests(subject, withPatch(subject.base, patchFromDiff(alternative.patch)));
-      const onAlternative = await compileDropping(
-        (classes) => withClasses(state, classes, layout.testSources, false),
-        kept,
-        setup,
-        subject,
-        losses,
-        'guard',
-      );
-      kept = onAlternative
-        ? await passingOnce(onAlternative.classes, onAlternative.target, setup.maven, losses, {
-            gate: 'guard',
-            where: `on correct alternative ${alternative.id} (${alternative.operator})`,
-            testClass: (entry) =>
-              finals.find((final) => final.file === entry.file)!.origin.newClass,
-          })
-        : [];
-    }
-    if (kept.length === 0) return { kind: 'Amplified', classes: [], variantsTried, losses };
-
-    // The API rule: a new test must compile against the base tree, else it rejects any fix that
-    // does not add what gold added.
-    const onBase = await compileDropping(
-      (classes) =>
-        withClasses(withTests(subject, subject.base), classes, layout.testSources, false),
-      kept,
+      finals.map((entry) => ({ ...entry, testClass: entry.origin.newClass })),
       setup,
-      subject,
       losses,
-      'api-rule',
     );
-    kept = onBase?.classes ?? [];
+    const kept = await passingGuardAndApiRule(subject, onGold, setup, losses);
     return {
       kind: 'Amplified',
-      classes: kept.map((entry) => {
-        const origin = finals.find((final) => final.file === entry.file)!.origin;
-        return {
-          testClass: origin.newClass,
-          file: entry.file,
-          source: entry.source,
-          methods: entry.methods,
-          provenance: entry.methods.map((method) => {
-            const variant = origin.variants[origin.probeNames.indexOf(method)]!;
-            return {
-              method,
-              from: variant.method,
-              operator: variant.operator,
-              detail: variant.detail,
-            };
-          }),
-        };
-      }),
+      classes: kept.map((entry) =>
+        amplifiedClass(finals.find((final) => final.file === entry.file)!.origin, entry),
+      ),
       variantsTried,
       losses,
     };
   } finally {
     await removeTree(work);
   }
+}
+
+/** A kept class, each method with the test it varies and how. */
+export function amplifiedClass(origin: SourceClass, entry: GatedClass): AmplifiedClass {
+  return {
+    testClass: origin.newClass,
+    file: entry.file,
+    source: entry.source,
+    methods: entry.methods,
+    provenance: entry.methods.map((method) => {
+      const variant = origin.variants[origin.probeNames.indexOf(method)]!;
+      return { method, from: variant.method, operator: variant.operator, detail: variant.detail };
+    }),
+  };
+}
+
+/** A generated test class on its way through the gates. */
+export interface GatedClass {
+  testClass: string;
+  file: string;
+  source: string;
+  methods: string[];
+}
+
+/** The methods of `classes` that compile with gold and pass on it in 3 fresh runs. */
+export async function passingOnGold<T extends GatedClass>(
+  subject: RepairSubject,
+  classes: T[],
+  setup: AmplifySetup,
+  losses: StageOneLoss[],
+): Promise<T[]> {
+  const { layout } = subject.project;
+  const gold = withTests(subject, subject.gold);
+  const onGold = await compileDropping(
+    (current) => withClasses(gold, current, layout.testSources, false),
+    classes,
+    setup,
+    subject,
+    losses,
+    'final-compile',
+  );
+  if (!onGold) return [];
+  const repeated = withReruns(setup.maven, 3);
+  const kept: T[] = [];
+  for (const entry of onGold.classes) {
+    const result = await repeated.run({ target: onGold.target, testClass: entry.testClass });
+    const ranAll = result.runs.every((run) =>
+      ['Passed', 'TestFailed', 'TestErrored'].includes(run.verdict.kind),
+    );
+    if (!ranAll) {
+      losses.push({
+        gate: 'fails-on-gold',
+        tests: entry.methods.map((m) => `${entry.file}#${m}`),
+        detail: describeVerdict(result.verdict),
+      });
+      continue;
+    }
+    const failing = new Set(result.runs.flatMap((run) => [...failingMethods(run.verdict, [])]));
+    const passing = entry.methods.filter((method) => !failing.has(method));
+    if (failing.size > 0) {
+      losses.push({
+        gate: 'fails-on-gold',
+        tests: [...failing].map((m) => `${entry.file}#${m}`),
+        detail: 'fails on gold in one of 3 fresh runs',
+      });
+    }
+    if (passing.length > 0)
+      kept.push({ ...entry, methods: passing, source: keepOnly(entry.source, passing) });
+  }
+  return kept;
+}
+
+/**
+ * The methods of `classes` that pass on every correct alternative of gold the guard has (a test
+ * failing on one over-fits gold) and compile against the base tree (the API rule: a test calling
+ * what only gold adds rejects any fix that does not add it).
+ */
+export async function passingGuardAndApiRule<T extends GatedClass>(
+  subject: RepairSubject,
+  classes: T[],
+  setup: AmplifySetup,
+  losses: StageOneLoss[],
+): Promise<T[]> {
+  const { layout } = subject.project;
+  let kept = classes;
+  for (const alternative of kept.length > 0 ? await setup.guard() : []) {
+    const state = withTests(subject, withPatch(subject.base, patchFromDiff(alternative.patch)));
+    const onAlternative = await compileDropping(
+      (current) => withClasses(state, current, layout.testSources, false),
+      kept,
+      setup,
+      subject,
+      losses,
+      'guard',
+    );
+    kept = onAlternative
+      ? await passingOnce(onAlternative.classes, onAlternative.target, setup.maven, losses, {
+          gate: 'guard',
+          where: `on correct alternative ${alternative.id} (${alternative.operator})`,
+          testClass: (entry) => entry.testClass,
+        })
+      : [];
+    if (kept.length === 0) return [];
+  }
+  if (kept.length === 0) return [];
+  const onBase = await compileDropping(
+    (current) => withClasses(withTests(subject, subject.base), current, layout.testSources, false),
+    kept,
+    setup,
+    subject,
+    losses,
+    'api-rule',
+  );
+  return onBase?.classes ?? [];
 }

@@ -19,7 +19,11 @@ import {
   strengthenInstance,
   type InstanceStrengthening,
   type StageOneEngine,
+  type StrengthenStage,
 } from './strengthen.js';
+import type { MutantRecord } from './stage-two.js';
+import type { AmplifiedClass } from './stage-one.js';
+import { isolatedJavaSetup } from '../../sandbox/java-runs.js';
 import { recordedValidity } from './validate-file.js';
 
 /*
@@ -32,11 +36,18 @@ import { recordedValidity } from './validate-file.js';
  * redoes only what is missing, and writes the same bytes.
  */
 
-/** Bump on any change to what the engine adds for the same input (2: the guard's alternatives). */
-const ENGINE_VERSION = 2;
+/**
+ * Bump on any change to what the engine adds for the same input (2: the guard's alternatives;
+ * 3: Stage II).
+ */
+const ENGINE_VERSION = 3;
 
 /** The held-out correct alternatives, as predictions `reevaluate` judges (its false negatives). */
 export const HELD_OUT_MODEL = 'held-out-alternative';
+/** Stage II's held-out mutants told from gold (wrong patches the new tests were not written for). */
+export const HELD_OUT_MUTANT_MODEL = 'held-out-mutant';
+/** Survivors no probe told from gold, either half: a test rejecting one may be too strict. */
+export const UNPROVEN_MUTANT_MODEL = 'unproven-mutant';
 
 const InstanceReportFile = defineRecord({
   kind: 'strengthen-instance-report',
@@ -65,6 +76,17 @@ export interface StrengthenSummary {
   losses: Record<string, number>;
   /** Correct alternatives of gold the guard used, and those held out (a predictions file). */
   alternatives: { guard: number; heldOut: number; heldOutFile: string };
+  /** Per stage asked: instances given a test by it, and its tests. */
+  stages: Partial<Record<StrengthenStage, { strengthened: number; testsAdded: number }>>;
+  /** Stage II's mutants by fate, overall and per family; null when the stage was not asked. */
+  mutants: {
+    byFate: Record<string, number>;
+    byFamily: Record<string, Record<string, number>>;
+    /** Generating-half mutants told from gold, and those a kept test kills. */
+    generating: { proven: number; killed: number };
+    /** Held-out mutants told from gold, and unproven survivors: a predictions file for reevaluate. */
+    heldOut: { proven: number; unproven: number; file: string };
+  } | null;
   durationMs: number;
 }
 
@@ -103,6 +125,9 @@ export async function strengthenInstanceFile(
     out: string;
     seed: number;
     engine: StageOneEngine;
+    stages: readonly StrengthenStage[];
+    holdOut: number;
+    mutantsPerFamily: number;
     cache: CacheLayout;
     events: EventSink;
   },
@@ -116,6 +141,7 @@ export async function strengthenInstanceFile(
   const maven = withTimeLimit(mavenTestRunner(mavenToolchain, options.cache), () =>
     timeLimit('maven', 'run', undefined),
   );
+  const java = await isolatedJavaSetup();
   const skipped: StrengthenSummary['skipped'] = [];
   const results: RepairInstance[] = [];
   const reports: {
@@ -156,6 +182,10 @@ export async function strengthenInstanceFile(
           seed: options.seed,
           engine: ENGINE_VERSION,
           by: engineKey(options.engine),
+          stages: options.stages,
+          ...(options.stages.includes('mutation')
+            ? { holdOut: options.holdOut, mutantsPerFamily: options.mutantsPerFamily }
+            : {}),
         });
         const reportFile = path.join(dir, 'report.json');
         const earlier = await readRecordFile(reportFile, InstanceReportFile).catch(() => undefined);
@@ -177,13 +207,17 @@ export async function strengthenInstanceFile(
               maven,
               seed: options.seed,
               engine: agentRunsIn(options.engine, path.join(dir, 'agent')),
+              stages: options.stages,
+              java,
+              holdOut: options.holdOut,
+              mutantsPerFamily: options.mutantsPerFamily,
             });
           } catch (error) {
             outcome = { kind: 'NotSliced', reason: `harness fault: ${errorMessage(error)}` };
           }
           const strengthened = 'instance' in outcome ? outcome.instance : instance;
           if (outcome.kind === 'Strengthened') {
-            for (const entry of outcome.classes) {
+            for (const entry of [...outcome.classes, ...(outcome.mutation?.classes ?? [])]) {
               const target = path.join(dir, 'tests', entry.file);
               await mkdir(path.dirname(target), { recursive: true });
               await writeFile(target, entry.source);
@@ -241,6 +275,61 @@ export async function strengthenInstanceFile(
   );
   const heldOutFile = path.join(out, 'held-out-alternatives.jsonl');
   await writeFileAtomic(heldOutFile, heldOut.map((line) => `${JSON.stringify(line)}\n`).join(''));
+  const stored = reports.map(
+    (entry) =>
+      entry.stored as {
+        classes?: AmplifiedClass[];
+        mutation?: { classes: AmplifiedClass[]; mutants: MutantRecord[] } | null;
+      },
+  );
+  const mutantsOf = (index: number) => stored[index]!.mutation?.mutants ?? [];
+  const mutantPredictions = reports.flatMap((entry, index) =>
+    mutantsOf(index).flatMap((mutant) => {
+      const model =
+        mutant.fate.kind === 'Unproven'
+          ? UNPROVEN_MUTANT_MODEL
+          : mutant.fate.kind === 'NonEquivalent' && mutant.half === 'held-out'
+            ? HELD_OUT_MUTANT_MODEL
+            : undefined;
+      return model
+        ? [
+            {
+              instance_id: entry.instanceId,
+              model_name_or_path: model,
+              model_patch: mutant.patch,
+              mutant: mutant.id,
+              family: mutant.family,
+              operator: mutant.operator,
+            },
+          ]
+        : [];
+    }),
+  );
+  const heldOutMutantsFile = path.join(out, 'held-out-mutants.jsonl');
+  const askedMutation = options.stages.includes('mutation');
+  if (askedMutation) {
+    await writeFileAtomic(
+      heldOutMutantsFile,
+      mutantPredictions.map((line) => `${JSON.stringify(line)}\n`).join(''),
+    );
+  }
+  const allMutants = reports.flatMap((_, index) => mutantsOf(index));
+  const byFate: Record<string, number> = {};
+  const byFamily: Record<string, Record<string, number>> = {};
+  for (const mutant of allMutants) {
+    byFate[mutant.fate.kind] = (byFate[mutant.fate.kind] ?? 0) + 1;
+    const family = (byFamily[mutant.family] ??= {});
+    family[mutant.fate.kind] = (family[mutant.fate.kind] ?? 0) + 1;
+  }
+  const provenIn = (half: MutantRecord['half']) =>
+    allMutants.filter((mutant) => mutant.half === half && mutant.fate.kind === 'NonEquivalent');
+  const stageCount = (classesOf: (index: number) => readonly AmplifiedClass[]) => ({
+    strengthened: reports.filter((_, index) => classesOf(index).length > 0).length,
+    testsAdded: reports.reduce(
+      (sum, _, index) => sum + classesOf(index).reduce((n, entry) => n + entry.methods.length, 0),
+      0,
+    ),
+  });
   const outcomes: Record<string, number> = {};
   const losses: Record<string, number> = {};
   const coverage = { relevant: 0, before: 0, after: 0 };
@@ -290,6 +379,32 @@ export async function strengthenInstanceFile(
       heldOut: heldOut.length,
       heldOutFile,
     },
+    stages: {
+      ...(options.stages.includes('coverage')
+        ? { coverage: stageCount((index) => stored[index]!.classes ?? []) }
+        : {}),
+      ...(askedMutation
+        ? { mutation: stageCount((index) => stored[index]!.mutation?.classes ?? []) }
+        : {}),
+    },
+    mutants: askedMutation
+      ? {
+          byFate,
+          byFamily,
+          generating: {
+            proven: provenIn('generating').length,
+            killed: provenIn('generating').filter(
+              (mutant) =>
+                mutant.fate.kind === 'NonEquivalent' && (mutant.fate.killedBy?.length ?? 0) > 0,
+            ).length,
+          },
+          heldOut: {
+            proven: provenIn('held-out').length,
+            unproven: byFate['Unproven'] ?? 0,
+            file: heldOutMutantsFile,
+          },
+        }
+      : null,
     durationMs: Date.now() - started,
   };
   await writeJsonAtomic(path.join(out, 'summary.json'), { ...summary, durationMs: undefined });

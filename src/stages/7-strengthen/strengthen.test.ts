@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { UserError } from '../../core/errors.js';
 import { cacheLayout } from '../../core/cache.js';
 import type { EventSink } from '../../events/types.js';
-import { strengthenInstances } from './driver.js';
+import { stagesFrom, strengthenInstances } from './driver.js';
 import { withCovered } from './strengthen.js';
 
 const before = {
@@ -35,7 +35,14 @@ describe('withCovered: coverage after, from the lines new tests reached in the s
 describe('strengthen: the engine flags', () => {
   const events: EventSink = { emit: () => undefined };
   const cache = cacheLayout('/nonexistent-cache');
-  const base = { out: '/nonexistent-out', seed: 1, attempts: 3 };
+  const base = {
+    out: '/nonexistent-out',
+    seed: 1,
+    attempts: 3,
+    stages: 'coverage',
+    holdOut: 0.5,
+    mutantsPerFamily: 6,
+  };
 
   it('refuses an unknown engine, an agent engine without --agent, and --agent without it', async () => {
     await expect(
@@ -52,5 +59,42 @@ describe('strengthen: the engine flags', () => {
         events,
       ),
     ).rejects.toThrow(/--agent applies to --engine agent only/);
+  });
+});
+
+describe('strengthen: --stages and --hold-out', () => {
+  const events: EventSink = { emit: () => undefined };
+  const cache = cacheLayout('/nonexistent-cache');
+  const base = {
+    out: '/nonexistent-out',
+    seed: 1,
+    attempts: 3,
+    engine: 'deterministic',
+    stages: 'coverage',
+    holdOut: 0.5,
+    mutantsPerFamily: 6,
+  };
+
+  it('takes the stages in pipeline order, whatever order they are named in', () => {
+    expect(stagesFrom('mutation, coverage')).toEqual(['coverage', 'mutation']);
+    expect(stagesFrom('mutation')).toEqual(['mutation']);
+  });
+
+  it('refuses an unknown stage, a share outside [0, 1), and mutation with the agent engine', async () => {
+    expect(() => stagesFrom('coverage,mutants')).toThrow(/not 'mutants'/);
+    await expect(
+      strengthenInstances('x.jsonl', { ...base, holdOut: 1 }, cache, events),
+    ).rejects.toThrow(/--hold-out must be at least 0 and below 1/);
+    await expect(
+      strengthenInstances('x.jsonl', { ...base, holdOut: Number.NaN }, cache, events),
+    ).rejects.toThrow(UserError);
+    await expect(
+      strengthenInstances(
+        'x.jsonl',
+        { ...base, engine: 'agent', agent: 'codex', stages: 'coverage,mutation' },
+        cache,
+        events,
+      ),
+    ).rejects.toThrow(/--engine agent writes Stage I's tests only so far/);
   });
 });

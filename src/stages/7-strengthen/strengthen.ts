@@ -4,7 +4,7 @@ import { pristineState } from '../../project/project.js';
 import { patchOf, withPatch, type Patch, type ProjectState } from '../../project/state.js';
 import { compiledSources, WorkingCopy } from '../../project/working-copy.js';
 import { instanceTestClasses, type RepairInstance } from '../../repair/instance.js';
-import { withTests, type RepairSubject } from '../../repair/project.js';
+import { patchFromDiff, withTests, type RepairSubject } from '../../repair/project.js';
 import type { TestRunner } from '../../runners/types.js';
 import { measureSliceCoverage, type RelevantLines, type SliceCoverage } from './coverage.js';
 import { instanceSlice, type FileSlice } from './relevant.js';
@@ -16,6 +16,8 @@ import {
   type GoldAlternative,
 } from './alternatives.js';
 import { agentStageOne, type AgentEngineSetup } from './agent/engine.js';
+import { stageTwo, type StageTwoOutcome } from './stage-two.js';
+import type { JavaSandboxSetup } from '../../sandbox/java-runs.js';
 
 /*
  * Strengthening one instance, Stage I (SWE-ABS §3.2): the slice of gold's change, its coverage by
@@ -52,43 +54,33 @@ export type InstanceStrengthening =
        * tests on, and those held out from it (the re-evaluation measures false negatives on these).
        */
       alternatives: SplitAlternatives | null;
+      /** Stage II, when asked: its mutants and kept tests, split on the base tree. */
+      mutation: StageTwoResult | null;
       instance: RepairInstance;
     };
+
+/** Stage II's outcome with its new tests split on the base tree. */
+export type StageTwoResult = StageTwoOutcome & { failToPass: string[]; passToPass: string[] };
+
+export type StrengthenStage = 'coverage' | 'mutation';
+
+export interface StrengthenSetup {
+  cache: CacheLayout;
+  maven: TestRunner;
+  seed: number;
+  engine: StageOneEngine;
+  stages: readonly StrengthenStage[];
+  java: JavaSandboxSetup;
+  /** Share of Stage II's surviving mutants held out from test generation. */
+  holdOut: number;
+  mutantsPerFamily: number;
+}
 
 /** Who writes the new tests: the amplifier, or an agent (its tests gated in the sandbox). */
 export type StageOneEngine =
   { kind: 'deterministic' } | { kind: 'agent'; setup: Omit<AgentEngineSetup, 'cache'> };
 
 type Measured = Extract<SliceCoverage, { kind: 'Measured' }>;
-
-function unchanged(
-  instance: RepairInstance,
-  files: FileSlice[],
-  before: Measured,
-  why: string,
-  tried: {
-    variantsTried: number;
-    losses: StageOneLoss[];
-    alternatives: SplitAlternatives | null;
-  } = {
-    variantsTried: 0,
-    losses: [],
-    alternatives: null,
-  },
-): InstanceStrengthening {
-  return {
-    kind: 'Unchanged',
-    files,
-    before,
-    after: null,
-    why,
-    classes: [],
-    failToPass: [],
-    passToPass: [],
-    ...tried,
-    instance,
-  };
-}
 
 /** What an engine added: the classes, how they split on the base tree, and coverage after. */
 type AddedTests =
@@ -143,6 +135,39 @@ async function agentAdded(
   };
 }
 
+/** Which new tests fail on the base tree (the bug's: FAIL_TO_PASS) and which pass there. */
+async function splitOnBase(
+  subject: RepairSubject,
+  classes: readonly AmplifiedClass[],
+  setup: { maven: TestRunner; copy: WorkingCopy },
+): Promise<{ failToPass: string[]; passToPass: string[] }> {
+  const changed = await setup.copy.checkout(
+    withPatch(withTests(subject, subject.base), patchOfClasses(classes)),
+  );
+  const target = {
+    projectDir: setup.copy.root,
+    build: subject.project.build,
+    changed: compiledSources(changed),
+  };
+  const compiled = await setup.maven.compile(target);
+  if (compiled.kind !== 'Compiled') {
+    // Both stages keep only tests that compile against the base tree: this is a harness fault.
+    throw new Error(
+      `the base tree with the new tests does not build: ${describeVerdict(compiled.verdict)}`,
+    );
+  }
+  const failToPass: string[] = [];
+  const passToPass: string[] = [];
+  for (const entry of classes) {
+    const run = await setup.maven.run({ target, testClass: entry.testClass });
+    const failing = failingMethods(run.verdict, entry.methods);
+    for (const method of entry.methods) {
+      (failing.has(method) ? failToPass : passToPass).push(`${entry.testClass}#${method}`);
+    }
+  }
+  return { failToPass, passToPass };
+}
+
 /** The deterministic engine: its own tests, run under Maven for coverage and the split. */
 async function amplifiedAdded(
   subject: RepairSubject,
@@ -182,29 +207,7 @@ async function amplifiedAdded(
     ]),
   });
 
-  // On the base tree: which new tests fail (the bug's) and which pass.
-  const changed = await setup.copy.checkout(withPatch(withTests(subject, subject.base), patch));
-  const target = {
-    projectDir: setup.copy.root,
-    build: subject.project.build,
-    changed: compiledSources(changed),
-  };
-  const compiled = await setup.maven.compile(target);
-  if (compiled.kind !== 'Compiled') {
-    // Stage I kept only tests that compile against the base tree: this is a harness fault.
-    throw new Error(
-      `the base tree with the new tests does not build: ${describeVerdict(compiled.verdict)}`,
-    );
-  }
-  const failToPass: string[] = [];
-  const passToPass: string[] = [];
-  for (const entry of amplified.classes) {
-    const run = await setup.maven.run({ target, testClass: entry.testClass });
-    const failing = failingMethods(run.verdict, entry.methods);
-    for (const method of entry.methods) {
-      (failing.has(method) ? failToPass : passToPass).push(`${entry.testClass}#${method}`);
-    }
-  }
+  const { failToPass, passToPass } = await splitOnBase(subject, amplified.classes, setup);
   return {
     kind: 'Added',
     classes: amplified.classes,
@@ -217,9 +220,42 @@ async function amplifiedAdded(
   };
 }
 
+/** The instance with new tests added (its lists and test patch from before kept as `original_*`). */
+function withAddedTests(
+  instance: RepairInstance,
+  added: { patch: Patch; failToPass: readonly string[]; passToPass: readonly string[] },
+): RepairInstance {
+  return {
+    ...instance,
+    test_patch: `${instance.test_patch}${added.patch.diff}`,
+    FAIL_TO_PASS: [...instance.FAIL_TO_PASS, ...added.failToPass].sort(),
+    PASS_TO_PASS: [...instance.PASS_TO_PASS, ...added.passToPass].sort(),
+  };
+}
+
+/** Why an instance was left unchanged, stage by stage. */
+function whyUnchanged(stageOne: AddedTests | null, mutation: StageTwoOutcome | null): string {
+  const reasons: string[] = [];
+  if (stageOne?.kind === 'NothingMissed')
+    reasons.push('the instance tests cover every relevant line');
+  else if (stageOne) reasons.push('no coverage test passed every gate');
+  if (mutation) {
+    const survivors = mutation.mutants.filter(
+      (mutant) => mutant.fate.kind === 'Unproven' || mutant.fate.kind === 'NonEquivalent',
+    );
+    const proven = survivors.filter((mutant) => mutant.fate.kind === 'NonEquivalent');
+    reasons.push(
+      survivors.length === 0
+        ? `none of ${mutation.mutants.length} mutants survived the suite`
+        : `${survivors.length} mutants survived, ${proven.length} told from gold by a probe, no killing test passed every gate`,
+    );
+  }
+  return reasons.join('; ');
+}
+
 export async function strengthenInstance(
   subject: RepairSubject,
-  setup: { cache: CacheLayout; maven: TestRunner; seed: number; engine: StageOneEngine },
+  setup: StrengthenSetup,
 ): Promise<InstanceStrengthening> {
   const { project, instance } = subject;
   const copy = await WorkingCopy.create(
@@ -254,66 +290,103 @@ export async function strengthenInstance(
       }
       return alternatives.guard;
     };
-    const added =
-      setup.engine.kind === 'agent'
-        ? await agentAdded(subject, before, await guard(), {
-            ...setup.engine.setup,
-            cache: setup.cache,
-          })
-        : await amplifiedAdded(subject, gold, before, slice.relevant, tests, {
-            ...setup,
-            copy,
-            guard,
-          });
-    if (added.kind === 'NothingMissed') {
-      return unchanged(
-        instance,
-        slice.files,
-        before,
-        'the instance tests cover every relevant line',
-      );
+
+    // Stage I: tests where the suite misses relevant lines.
+    let stageOne: AddedTests | null = null;
+    if (setup.stages.includes('coverage')) {
+      stageOne =
+        setup.engine.kind === 'agent'
+          ? await agentAdded(subject, before, await guard(), {
+              ...setup.engine.setup,
+              cache: setup.cache,
+            })
+          : await amplifiedAdded(subject, gold, before, slice.relevant, tests, {
+              ...setup,
+              copy,
+              guard,
+            });
     }
-    if (added.classes.length === 0) {
-      return unchanged(instance, slice.files, before, 'no new test passed every gate', {
-        variantsTried: added.variantsTried,
-        losses: added.losses,
-        alternatives,
+    const added = stageOne?.kind === 'Added' ? stageOne : null;
+    let current = added && added.classes.length > 0 ? withAddedTests(instance, added) : instance;
+
+    // Stage II: mutants the suite (Stage I's tests included) lets pass, and tests that kill them.
+    let mutation: StageTwoResult | null = null;
+    if (setup.stages.includes('mutation')) {
+      const subjectTwo: RepairSubject = {
+        ...subject,
+        instance: current,
+        testPatch: current === instance ? subject.testPatch : patchFromDiff(current.test_patch),
+      };
+      const outcome = await stageTwo(subjectTwo, slice.files, {
+        ...setup,
+        copy,
+        guard,
+        maxPerFamily: setup.mutantsPerFamily,
       });
+      const split =
+        outcome.classes.length > 0
+          ? await splitOnBase(subjectTwo, outcome.classes, { ...setup, copy })
+          : { failToPass: [], passToPass: [] };
+      mutation = { ...outcome, ...split };
+      if (outcome.classes.length > 0) {
+        current = withAddedTests(current, { ...split, patch: patchOfClasses(outcome.classes) });
+      }
     }
-    const { failToPass, passToPass } = added;
+
+    const failToPass = [...(added?.failToPass ?? []), ...(mutation?.failToPass ?? [])];
+    const passToPass = [...(added?.passToPass ?? []), ...(mutation?.passToPass ?? [])];
+    const report = {
+      files: slice.files,
+      before,
+      after: added?.after ?? null,
+      classes: added?.classes ?? [],
+      failToPass: added?.failToPass ?? [],
+      passToPass: added?.passToPass ?? [],
+      variantsTried: added?.variantsTried ?? 0,
+      losses: added?.losses ?? [],
+      alternatives,
+      mutation,
+    };
+    if (current === instance) {
+      return {
+        kind: 'Unchanged',
+        ...report,
+        why: whyUnchanged(stageOne, mutation),
+        instance,
+      };
+    }
+    const mutants = mutation?.mutants ?? [];
     const strengthened: RepairInstance = {
-      ...instance,
-      test_patch: `${instance.test_patch}${added.patch.diff}`,
-      FAIL_TO_PASS: [...instance.FAIL_TO_PASS, ...failToPass].sort(),
-      PASS_TO_PASS: [...instance.PASS_TO_PASS, ...passToPass].sort(),
+      ...current,
       original_test_patch: instance.test_patch,
       original_FAIL_TO_PASS: instance.FAIL_TO_PASS,
       original_PASS_TO_PASS: instance.PASS_TO_PASS,
       strengthening: {
         engine: setup.engine.kind,
-        stages: ['coverage'],
+        stages: [...setup.stages],
         added: [...failToPass, ...passToPass].sort(),
         coverage: {
           relevant: before.relevant,
           before: before.covered,
-          after: added.after?.covered ?? before.covered,
+          after: added?.after?.covered ?? before.covered,
         },
+        ...(mutation
+          ? {
+              mutants: {
+                surviving: mutants.filter((mutant) =>
+                  ['Unproven', 'NonEquivalent'].includes(mutant.fate.kind),
+                ).length,
+                proven: mutants.filter((mutant) => mutant.fate.kind === 'NonEquivalent').length,
+                killed: mutants.filter(
+                  (mutant) =>
+                    mutant.fate.kind === 'NonEquivalent' && (mutant.fate.killedBy?.length ?? 0) > 0,
+                ).length,
+              },
+            }
+          : {}),
       },
     };
-    return {
-      kind: 'Strengthened',
-      files: slice.files,
-      before,
-      after: added.after,
-      why: null,
-      classes: added.classes,
-      failToPass,
-      passToPass,
-      variantsTried: added.variantsTried,
-      losses: added.losses,
-      alternatives,
-      instance: strengthened,
-    };
+    return { kind: 'Strengthened', ...report, why: null, instance: strengthened };
   } finally {
     await copy.close();
   }

@@ -27,8 +27,8 @@ export function javaHome(): string | undefined {
   return process.env.JAVA_HOME || (existsSync(JDK17_HOME) ? JDK17_HOME : undefined);
 }
 
-/** Path of a JDK tool (java, javac), falling back to the one on PATH. */
-export function jdkTool(name: 'java' | 'javac' | 'jar'): string {
+/** Path of a JDK tool (java, javac, jar, javap), falling back to the one on PATH. */
+export function jdkTool(name: 'java' | 'javac' | 'jar' | 'javap'): string {
   const home = javaHome();
   return home ? path.join(home, 'bin', name) : name;
 }

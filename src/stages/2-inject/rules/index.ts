@@ -11,7 +11,8 @@ import { nullGuardRemovedInjector } from './null-guard-removed.js';
 import { skippedCounterInjector } from './skipped-counter.js';
 import type { Injector } from './types.js';
 
-const INJECTORS: readonly Injector[] = [
+/** Every bug type's rules, in the order they are listed. */
+export const INJECTORS: readonly Injector[] = [
   identicalComparisonInjector,
   equalsTypoInjector,
   hashCodeTypoInjector,

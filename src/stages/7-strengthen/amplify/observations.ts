@@ -144,7 +144,8 @@ function sameValue(a: ObservedValue, b: ObservedValue): boolean {
   );
 }
 
-function sameSequence(a: readonly ObservedValue[], b: readonly ObservedValue[]): boolean {
+/** Whether two runs gave a site the same values in the same order (of objects, only the kind). */
+export function sameSequence(a: readonly ObservedValue[], b: readonly ObservedValue[]): boolean {
   return a.length === b.length && a.every((value, i) => sameValue(value, b[i]!));
 }
 

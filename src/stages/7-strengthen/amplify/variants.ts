@@ -79,7 +79,9 @@ export type InputOperator =
   | 'string-doubled'
   | 'string-null'
   | 'call-duplicated'
-  | 'call-removed';
+  | 'call-removed'
+  /** The test as it is: its observations become stricter checks than it had. */
+  | 'as-is';
 
 export interface InputVariant {
   /** Unique within the method: the operator and where in the body it applied. */
@@ -312,4 +314,15 @@ export function inputVariants(
         body: changed,
       }));
   });
+}
+
+/** A test method unchanged, as a variant: probed, every value it computes may become a check. */
+export function asIsVariant(classSource: string, method: TestMethod): InputVariant {
+  return {
+    id: 'as-is@0',
+    method: method.name,
+    operator: 'as-is',
+    detail: 'the test as it is, with a check on each value it computes',
+    body: classSource.slice(method.bodyRange.start, method.bodyRange.end),
+  };
 }
