@@ -105,7 +105,7 @@ async function runEngine(
     readOnly: [scripts],
     writable: options.writable ?? [],
     saveRun: async (phase) => {
-      phases.push(phase);
+      phases.push(phase as AgentPhase);
     },
     log: () => undefined,
   });

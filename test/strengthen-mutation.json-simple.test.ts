@@ -2,116 +2,61 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, removeTree } from '../src/core/fs.js';
-import { runProcess } from '../src/core/process.js';
 import { patchOf } from '../src/project/state.js';
-import type { RepairInstance } from '../src/repair/instance.js';
 import { readInstanceFile } from '../src/repair/read.js';
 import type { StrengthenSummary } from '../src/stages/7-strengthen/strengthen-file.js';
 import type { MutantRecord } from '../src/stages/7-strengthen/stage-two.js';
 import { cli } from './helpers.js';
-import { jsonSimplePristine } from './shared-fixture.js';
+import {
+  ESCAPE,
+  INSTANCE_ID,
+  plantedInstance,
+  QUOTE_TEST,
+  type PlantedInstance,
+} from './planted-escape.js';
 
 /*
- * Stage II on a planted blind spot, in real json-simple under real Maven. The bug drops two cases
- * of JSONValue.escape (the quote and the slash); gold restores both. The instance's failing test
- * checks the quote; its passing test escapes a slash but only checks that something came back. So
- * a fix of the quote alone — a plausible wrong patch, written here by hand — passes every test of
- * the instance. Strengthening must find that blind spot and kill it: re-evaluation must then
- * reject the hand-written partial fix and still accept gold.
+ * Stage II's deterministic engine on the planted blind spot (test/planted-escape.ts), through the
+ * CLI: strengthening must find the blind spot and kill it, re-evaluation must then reject a
+ * hand-written quote-only fix and still accept gold; and on the witness-drop control of the same
+ * instance it must recover a test that fails on the bug.
  */
 
-const ESCAPE = 'src/main/java/org/json/simple/JSONValue.java';
-const TEST = 'src/test/java/org/json/simple/EscapeTest.java';
-/** A case of escape's switch, in the file's own line breaks (json-simple's are CRLF). */
-function switchCase(lines: string[], lineBreak: string): string {
-  return lines.map((line) => `${line}${lineBreak}`).join('');
-}
-const QUOTE_LINES = ["\t\t\tcase '\"':", '\t\t\t\tsb.append("\\\\\\"");', '\t\t\t\tbreak;'];
-const SLASH_LINES = ["\t\t\tcase '/':", '\t\t\t\tsb.append("\\\\/");', '\t\t\t\tbreak;'];
-
-const ESCAPE_TEST = `package org.json.simple;
-
-import org.junit.Assert;
-import org.junit.Test;
-
-public class EscapeTest {
-    @Test
-    public void testQuote() {
-        Assert.assertEquals("a\\\\\\"b", JSONValue.escape("a\\"b"));
-    }
-
-    @Test
-    public void testSlash() {
-        String escaped = JSONValue.escape("a/b");
-        Assert.assertNotNull(escaped);
-    }
-}
-`;
-
 let work: string;
+let planted: PlantedInstance;
 let instancesFile: string;
-let fixed: string;
-let buggy: string;
-let SLASH_CASE: string;
 
 beforeAll(async () => {
   work = await makeTempDir('strengthen-mutation-test');
-  const snapshot = path.join(work, 'instances', 'snapshot');
-  await mkdir(path.dirname(snapshot), { recursive: true });
-  const copied = await runProcess('cp', ['-a', jsonSimplePristine(), snapshot], {
-    timeoutMs: 120_000,
-  });
-  expect(copied.exitCode, copied.stderr).toBe(0);
-  // A snapshot is a source tree: the fetched tree's build output holds the fixed class.
-  await removeTree(path.join(snapshot, 'target'));
-  fixed = await readFile(path.join(snapshot, ESCAPE), 'utf8');
-  const lineBreak = fixed.includes('\r\n') ? '\r\n' : '\n';
-  const QUOTE_CASE = switchCase(QUOTE_LINES, lineBreak);
-  SLASH_CASE = switchCase(SLASH_LINES, lineBreak);
-  expect(fixed).toContain(QUOTE_CASE);
-  expect(fixed).toContain(SLASH_CASE);
-  buggy = fixed.replace(QUOTE_CASE, '').replace(SLASH_CASE, '');
-  await writeFile(path.join(snapshot, ESCAPE), buggy);
-  const instance: RepairInstance = {
-    instance_id: 'json-simple-escape-planted',
-    repo: 'fangyidong/json-simple',
-    base_commit: 'planted',
-    snapshot: 'snapshot',
-    patch: patchOf([{ file: ESCAPE, before: buggy, after: fixed }]).diff,
-    test_patch: patchOf([{ file: TEST, before: '', after: ESCAPE_TEST }]).diff,
-    FAIL_TO_PASS: ['org.json.simple.EscapeTest#testQuote'],
-    PASS_TO_PASS: ['org.json.simple.EscapeTest#testSlash'],
-    problem_statement: 'JSONValue.escape leaves quotes and slashes as they are.',
-    module: '',
-    maven_flags: [],
-    origin: { kind: 'swe-bench' },
-  };
-  instancesFile = path.join(work, 'instances', 'instances.jsonl');
-  await writeFile(instancesFile, `${JSON.stringify(instance)}\n`);
-  const validated = await cli(['instances', 'validate', instancesFile, '--json']);
-  expect(validated.exitCode, validated.stdout + validated.stderr).toBe(0);
+  planted = await plantedInstance(work);
+  instancesFile = planted.instancesFile;
 });
 
 afterAll(async () => {
   await removeTree(work);
 });
 
+/** Stage II alone, every survivor in the generating half, 2 mutants a family. */
+function strengthenMutation(file: string, out: string) {
+  return cli([
+    'strengthen',
+    file,
+    '--stages',
+    'mutation',
+    '--hold-out',
+    '0',
+    '--mutants-per-family',
+    '2',
+    '--out',
+    out,
+    '--json',
+  ]);
+}
+
 describe('strengthen --stages mutation on a planted blind spot', () => {
   it('kills the partial fix the suite lets pass, and re-evaluation rejects it but not gold', async () => {
     const out = path.join(work, 'strong');
-    const run = await cli([
-      'strengthen',
-      instancesFile,
-      '--stages',
-      'mutation',
-      '--hold-out',
-      '0',
-      '--mutants-per-family',
-      '2',
-      '--out',
-      out,
-      '--json',
-    ]);
+    const run = await strengthenMutation(instancesFile, out);
     expect(run.exitCode, run.stderr).toBe(0);
     const summary = run.json as StrengthenSummary;
     expect(summary.stages.mutation).toMatchObject({ strengthened: 1 });
@@ -119,10 +64,7 @@ describe('strengthen --stages mutation on a planted blind spot', () => {
     // The slash hunk dropped is the blind spot: it survives, a probe tells it from gold, and a
     // kept test kills it.
     const report = JSON.parse(
-      await readFile(
-        path.join(out, 'instances', 'json-simple-escape-planted', 'report.json'),
-        'utf8',
-      ),
+      await readFile(path.join(out, 'instances', INSTANCE_ID, 'report.json'), 'utf8'),
     ) as { report: { mutation: { mutants: MutantRecord[] } } };
     const { mutants } = report.report.mutation;
     const slashDropped = mutants.find(
@@ -142,10 +84,10 @@ describe('strengthen --stages mutation on a planted blind spot', () => {
     // The new test fails on the buggy base (the slash is not escaped there): FAIL_TO_PASS.
     const [strengthened] = await readInstanceFile(path.join(out, 'strengthened.jsonl'));
     expect(strengthened!.FAIL_TO_PASS.length).toBeGreaterThan(1);
-    expect(strengthened!.original_FAIL_TO_PASS).toEqual(['org.json.simple.EscapeTest#testQuote']);
+    expect(strengthened!.original_FAIL_TO_PASS).toEqual([QUOTE_TEST]);
 
     // Re-evaluation: the hand-written quote-only fix was accepted before, rejected now.
-    const partial = fixed.replace(SLASH_CASE, '');
+    const { buggy, fixed, quoteOnly: partial } = planted;
     expect([buggy, fixed]).not.toContain(partial);
     const predictions = path.join(work, 'predictions.jsonl');
     await mkdir(path.dirname(predictions), { recursive: true });
@@ -153,12 +95,12 @@ describe('strengthen --stages mutation on a planted blind spot', () => {
       predictions,
       [
         {
-          instance_id: 'json-simple-escape-planted',
+          instance_id: INSTANCE_ID,
           model_name_or_path: 'quote-only',
           model_patch: patchOf([{ file: ESCAPE, before: buggy, after: partial }]).diff,
         },
         {
-          instance_id: 'json-simple-escape-planted',
+          instance_id: INSTANCE_ID,
           model_name_or_path: 'gold',
           model_patch: patchOf([{ file: ESCAPE, before: buggy, after: fixed }]).diff,
         },
@@ -208,26 +150,14 @@ describe('the witness-drop control on the same instance', () => {
     expect(control!.FAIL_TO_PASS).toEqual([]);
     expect(control!.control).toEqual({
       kind: 'witness-dropped',
-      dropped: ['org.json.simple.EscapeTest#testQuote'],
+      dropped: [QUOTE_TEST],
     });
     expect(control!.test_patch).not.toContain('testQuote');
     const validated = await cli(['instances', 'validate', controlFile, '--json']);
     expect(validated.exitCode, validated.stdout + validated.stderr).toBe(0);
 
     const out = path.join(work, 'control-strong');
-    const run = await cli([
-      'strengthen',
-      controlFile,
-      '--stages',
-      'mutation',
-      '--hold-out',
-      '0',
-      '--mutants-per-family',
-      '2',
-      '--out',
-      out,
-      '--json',
-    ]);
+    const run = await strengthenMutation(controlFile, out);
     expect(run.exitCode, run.stderr).toBe(0);
     const [strengthened] = await readInstanceFile(path.join(out, 'strengthened.jsonl'));
     // The patch that does nothing (the bug as it was) survived the P2P-only suite and was killed:

@@ -51,7 +51,7 @@ export function isTestCaseMethod(method: Node): boolean {
 }
 
 /** The class a binary name within its file names (`Outer$Inner`), or null. */
-function findClass(root: Node, binaryName: string): Node | null {
+export function findClass(root: Node, binaryName: string): Node | null {
   let scope: Node[] = kids(root);
   let found: Node | null = null;
   for (const simpleName of binaryName.split('$')) {

@@ -124,12 +124,16 @@ export interface SandboxedTestRun {
   entered?: EnteredMethod[];
   /** With `coverage`: a harness-owned copy of the JaCoCo data the run wrote, if any. */
   coverageData?: string;
+  /** With `observe`: what the probe classes' observations file held, if the run wrote one. */
+  observations?: string;
 }
 
 export interface TestRunOptions {
   trace?: boolean;
   /** JaCoCo's agent jar and the packages to record. */
   coverage?: { agentJar: string; includes: readonly string[] };
+  /** Probe classes run: their observations file is read back (amplify/probes.ts). */
+  observe?: boolean;
 }
 
 const MAX_RESULT_BYTES = 16 * 1024 * 1024;
@@ -476,6 +480,9 @@ export async function runTestClass(
         jdkTool('java'),
         ...tree.jvmArgs,
         ...coverageArgs,
+        ...(options.observe
+          ? [`-Dwitnessgym.observations=${IN_SANDBOX.out}/observations.jsonl`]
+          : []),
         `-Duser.home=${ISOLATED_HOME}`,
         '-Djava.io.tmpdir=/tmp',
         `-Dbasedir=${moduleDir}`,
@@ -543,6 +550,10 @@ export async function runTestClass(
           };
       }
     })();
+    if (options.observe) {
+      const data = await readUntrustedFile(path.join(out, 'observations.jsonl'), MAX_RESULT_BYTES);
+      if (data.kind === 'Read') result.observations = data.content.toString('utf8');
+    }
     if (options.coverage) {
       const data = await readUntrustedFile(path.join(out, 'coverage.exec'), MAX_COVERAGE_BYTES);
       if (data.kind === 'Read') {

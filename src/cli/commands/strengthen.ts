@@ -128,9 +128,15 @@ export function register(program: Command): void {
       )
       .option(
         '--mutants-per-family <n>',
-        'Stage II mutants tried per family and instance, drawn by the seed',
+        'Stage II, deterministic engine: mutants tried per family and instance (partial gold, operator, bug type, extreme), drawn by the seed; the patch that leaves gold out is always tried',
         positiveInteger('--mutants-per-family'),
         6,
+      )
+      .option(
+        '--agent-mutants <n>',
+        "Stage II, agent engine: wrong variants of gold asked of the agent per instance (SWE-ABS's mutant prompt), each with --attempts tries",
+        positiveInteger('--agent-mutants'),
+        2,
       )
       .option('--seed <n>', 'seed of every random choice', wholeNumber('--seed'), 1)
       .option(

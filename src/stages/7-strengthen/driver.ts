@@ -58,8 +58,10 @@ export interface StrengthenStageOptions extends Partial<AgentFlags>, SandboxFlag
   stages: string;
   /** `--hold-out`: share of Stage II's surviving mutants no test is written for. */
   holdOut: number;
-  /** `--mutants-per-family`. */
+  /** `--mutants-per-family` (the rules' families). */
   mutantsPerFamily: number;
+  /** `--agent-mutants`: mutants the agent engine asks for per instance. */
+  agentMutants: number;
   /** `--allow-endpoint`, `--no-network`: as `evaluate`'s. */
   allowEndpoint?: string[];
   network?: boolean;
@@ -86,11 +88,6 @@ export async function strengthenInstances(
     if (options.agent === undefined) {
       throw new UserError(`--engine agent needs --agent (one of ${AGENT_NAMES.join(', ')})`);
     }
-    if (stages.includes('mutation')) {
-      throw new UserError(
-        "--engine agent writes Stage I's tests only so far: use --stages coverage with it, or --engine deterministic for mutation",
-      );
-    }
     const sandboxed = await sandboxedAgentFrom({
       ...options,
       agent: options.agent,
@@ -116,6 +113,7 @@ export async function strengthenInstances(
     stages,
     holdOut: options.holdOut,
     mutantsPerFamily: options.mutantsPerFamily,
+    agentMutants: options.agentMutants,
     cache,
     events,
   });

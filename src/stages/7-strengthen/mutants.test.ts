@@ -2,7 +2,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { sha256Text } from '../../core/fs.js';
 import { loadJavaGrammar } from '../../lang/java/syntax.js';
 import { ProjectTypes } from '../../lang/java/type-index.js';
-import { mutantCandidates, type GoldFile, type MutantCandidate } from './mutants.js';
+import {
+  goldLinesChangedBy,
+  mutantCandidates,
+  type GoldFile,
+  type MutantCandidate,
+} from './mutants.js';
 
 const BASE = `package org.example;
 
@@ -405,5 +410,15 @@ describe('mutantCandidates', () => {
       ({ id: _id, ...candidate }) => candidate,
     );
     expect(asLf).toEqual(lf);
+  });
+});
+
+describe('goldLinesChangedBy', () => {
+  it('names the gold lines an edit changes, removes, or stands before', () => {
+    const gold = 'a\nb\nc\nd\n';
+    expect(goldLinesChangedBy(gold, 'a\nB\nc\nd\n')).toEqual([2]);
+    expect(goldLinesChangedBy(gold, 'a\nd\n')).toEqual([2, 3]);
+    expect(goldLinesChangedBy(gold, 'a\nb\nx\nc\nd\n')).toEqual([3]);
+    expect(goldLinesChangedBy(gold, gold)).toEqual([]);
   });
 });

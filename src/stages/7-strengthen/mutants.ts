@@ -27,7 +27,8 @@ import { INJECTORS } from '../2-inject/rules/index.js';
  * decided later, by running them.
  */
 
-export type MutantFamily = 'partial-gold' | 'operator' | 'bug-type' | 'extreme';
+/** The rules' families, and an agent's mutants (agent/mutation.ts). */
+export type MutantFamily = 'partial-gold' | 'operator' | 'bug-type' | 'extreme' | 'agent';
 
 /** One production file gold changes: its text before (null: gold adds the file) and after gold. */
 export interface GoldFile {
@@ -61,6 +62,16 @@ export interface MutantCandidate {
 }
 
 const FAMILIES: readonly MutantFamily[] = ['partial-gold', 'operator', 'bug-type', 'extreme'];
+
+/** The gold lines a mutated text changes or removes, as for the rules' mutants (none when equal). */
+export function goldLinesChangedBy(gold: string, mutated: string): number[] {
+  const goldText = goldTextOf(gold);
+  const mutatedLines = linesOf(mutated);
+  const edits = changeGroups(mutatedLines, goldText.lines).map((group) =>
+    revertEdit(goldText, mutatedLines, group),
+  );
+  return goldLinesOf(goldText, edits);
+}
 
 /** Lines of context around a change: changes closer than twice this share a hunk, as in git. */
 const HUNK_CONTEXT = 3;

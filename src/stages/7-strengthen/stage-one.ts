@@ -40,7 +40,8 @@ export const FOREIGN_LOCALE_ARGS = [
   '-Duser.country=TR',
   '-Duser.timezone=Pacific/Chatham',
 ];
-const OBSERVE_FILE = 'witnessgym/probe/Observe.java';
+/** Observe.java, relative to its source root and to the test sources it is compiled with. */
+export const OBSERVE_FILE = 'witnessgym/probe/Observe.java';
 
 export interface AmplifiedClass {
   /** The new class's binary name and project-relative file. */
@@ -185,6 +186,30 @@ export async function compileDropping<
     current = dropped.classes;
   }
   return undefined;
+}
+
+/** Probe classes built with `state` and the Observe class, dropping what javac rejects. */
+export function compiledProbes<T extends { file: string; source: string; methods: string[] }>(
+  state: ProjectState,
+  probes: T[],
+  subject: RepairSubject,
+  setup: AmplifySetup,
+  losses: StageOneLoss[],
+): ReturnType<typeof compileDropping<T>> {
+  return compileDropping(
+    (classes) => withClasses(state, classes, subject.project.layout.testSources, true),
+    probes,
+    setup,
+    subject,
+    losses,
+    'probe-compile',
+    // Observe.java is the harness's, without the project's licence header: a licence check in
+    // the build (Apache RAT in commons-compress) would refuse it.
+    {
+      ...subject.project.build,
+      mavenArgs: [...subject.project.build.mavenArgs, '-Drat.skip=true'],
+    },
+  );
 }
 
 /**
@@ -357,20 +382,7 @@ export async function stageOne(
     });
     return { file: entry.newFile, source, methods: methodsOf(source), origin: entry };
   });
-  const compiled = await compileDropping(
-    (classes) => withClasses(gold, classes, layout.testSources, true),
-    probes,
-    setup,
-    subject,
-    losses,
-    'probe-compile',
-    // Observe.java is the harness's, without the project's licence header: a licence check in
-    // the build (Apache RAT in commons-compress) would refuse it.
-    {
-      ...subject.project.build,
-      mavenArgs: [...subject.project.build.mavenArgs, '-Drat.skip=true'],
-    },
-  );
+  const compiled = await compiledProbes(gold, probes, subject, setup, losses);
   if (!compiled) return { kind: 'Amplified', classes: [], variantsTried, losses };
   const jacoco = await ensureJacoco(setup.cache);
   const work = await makeTempDir('stage-one');

@@ -1,37 +1,24 @@
 import path from 'node:path';
-import { makeTempDir, readTextIfExists, removeTree, sha256Text } from '../../core/fs.js';
-import type { Verdict } from '../../core/verdict.js';
+import { readTextIfExists, removeTree, sha256Text } from '../../core/fs.js';
 import { loadJavaGrammar } from '../../lang/java/syntax.js';
 import { ProjectTypes } from '../../lang/java/type-index.js';
-import { patchOf, withPatch, type ProjectState } from '../../project/state.js';
-import { patchFromDiff, withTests, type RepairSubject } from '../../repair/project.js';
+import { patchOf, type ProjectState } from '../../project/state.js';
+import { withTests, type RepairSubject } from '../../repair/project.js';
 import { judgedOnTree, patchedTree, preparedInstanceTree } from '../../repair/verify-patch.js';
 import type { JavaSandboxSetup } from '../../sandbox/java-runs.js';
-import { withReruns } from '../../runners/wrappers.js';
-import type { TestRunner } from '../../runners/types.js';
-import { baseTestMethod } from '../../core/test-reports.js';
 import { finalClass, keepOnly, methodsOf } from './amplify/assertions.js';
-import {
-  parseObservations,
-  stableObservations,
-  type Observation,
-  type StableObservations,
-} from './amplify/observations.js';
 import { probeClass } from './amplify/probes.js';
 import { codeListing } from './compiler-equivalence.js';
 import { sourceRootRelative } from './coverage.js';
 import { differences, type Evidence } from './evidence.js';
+import { mavenMutantRuns, sandboxMutantRuns, type Probe } from './mutant-runs.js';
 import { mutantCandidates, type GoldFile, type MutantCandidate } from './mutants.js';
 import type { FileSlice } from './relevant.js';
 import {
   amplifiedClass,
-  compileDropping,
-  FOREIGN_LOCALE_ARGS,
   passingGuardAndApiRule,
-  passingOnGold,
   simpleName,
   sourceClasses,
-  withClasses,
   type AmplifiedClass,
   type AmplifySetup,
   type GatedClass,
@@ -40,8 +27,8 @@ import {
 } from './stage-one.js';
 
 /*
- * Stage II's deterministic engine (SWE-ABS §3.3, decided by evidence instead of votes): plausible
- * wrong patches of gold (mutants, by family), kept only if they touch the slice, compile, differ
+ * Stage II (SWE-ABS §3.3, decided by evidence instead of votes): plausible wrong patches of gold
+ * (mutants: the rules' families, or an agent's), kept only if they touch the slice, compile, differ
  * from gold's bytecode and pass the current suite in 3 runs in the sandbox. A survivor is a blind
  * spot only with evidence: one of the instance's tests, as it is or with one input changed, whose
  * observed result differs between gold and the mutant. Survivors split into a generating half and
@@ -64,8 +51,11 @@ export type MutantFate =
   /** The current suite fails on it in one of 3 runs. */
   | { kind: 'Killed'; by: string[] }
   | { kind: 'NotJudged'; reason: string }
-  /** Survives, and no probe tells it from gold: possibly equivalent, never a blind spot. */
-  | { kind: 'Unproven' }
+  /**
+   * Survives, and none of the `compared` probe methods (run on gold and on it) tells it from gold:
+   * possibly equivalent, never a blind spot.
+   */
+  | { kind: 'Unproven'; compared: number }
   /**
    * Survives, and a probe tells it from gold: a blind spot. `killedBy`: the new tests that fail on
    * it in 3 runs (generating half); null for the held-out half, which re-evaluation measures.
@@ -86,8 +76,20 @@ export interface StageTwoOutcome {
   losses: StageOneLoss[];
 }
 
+/**
+ * Who writes the mutants: the rules (mutants.ts; run under Maven like gold), or an agent (its
+ * mutants untrusted: every run of one, and gold's beside it, in the sandbox).
+ */
+export type MutantSource =
+  | { kind: 'rules' }
+  | {
+      kind: 'agent';
+      generate: (subject: RepairSubject, files: readonly GoldFile[]) => Promise<MutantCandidate[]>;
+    };
+
 export interface StageTwoSetup extends AmplifySetup {
   java: JavaSandboxSetup;
+  source: MutantSource;
   /** Share of surviving mutants held out from test generation (0: none). */
   holdOut: number;
   maxPerFamily: number;
@@ -135,7 +137,7 @@ async function goldFilesOf(
 }
 
 /** The mutant as a patch of the base tree: every gold file as gold leaves it but the mutated one. */
-function mutantPatch(candidate: MutantCandidate, files: readonly GoldFile[]): string {
+export function mutantPatch(candidate: MutantCandidate, files: readonly GoldFile[]): string {
   return patchOf(
     files.map((entry) => ({
       file: entry.file,
@@ -224,86 +226,6 @@ function goldListings(subject: RepairSubject, setup: StageTwoSetup) {
   };
 }
 
-interface Probe {
-  file: string;
-  source: string;
-  methods: string[];
-  origin: SourceClass;
-}
-
-/** Each probe class run `runs` times on a built state (the last under a foreign locale if asked). */
-async function observedRuns(
-  probes: readonly Probe[],
-  target: Parameters<TestRunner['run']>[0]['target'],
-  setup: StageTwoSetup,
-  options: { runs: number; foreignLast: boolean },
-): Promise<Map<string, StableObservations>> {
-  const work = await makeTempDir('stage-two');
-  try {
-    const observed = new Map<string, StableObservations>();
-    for (const probe of probes) {
-      const runs: Observation[][] = [];
-      for (let run = 0; run < options.runs; run++) {
-        const file = path.join(work, `${simpleName(probe.origin.newClass)}-${run}.jsonl`);
-        const jvmArgs = [`-Dwitnessgym.observations=${file}`];
-        if (options.foreignLast && run === options.runs - 1) jvmArgs.push(...FOREIGN_LOCALE_ARGS);
-        const result = await setup.maven.run({
-          target,
-          testClass: probe.origin.newClass,
-          jvmArgs,
-        });
-        if (!['Passed', 'TestFailed', 'TestErrored'].includes(result.verdict.kind)) break;
-        const parsed = parseObservations((await readTextIfExists(file)) ?? '');
-        runs.push(parsed.kind === 'Parsed' ? parsed.observations : []);
-      }
-      if (runs.length === options.runs) observed.set(probe.file, stableObservations(runs));
-    }
-    return observed;
-  } finally {
-    await removeTree(work);
-  }
-}
-
-/** The probe classes compiled with `state`, and their observations in `runs` runs. */
-async function probed(
-  state: ProjectState,
-  probes: Probe[],
-  subject: RepairSubject,
-  setup: StageTwoSetup,
-  losses: StageOneLoss[],
-  options: { runs: number; foreignLast: boolean },
-): Promise<{ probes: Probe[]; observed: Map<string, StableObservations> } | undefined> {
-  const compiled = await compileDropping(
-    (classes) => withClasses(state, classes, subject.project.layout.testSources, true),
-    probes,
-    setup,
-    subject,
-    losses,
-    'probe-compile',
-    // Observe.java has no licence header: Apache RAT (commons-compress) would refuse it.
-    {
-      ...subject.project.build,
-      mavenArgs: [...subject.project.build.mavenArgs, '-Drat.skip=true'],
-    },
-  );
-  if (!compiled) return undefined;
-  const observed = await observedRuns(compiled.classes, compiled.target, setup, options);
-  return { probes: compiled.classes, observed };
-}
-
-/** The methods failing in every one of a class's runs (a run that did not judge fails none). */
-function failingInEvery(verdicts: readonly Verdict[]): Set<string> {
-  const [first, ...rest] = verdicts.map(
-    (verdict) =>
-      new Set(
-        verdict.kind === 'TestFailed' || verdict.kind === 'TestErrored'
-          ? verdict.failures.map((failure) => baseTestMethod(failure.testMethod))
-          : [],
-      ),
-  );
-  return new Set([...(first ?? [])].filter((method) => rest.every((run) => run.has(method))));
-}
-
 /** A killing test candidate: a final class, and the mutants each method fails on in 3 runs. */
 interface KillingClass extends GatedClass {
   origin: SourceClass;
@@ -338,11 +260,18 @@ export async function stageTwo(
   const losses: StageOneLoss[] = [];
   const { instance } = subject;
   const goldFiles = await goldFilesOf(subject, files, setup);
-  const candidates = mutantCandidates(goldFiles, {
-    types: ProjectTypes.fromSources(goldFiles.map((entry) => entry.gold)),
-    seed: setup.seed,
-    maxPerFamily: setup.maxPerFamily,
-  });
+  const candidates =
+    setup.source.kind === 'agent'
+      ? await setup.source.generate(subject, goldFiles)
+      : mutantCandidates(goldFiles, {
+          types: ProjectTypes.fromSources(goldFiles.map((entry) => entry.gold)),
+          seed: setup.seed,
+          maxPerFamily: setup.maxPerFamily,
+        });
+  const runs =
+    setup.source.kind === 'agent'
+      ? sandboxMutantRuns(subject, setup.cache, setup.java)
+      : mavenMutantRuns(subject, setup);
   const mutants: MutantRecord[] = [];
   const listings = goldListings(subject, setup);
   try {
@@ -365,7 +294,7 @@ export async function stageTwo(
         ...described,
         half,
         patch,
-        fate: fate.kind === 'Survives' ? { kind: 'Unproven' } : fate,
+        fate: fate.kind === 'Survives' ? { kind: 'Unproven', compared: 0 } : fate,
       });
     }
   } finally {
@@ -375,43 +304,48 @@ export async function stageTwo(
   if (survivors.length === 0) return { mutants, classes: [], variantsTried: 0, losses };
 
   // Probes on gold: the instance's tests as they are and varied, 3 runs and a foreign one.
-  const { layout } = subject.project;
-  const gold = withTests(subject, subject.gold);
-  await setup.copy.checkout(gold);
+  await setup.copy.checkout(withTests(subject, subject.gold));
   const sources = await sourceClasses(subject, setup, losses, { asIs: AS_IS_PER_CLASS });
   const variantsTried = sources.reduce((sum, entry) => sum + entry.variants.length, 0);
   const probes: Probe[] = sources.map((origin) => {
     const source = probeClass(origin.source, origin.variants, {
       className: simpleName(origin.newClass),
     });
-    return { file: origin.newFile, source, methods: methodsOf(source), origin };
+    return {
+      testClass: origin.newClass,
+      file: origin.newFile,
+      source,
+      methods: methodsOf(source),
+      origin,
+    };
   });
-  const onGold = await probed(gold, probes, subject, setup, losses, { runs: 4, foreignLast: true });
+  const onGold = await runs.onGold(probes, losses);
   if (!onGold) return { mutants, classes: [], variantsTried, losses };
 
   // Each survivor, twice: a difference stable on both sides is the evidence.
-  const mutantState = (mutant: MutantRecord) =>
-    withTests(subject, withPatch(subject.base, patchFromDiff(mutant.patch)));
   const evidenceOf = new Map<string, Evidence[]>();
   for (const mutant of survivors) {
-    const onMutant = await probed(mutantState(mutant), onGold.probes, subject, setup, [], {
-      runs: 2,
-      foreignLast: false,
+    const onMutant = await runs.onMutant(mutant, onGold.probes);
+    // Only methods that compiled and ran on both sides are compared: one javac dropped on the
+    // mutant reached nothing there, which is no difference in behaviour.
+    const compared = (onMutant?.probes ?? []).flatMap((probe) => {
+      const gold = onGold.probes.find((entry) => entry.file === probe.file);
+      const [g, m] = [onGold.observed.get(probe.file), onMutant!.observed.get(probe.file)];
+      if (!gold || !g || !m) return [];
+      const methods = probe.methods.filter((method) => gold.methods.includes(method));
+      return [{ file: probe.file, methods, g, m }];
     });
-    const found = onMutant
-      ? onGold.probes.flatMap((probe) => {
-          const [g, m] = [onGold.observed.get(probe.file), onMutant.observed.get(probe.file)];
-          return g && m
-            ? differences(g, m, probe.methods).map((e) => ({
-                ...e,
-                probe: `${probe.file}#${e.probe}`,
-              }))
-            : [];
-        })
-      : [];
+    const found = compared.flatMap(({ file, methods, g, m }) =>
+      differences(g, m, methods).map((e) => ({ ...e, probe: `${file}#${e.probe}` })),
+    );
     evidenceOf.set(mutant.id, found);
-    if (found.length > 0)
-      mutant.fate = { kind: 'NonEquivalent', evidence: found[0]!, killedBy: null };
+    mutant.fate =
+      found.length > 0
+        ? { kind: 'NonEquivalent', evidence: found[0]!, killedBy: null }
+        : {
+            kind: 'Unproven',
+            compared: compared.reduce((sum, entry) => sum + entry.methods.length, 0),
+          };
   }
 
   // Killing tests for the generating half: the probes that told a mutant from gold, with checks.
@@ -427,8 +361,7 @@ export async function stageTwo(
   }
   const finals: KillingClass[] = [];
   for (const [file, methods] of wanted) {
-    const probe = onGold.probes.find((entry) => entry.file === file)!;
-    const { origin } = probe;
+    const { origin } = onGold.probes.find((entry) => entry.file === file)!;
     const text = finalClass(origin.source, origin.variants, onGold.observed.get(file)!, {
       className: simpleName(origin.newClass),
       framework: origin.framework,
@@ -453,25 +386,15 @@ export async function stageTwo(
       });
     }
   }
-  let kept = await passingOnGold(subject, finals, setup, losses);
+  let kept = await runs.passingOnGold(finals, losses);
 
   // The kill gate: a method kills a mutant if it fails on it in each of 3 runs.
-  const repeated = withReruns(setup.maven, 3);
   for (const mutant of kept.length > 0 ? targets : []) {
-    const compiled = await compileDropping(
-      (classes) => withClasses(mutantState(mutant), classes, layout.testSources, false),
-      kept,
-      setup,
-      subject,
-      [],
-      'final-compile',
-    );
-    if (!compiled) continue;
-    for (const entry of compiled.classes) {
-      const result = await repeated.run({ target: compiled.target, testClass: entry.testClass });
-      for (const method of failingInEvery(result.runs.map((run) => run.verdict))) {
-        const owner = kept.find((candidate) => candidate.file === entry.file)!;
-        owner.kills.set(method, (owner.kills.get(method) ?? new Set()).add(mutant.id));
+    for (const [file, methods] of await runs.killing(mutant, kept)) {
+      const owner = kept.find((candidate) => candidate.file === file)!;
+      for (const method of methods) {
+        if (owner.methods.includes(method))
+          owner.kills.set(method, (owner.kills.get(method) ?? new Set()).add(mutant.id));
       }
     }
   }

@@ -128,6 +128,7 @@ export async function strengthenInstanceFile(
     stages: readonly StrengthenStage[];
     holdOut: number;
     mutantsPerFamily: number;
+    agentMutants: number;
     cache: CacheLayout;
     events: EventSink;
   },
@@ -184,7 +185,11 @@ export async function strengthenInstanceFile(
           by: engineKey(options.engine),
           stages: options.stages,
           ...(options.stages.includes('mutation')
-            ? { holdOut: options.holdOut, mutantsPerFamily: options.mutantsPerFamily }
+            ? {
+                holdOut: options.holdOut,
+                mutants:
+                  options.engine.kind === 'agent' ? options.agentMutants : options.mutantsPerFamily,
+              }
             : {}),
         });
         const reportFile = path.join(dir, 'report.json');
@@ -211,6 +216,7 @@ export async function strengthenInstanceFile(
               java,
               holdOut: options.holdOut,
               mutantsPerFamily: options.mutantsPerFamily,
+              agentMutants: options.agentMutants,
             });
           } catch (error) {
             outcome = { kind: 'NotSliced', reason: `harness fault: ${errorMessage(error)}` };

@@ -16,7 +16,8 @@ import {
   type GoldAlternative,
 } from './alternatives.js';
 import { agentStageOne, type AgentEngineSetup } from './agent/engine.js';
-import { stageTwo, type StageTwoOutcome } from './stage-two.js';
+import { stageTwo, type MutantSource, type StageTwoOutcome } from './stage-two.js';
+import { agentMutantSource } from './agent/mutation.js';
 import type { JavaSandboxSetup } from '../../sandbox/java-runs.js';
 
 /*
@@ -74,6 +75,8 @@ export interface StrengthenSetup {
   /** Share of Stage II's surviving mutants held out from test generation. */
   holdOut: number;
   mutantsPerFamily: number;
+  /** Mutants the agent engine asks its agent for, per instance. */
+  agentMutants: number;
 }
 
 /** Who writes the new tests: the amplifier, or an agent (its tests gated in the sandbox). */
@@ -220,6 +223,18 @@ async function amplifiedAdded(
   };
 }
 
+/** Stage II's mutants: the rules', or (agent engine) the agent's, its runs kept as Stage I's. */
+function mutantSource(setup: StrengthenSetup): MutantSource {
+  const { engine } = setup;
+  if (engine.kind !== 'agent') return { kind: 'rules' };
+  return agentMutantSource({
+    ...engine.setup,
+    cache: setup.cache,
+    count: setup.agentMutants,
+    saveRun: (index, result) => engine.setup.saveRun(`mutant-${index}`, result),
+  });
+}
+
 /** The instance with new tests added (its lists and test patch from before kept as `original_*`). */
 function withAddedTests(
   instance: RepairInstance,
@@ -322,6 +337,7 @@ export async function strengthenInstance(
         copy,
         guard,
         maxPerFamily: setup.mutantsPerFamily,
+        source: mutantSource(setup),
       });
       const split =
         outcome.classes.length > 0

@@ -9,8 +9,6 @@ import { baseTestMethod } from '../../core/test-reports.js';
 import {
   applyEdits,
   classMembers,
-  CLASS_TYPES,
-  kids,
   loadJavaGrammar,
   nameOf,
   withJavaTree,
@@ -18,6 +16,7 @@ import {
 import { superclassName } from '../../lang/java/type-index.js';
 import { patchOf, stateFiles, treeReader } from '../../project/state.js';
 import { splitTestId, type RepairInstance } from '../../repair/instance.js';
+import { findClass } from '../../repair/test-methods.js';
 import { resolveInstance, withTests, type RepairSubject } from '../../repair/project.js';
 import { readInstanceFile, writeInstanceFile } from '../../repair/read.js';
 import { testSourceFile } from '../../toolchains/layout.js';
@@ -37,22 +36,6 @@ export type MethodRemoval =
   /** Methods the class does not declare; with a superclass, they are inherited from it. */
   | { kind: 'NotDeclared'; methods: string[]; superclass: string | null };
 
-/** The class a binary name stands for in its file (`pkg.Outer$Inner`: Outer, then Inner). */
-function classNamed(root: Node, testClass: string): Node | null {
-  let scope = kids(root);
-  let found: Node | null = null;
-  for (const simpleName of testClass.slice(testClass.lastIndexOf('.') + 1).split('$')) {
-    found =
-      scope.find(
-        (node) =>
-          (CLASS_TYPES as readonly string[]).includes(node.type) && nameOf(node) === simpleName,
-      ) ?? null;
-    if (!found) return null;
-    scope = classMembers(found);
-  }
-  return found;
-}
-
 /**
  * `source` without the named test methods of `testClass` (a binary name, `pkg.Outer$Inner`),
  * each declaration going whole with its annotations and Javadoc. A parameterised run's suffix
@@ -65,7 +48,7 @@ export function withoutTestMethods(
   methods: readonly string[],
 ): MethodRemoval {
   return withJavaTree(source, (root): MethodRemoval => {
-    const owner = classNamed(root, testClass);
+    const owner = findClass(root, testClass.slice(testClass.lastIndexOf('.') + 1));
     if (!owner) return { kind: 'ClassNotFound' };
     const framework = frameworkOf(root, owner);
     const declared = classMembers(owner).filter((member) => member.type === 'method_declaration');

@@ -32,7 +32,6 @@ import {
   strengthenSystemPrompt,
   type MissedLine,
   type StrengthenPromptInput,
-  type StrengthenReport,
 } from './prompts.js';
 
 /*
@@ -45,6 +44,8 @@ import {
  */
 
 export type AgentPhase = 'generation' | 'coverage' | 'decoupling';
+/** An agent run kept for the record: a phase of Stage I, or Stage II's n-th mutant. */
+export type AgentRunName = AgentPhase | `mutant-${number}`;
 
 export interface AgentEngineSetup {
   cache: CacheLayout;
@@ -56,7 +57,7 @@ export interface AgentEngineSetup {
   readOnly: string[];
   writable: string[];
   /** Keeps each phase's agent run (prompts, transcripts, verdicts), whatever came of it. */
-  saveRun: (phase: AgentPhase, result: AgentTaskResult<StrengthenReport>) => Promise<void>;
+  saveRun: (run: AgentRunName, result: AgentTaskResult<unknown>) => Promise<void>;
   log: (line: string) => void;
 }
 

@@ -7,6 +7,7 @@ import {
   runTestClass,
   type JavaSandboxSetup,
   type PreparedTree,
+  type SourceFile,
   type TestCompileOutcome,
 } from '../../../sandbox/java-runs.js';
 import type { PreparedSide } from '../../../sandbox/prepared-tree.js';
@@ -74,21 +75,23 @@ function without(entry: AgentTestClass, dropped: ReadonlySet<string>): AgentTest
 }
 
 /**
- * Compiles in the sandbox, dropping the methods javac rejects (by the lines of its errors) until
- * the rest compiles; a class whose errors fall outside its test methods is lost whole.
+ * Compiles in the sandbox (with `extra` sources beside, never dropped), dropping the methods javac
+ * rejects (by the lines of its errors) until the rest compiles; a class whose errors fall outside
+ * its test methods is lost whole.
  */
-async function compiledDropping(
+export async function compiledDropping<T extends AgentTestClass>(
   tree: PreparedTree,
-  classes: AgentTestClass[],
+  classes: T[],
   java: JavaSandboxSetup,
   gate: StageOneLoss['gate'],
   losses: StageOneLoss[],
-): Promise<{ classes: AgentTestClass[]; dir: string } | undefined> {
+  extra: readonly SourceFile[] = [],
+): Promise<{ classes: T[]; dir: string } | undefined> {
   let current = classes;
   for (let round = 0; round < 4 && current.length > 0; round++) {
     const outcome: TestCompileOutcome = await compileTests(
       tree,
-      current.map((entry) => ({ file: entry.file, content: entry.source })),
+      [...current.map((entry) => ({ file: entry.file, content: entry.source })), ...extra],
       java,
     );
     if (outcome.kind === 'Compiled') return { classes: current, dir: outcome.classes };
