@@ -16,8 +16,7 @@ import {
   type StableObservations,
 } from './amplify/observations.js';
 import { observeSourceRoot } from './amplify/probes.js';
-import { keepOnly } from './amplify/assertions.js';
-import { compiledDropping } from './agent/gates.js';
+import { compiledDropping, droppingFailures, runEach } from './agent/gates.js';
 import {
   compiledProbes,
   compileDropping,
@@ -244,35 +243,19 @@ export function sandboxMutantRuns(
       onMutantTree(mutant, (tree) => probed(tree, probes, [], { runs: 2, foreignLast: false })),
     async passingOnGold(classes, losses) {
       const tree = await goldTree();
-      // A method passing in every run: compiled, and failing in none of 3 runs.
       const compiled = await compiledDropping(tree, classes, java, 'final-compile', losses);
       if (!compiled) return [];
-      const kept: typeof classes = [];
       try {
-        for (const entry of compiled.classes) {
-          const failing = new Set<string>();
-          let ranAll = true;
-          for (let run = 0; run < 3; run++) {
-            const { verdict } = await runTestClass(tree, compiled.dir, entry.testClass, java);
-            if (!JUDGED.includes(verdict.kind)) ranAll = false;
-            if (verdict.kind === 'TestFailed' || verdict.kind === 'TestErrored') {
-              for (const failure of verdict.failures)
-                failing.add(baseTestMethod(failure.testMethod));
-            }
-          }
-          const passing = ranAll ? entry.methods.filter((method) => !failing.has(method)) : [];
-          if (passing.length < entry.methods.length) {
-            losses.push({
-              gate: 'fails-on-gold',
-              tests: entry.methods
-                .filter((method) => !passing.includes(method))
-                .map((method) => `${entry.file}#${method}`),
-              detail: 'fails on gold in one of 3 sandboxed runs',
-            });
-          }
-          if (passing.length > 0) {
-            kept.push({ ...entry, methods: passing, source: keepOnly(entry.source, passing) });
-          }
+        let kept = compiled.classes;
+        for (let run = 0; run < 3 && kept.length > 0; run++) {
+          const results = await runEach(tree, { classes: kept, dir: compiled.dir }, java);
+          kept = droppingFailures(
+            kept,
+            results,
+            'fails-on-gold',
+            `on gold, sandboxed run ${run + 1} of 3`,
+            losses,
+          );
         }
         return kept;
       } finally {

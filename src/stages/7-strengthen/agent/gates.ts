@@ -66,7 +66,7 @@ export interface GatedTests {
 
 const RUNS_ON_GOLD = 3;
 
-function without(entry: AgentTestClass, dropped: ReadonlySet<string>): AgentTestClass | undefined {
+function without<T extends AgentTestClass>(entry: T, dropped: ReadonlySet<string>): T | undefined {
   const methods = entry.methods.filter((method) => !dropped.has(method));
   if (methods.length === 0) return undefined;
   return methods.length === entry.methods.length
@@ -122,9 +122,9 @@ export async function compiledDropping<T extends AgentTestClass>(
 }
 
 /** Runs each class on a tree; the methods that failed (or every method, when it did not run). */
-async function runEach(
+export async function runEach(
   tree: PreparedTree,
-  compiled: { classes: AgentTestClass[]; dir: string },
+  compiled: { classes: readonly AgentTestClass[]; dir: string },
   java: JavaSandboxSetup,
 ): Promise<Map<string, { failing: Set<string>; verdict: SingleVerdict }>> {
   const results = new Map<string, { failing: Set<string>; verdict: SingleVerdict }>();
@@ -139,13 +139,13 @@ async function runEach(
 }
 
 /** Drops what failed in `results`, recording the gate; the classes that remain. */
-function droppingFailures(
-  classes: AgentTestClass[],
+export function droppingFailures<T extends AgentTestClass>(
+  classes: T[],
   results: ReadonlyMap<string, { failing: Set<string>; verdict: SingleVerdict }>,
   gate: StageOneLoss['gate'],
   where: string,
   losses: StageOneLoss[],
-): AgentTestClass[] {
+): T[] {
   return classes.flatMap((entry) => {
     const result = results.get(entry.file);
     const failing = result?.failing ?? new Set<string>();
