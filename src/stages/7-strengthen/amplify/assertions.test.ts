@@ -246,6 +246,32 @@ import org.junit.Test;`);
     expect(final).not.toContain('witnessgym');
   });
 
+  it('checks the class a catch took, or nothing where the catch never ran', () => {
+    const variants = [unchanged(JUNIT4_CLASS, 'findsNothingInEmptyText')];
+    const final = (observations: StableObservations) =>
+      methodText(
+        finalClass(JUNIT4_CLASS, variants, observations, {
+          className: 'WordWrapAmplified',
+          framework: 'junit4',
+        }),
+        'findsNothingInEmptyText_1',
+      );
+    const caught = value(
+      'findsNothingInEmptyText_1:2',
+      'string',
+      'String',
+      'java.lang.NullPointerException',
+      false,
+    );
+    expect(final(twoRuns(caught))).toContain(`        } catch (NullPointerException expected) {
+            assertEquals(NullPointerException.class, expected.getClass());
+            // expected
+        }`);
+    expect(final(twoRuns())).toContain(`        } catch (NullPointerException expected) {
+            // expected
+        }`);
+  });
+
   it('catches a nested exception class by its source name, in JUnit 3 with the inherited fail', () => {
     const variants = [unchanged(JUNIT3_CLASS, 'testPushPop')];
     const probe = probeClass(JUNIT3_CLASS, variants, { className: 'IntStackAmplified' });

@@ -215,6 +215,20 @@ function catchableName(exception: string): string | undefined {
   return /^java\.lang\.\w+$/.test(name) ? name.slice('java.lang.'.length) : name;
 }
 
+/**
+ * A catch's observed class (probes.ts observes `e.getClass().getName()`) checked as a maintainer
+ * would: `assertEquals(IndexOutOfBoundsException.class, e.getClass())`.
+ */
+function caughtClassAssertion(
+  value: ObservedValue,
+  observed: Node,
+  named: (name: string) => string,
+): string | undefined {
+  const caught = /^(\w+)\.getClass\(\)\.getName\(\)$/.exec(observed.text)?.[1];
+  const name = caught && value.kind === 'string' ? catchableName(value.text) : undefined;
+  return name && `${named('assertEquals')}(${name}.class, ${caught}.getClass())`;
+}
+
 /** Expressions that can neither throw nor change anything: a name, a literal, `this`. */
 function isInert(node: Node): boolean {
   return /^(identifier|this|.*_literal|true|false)$/.test(node.type);
@@ -272,7 +286,9 @@ function finalMethod(
     const expression = rewritten(source, site.expression, rewrite);
     const seen = observations.sites.get(site.key);
     if (seen?.kind === 'Stable' && seen.values.length === 1) {
-      const assertion = assertionOf(seen.values[0]!, expression, named);
+      const assertion =
+        caughtClassAssertion(seen.values[0]!, site.expression, named) ??
+        assertionOf(seen.values[0]!, expression, named);
       return asStatement ? `${assertion};` : assertion;
     }
     // No assertion here. Taking the expression out is safe where it never ran, or where running

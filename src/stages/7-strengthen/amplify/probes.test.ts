@@ -172,9 +172,25 @@ describe('probeClass', () => {
             try {
                 wrap.lines(null);
             } catch (NullPointerException expected) {
+                witnessgym.probe.Observe.value("findsNothingInEmptyText_1:2", expected.getClass().getName());
                 // expected
             }
         } catch (Throwable thrown) {`);
+  });
+
+  it('observes the class of what a catch takes, an empty catch included', () => {
+    const source = JUNIT4_CLASS.replace(
+      '        } catch (NullPointerException expected) {\n            // expected\n        }',
+      '        } catch (NullPointerException | IllegalStateException expected) {}',
+    );
+    expect(source).not.toBe(JUNIT4_CLASS);
+    const probe = probeClass(source, [unchanged(source, 'findsNothingInEmptyText')], {
+      className: 'WordWrapTestProbe',
+    });
+    expect(methodText(probe, 'findsNothingInEmptyText_1'))
+      .toContain(`            } catch (NullPointerException | IllegalStateException expected) {
+                witnessgym.probe.Observe.value("findsNothingInEmptyText_1:2", expected.getClass().getName());
+            }`);
   });
 
   it("renames a TestCase's constructor and leaves out its suite()", () => {

@@ -124,6 +124,29 @@ function observingBody(body: string, probe: string, context: OracleContext, styl
             return asStatement ? removedStatement(node) : '{}';
         }
       }
+      if (node.type === 'catch_clause') {
+        // What a catch took: a wrong patch may throw a subclass the catch takes as well, say an
+        // ArrayIndexOutOfBoundsException where gold throws the IndexOutOfBoundsException expected.
+        const parameter = kids(node).find((kid) => kid.type === 'catch_formal_parameter');
+        const caught = parameter && field(parameter, 'name')?.text;
+        const catchBody = field(node, 'body');
+        if (!caught || !catchBody) return undefined;
+        const head = source.slice(node.startIndex, catchBody.startIndex + 1);
+        const indent = lineIndentation(source, node.startIndex) + style.indentUnit;
+        const observed = `${style.lineBreak}${indent}${observation(`${caught}.getClass().getName()`)};`;
+        const rest = rewrittenChildren(
+          source,
+          catchBody,
+          rewrite,
+          catchBody.startIndex + 1,
+          catchBody.endIndex,
+        );
+        // An empty catch (`{}`) gets its closing brace a line of its own.
+        const closing = rest.startsWith('}')
+          ? `${style.lineBreak}${lineIndentation(source, node.startIndex)}`
+          : '';
+        return head + observed + closing + rest;
+      }
       if (node.type === 'local_variable_declaration' && inStatementList(node)) {
         const observed = kids(node).filter((declarator) => {
           const value = declarator.type === 'variable_declarator' && field(declarator, 'value');
