@@ -12,6 +12,7 @@ import { timeLimit } from '../src/runners/time-limits.js';
 import { withTimeLimit } from '../src/runners/wrappers.js';
 import { isolatedJavaSetup } from '../src/sandbox/java-runs.js';
 import type { MutantRecord } from '../src/stages/7-strengthen/stage-two.js';
+import { RULE_FAMILIES } from '../src/stages/7-strengthen/mutants.js';
 import {
   strengthenInstance,
   type InstanceStrengthening,
@@ -75,6 +76,7 @@ describe("Stage II's agent engine: the agent's mutants judged in the sandbox", (
           java: await isolatedJavaSetup(),
           holdOut: 0,
           mutantsPerFamily: 2,
+          mutantFamilies: RULE_FAMILIES,
           agentMutants: 1,
         }),
         runs,

@@ -6,6 +6,7 @@ import {
   type StrengthenStageOptions,
 } from '../../stages/7-strengthen/driver.js';
 import type { StrengthenSummary } from '../../stages/7-strengthen/strengthen-file.js';
+import { RULE_FAMILIES } from '../../stages/7-strengthen/mutants.js';
 import {
   cacheFrom,
   collect,
@@ -111,7 +112,7 @@ export function register(program: Command): void {
     program
       .command('strengthen')
       .description(
-        "strengthen repair instances' tests (SWE-ABS Stage I): slice gold's change, measure its coverage by the instance's tests with JaCoCo, and amplify those tests where they miss relevant lines; a new test is kept only if it passes on gold in 3 fresh Maven runs and under another locale and time zone, covers a relevant line the suite missed, and compiles against the base tree. Writes <out>/strengthened.jsonl (drop-in for SWE-bench-style harnesses, originals kept as original_*), <out>/instances/<id>/ and <out>/summary.json; a rerun resumes. Instances must have passed 'witnessgym instances validate'",
+        "strengthen repair instances' tests (SWE-ABS): slice gold's change; Stage I (coverage) measures the slice's coverage by the instance's tests with JaCoCo and amplifies those tests where they miss relevant lines; Stage II (mutation) tries plausible wrong patches of gold, keeps those the suite lets pass that a probe tells from gold, and writes tests that kill them. A new test is kept only if it passes on gold in 3 fresh runs and under another locale and time zone, passes gold's correct alternatives, adds coverage (Stage I) or kills a mutant in 3 runs (Stage II), and compiles against the base tree. Writes <out>/strengthened.jsonl (drop-in for SWE-bench-style harnesses, originals kept as original_*), <out>/instances/<id>/ and <out>/summary.json; a rerun resumes. Instances must have passed 'witnessgym instances validate'",
       )
       .argument('<instances.jsonl>', 'an instance file')
       .requiredOption('--out <dir>', '(required) where to write the strengthened instances')
@@ -131,6 +132,11 @@ export function register(program: Command): void {
         'Stage II, deterministic engine: mutants tried per family and instance (partial gold, operator, bug type, extreme), drawn by the seed; the patch that leaves gold out is always tried',
         positiveInteger('--mutants-per-family'),
         6,
+      )
+      .option(
+        '--mutant-families <list>',
+        `Stage II, deterministic engine: the rules' families to try, comma-separated (${RULE_FAMILIES.join(', ')})`,
+        RULE_FAMILIES.join(','),
       )
       .option(
         '--agent-mutants <n>',

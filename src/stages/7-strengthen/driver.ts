@@ -9,6 +9,7 @@ import { sandboxedAgentFrom, type SandboxFlags } from '../../agents/sandboxed.js
 import { UserError } from '../../core/errors.js';
 import { strengthenInstanceFile, type StrengthenSummary } from './strengthen-file.js';
 import type { StageOneEngine, StrengthenStage } from './strengthen.js';
+import { RULE_FAMILIES, type RuleFamily } from './mutants.js';
 
 const STAGES: readonly StrengthenStage[] = ['coverage', 'mutation'];
 
@@ -22,6 +23,18 @@ export function stagesFrom(list: string): StrengthenStage[] {
     );
   }
   return STAGES.filter((stage) => named.includes(stage));
+}
+
+/** `--mutant-families`: some of the rules' families, comma-separated, in generation order. */
+export function mutantFamiliesFrom(list: string): RuleFamily[] {
+  const named = list.split(',').map((family) => family.trim());
+  const unknown = named.filter((family) => !RULE_FAMILIES.includes(family as RuleFamily));
+  if (unknown.length > 0) {
+    throw new UserError(
+      `--mutant-families takes ${RULE_FAMILIES.join(', ')}, comma-separated, not '${unknown.join(',')}'`,
+    );
+  }
+  return RULE_FAMILIES.filter((family) => named.includes(family));
 }
 
 /* The strengthening stage's drivers: `witnessgym instances validate`, `witnessgym strengthen`. */
@@ -60,6 +73,8 @@ export interface StrengthenStageOptions extends Partial<AgentFlags>, SandboxFlag
   holdOut: number;
   /** `--mutants-per-family` (the rules' families). */
   mutantsPerFamily: number;
+  /** `--mutant-families`: the rules' families, comma-separated. */
+  mutantFamilies: string;
   /** `--agent-mutants`: mutants the agent engine asks for per instance. */
   agentMutants: number;
   /** `--allow-endpoint`, `--no-network`: as `evaluate`'s. */
@@ -75,6 +90,7 @@ export async function strengthenInstances(
   events: EventSink,
 ): Promise<StrengthenSummary> {
   const stages = stagesFrom(options.stages);
+  const mutantFamilies = mutantFamiliesFrom(options.mutantFamilies);
   if (!(options.holdOut >= 0 && options.holdOut < 1)) {
     throw new UserError(`--hold-out must be at least 0 and below 1, not ${options.holdOut}`);
   }
@@ -113,6 +129,7 @@ export async function strengthenInstances(
     stages,
     holdOut: options.holdOut,
     mutantsPerFamily: options.mutantsPerFamily,
+    mutantFamilies,
     agentMutants: options.agentMutants,
     cache,
     events,

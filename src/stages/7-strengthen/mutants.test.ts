@@ -7,6 +7,7 @@ import {
   mutantCandidates,
   type GoldFile,
   type MutantCandidate,
+  type RuleFamily,
 } from './mutants.js';
 
 const BASE = `package org.example;
@@ -139,12 +140,13 @@ function flags(): GoldFile {
 
 function candidatesOf(
   files: GoldFile[],
-  options: { seed?: number; maxPerFamily?: number } = {},
+  options: { seed?: number; maxPerFamily?: number; families?: RuleFamily[] } = {},
 ): MutantCandidate[] {
   return mutantCandidates(files, {
     types: ProjectTypes.fromSources(files.map((file) => file.gold)),
     seed: options.seed ?? 1,
     maxPerFamily: options.maxPerFamily ?? 100,
+    ...(options.families ? { families: options.families } : {}),
   });
 }
 
@@ -362,6 +364,19 @@ describe('mutantCandidates', () => {
     // The bug as it was is always tried, beside the draw.
     expect(drawn.filter((candidate) => candidate.operator === 'no-fix')).toHaveLength(1);
     expect(candidatesOf([WIDE], { seed: 3, maxPerFamily: 2 })).toEqual(drawn);
+  });
+
+  it("tries only the families asked for, each family's draw as it is with all of them", () => {
+    const all = candidatesOf([WIDE], { seed: 3, maxPerFamily: 2 });
+    const some = candidatesOf([WIDE], {
+      seed: 3,
+      maxPerFamily: 2,
+      families: ['operator', 'extreme'],
+    });
+    expect(some.length).toBeGreaterThan(0);
+    expect(some).toEqual(
+      all.filter((candidate) => candidate.family === 'operator' || candidate.family === 'extreme'),
+    );
   });
 
   it('draws differently for other seeds', () => {

@@ -27,8 +27,11 @@ import { INJECTORS } from '../2-inject/rules/index.js';
  * decided later, by running them.
  */
 
+/** The rules' families, in the order they are generated and deduplicated. */
+export const RULE_FAMILIES = ['partial-gold', 'operator', 'bug-type', 'extreme'] as const;
+export type RuleFamily = (typeof RULE_FAMILIES)[number];
 /** The rules' families, and an agent's mutants (agent/mutation.ts). */
-export type MutantFamily = 'partial-gold' | 'operator' | 'bug-type' | 'extreme' | 'agent';
+export type MutantFamily = RuleFamily | 'agent';
 
 /** One production file gold changes: its text before (null: gold adds the file) and after gold. */
 export interface GoldFile {
@@ -61,7 +64,7 @@ export interface MutantCandidate {
   goldLines: number[];
 }
 
-const FAMILIES: readonly MutantFamily[] = ['partial-gold', 'operator', 'bug-type', 'extreme'];
+const FAMILIES: readonly MutantFamily[] = RULE_FAMILIES;
 
 /** The gold lines a mutated text changes or removes, as for the rules' mutants (none when equal). */
 export function goldLinesChangedBy(gold: string, mutated: string): number[] {
@@ -485,12 +488,18 @@ function compareCandidates(a: MutantCandidate, b: MutantCandidate): number {
  * Every family's candidates over gold's files, each different from gold's file and (unless gold
  * changes other files too) from base's, deduplicated by resulting text (the first in family
  * order partial-gold, operator, bug-type, extreme wins), at most `maxPerFamily` per family drawn
- * by `seed`, in family, file, first gold line and operator order. The Java grammar must be
- * loaded (`loadJavaGrammar`).
+ * by `seed`, in family, file, first gold line and operator order; of `families` only (all by
+ * default; a candidate equal to one of a family left out still counts as taken). The Java
+ * grammar must be loaded (`loadJavaGrammar`).
  */
 export function mutantCandidates(
   files: readonly GoldFile[],
-  options: { types: ProjectTypes; seed: number; maxPerFamily: number },
+  options: {
+    types: ProjectTypes;
+    seed: number;
+    maxPerFamily: number;
+    families?: readonly RuleFamily[];
+  },
 ): MutantCandidate[] {
   const byText = new Map<string, MutantCandidate>();
   const generated = files
@@ -501,12 +510,15 @@ export function mutantCandidates(
     if (!byText.has(key)) byText.set(key, candidate);
   }
   const unique = [...byText.values()];
-  return FAMILIES.flatMap((family) => {
-    const pool = unique.filter((candidate) => candidate.family === family);
-    const drawable = pool.filter((candidate) => candidate.operator !== NO_FIX);
-    const drawn = new Set(
-      shuffled(drawable, familyRandom(options.seed, family)).slice(0, options.maxPerFamily),
-    );
-    return pool.filter((candidate) => candidate.operator === NO_FIX || drawn.has(candidate));
-  }).sort(compareCandidates);
+  const families = options.families ?? RULE_FAMILIES;
+  return RULE_FAMILIES.filter((family) => families.includes(family))
+    .flatMap((family) => {
+      const pool = unique.filter((candidate) => candidate.family === family);
+      const drawable = pool.filter((candidate) => candidate.operator !== NO_FIX);
+      const drawn = new Set(
+        shuffled(drawable, familyRandom(options.seed, family)).slice(0, options.maxPerFamily),
+      );
+      return pool.filter((candidate) => candidate.operator === NO_FIX || drawn.has(candidate));
+    })
+    .sort(compareCandidates);
 }

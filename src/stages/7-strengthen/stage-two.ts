@@ -12,7 +12,12 @@ import { codeListing } from './compiler-equivalence.js';
 import { sourceRootRelative } from './coverage.js';
 import { differences, type Evidence } from './evidence.js';
 import { mavenMutantRuns, sandboxMutantRuns, type Probe } from './mutant-runs.js';
-import { mutantCandidates, type GoldFile, type MutantCandidate } from './mutants.js';
+import {
+  mutantCandidates,
+  type GoldFile,
+  type MutantCandidate,
+  type RuleFamily,
+} from './mutants.js';
 import type { FileSlice } from './relevant.js';
 import {
   amplifiedClass,
@@ -93,6 +98,8 @@ export interface StageTwoSetup extends AmplifySetup {
   /** Share of surviving mutants held out from test generation (0: none). */
   holdOut: number;
   maxPerFamily: number;
+  /** The rules' families tried (the agent's source ignores it). */
+  families: readonly RuleFamily[];
 }
 
 /** Which half a mutant falls in: by a hash of the seed, the instance and the mutant. */
@@ -267,6 +274,7 @@ export async function stageTwo(
           types: ProjectTypes.fromSources(goldFiles.map((entry) => entry.gold)),
           seed: setup.seed,
           maxPerFamily: setup.maxPerFamily,
+          families: setup.families,
         });
   const runs =
     setup.source.kind === 'agent'

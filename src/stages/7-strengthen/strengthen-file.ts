@@ -25,6 +25,7 @@ import type { MutantRecord } from './stage-two.js';
 import type { AmplifiedClass } from './stage-one.js';
 import { isolatedJavaSetup } from '../../sandbox/java-runs.js';
 import { recordedValidity } from './validate-file.js';
+import { RULE_FAMILIES, type RuleFamily } from './mutants.js';
 
 /*
  * `witnessgym strengthen <instances.jsonl> --stages coverage --out DIR`: every instance S0 found
@@ -128,6 +129,7 @@ export async function strengthenInstanceFile(
     stages: readonly StrengthenStage[];
     holdOut: number;
     mutantsPerFamily: number;
+    mutantFamilies: readonly RuleFamily[];
     agentMutants: number;
     cache: CacheLayout;
     events: EventSink;
@@ -189,6 +191,11 @@ export async function strengthenInstanceFile(
                 holdOut: options.holdOut,
                 mutants:
                   options.engine.kind === 'agent' ? options.agentMutants : options.mutantsPerFamily,
+                // Only when some are left out, so reports of runs with every family still count.
+                ...(options.engine.kind !== 'agent' &&
+                options.mutantFamilies.length < RULE_FAMILIES.length
+                  ? { families: options.mutantFamilies }
+                  : {}),
               }
             : {}),
         });
@@ -216,6 +223,7 @@ export async function strengthenInstanceFile(
               java,
               holdOut: options.holdOut,
               mutantsPerFamily: options.mutantsPerFamily,
+              mutantFamilies: options.mutantFamilies,
               agentMutants: options.agentMutants,
             });
           } catch (error) {

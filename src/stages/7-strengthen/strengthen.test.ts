@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { UserError } from '../../core/errors.js';
 import { cacheLayout } from '../../core/cache.js';
 import type { EventSink } from '../../events/types.js';
-import { stagesFrom, strengthenInstances } from './driver.js';
+import { mutantFamiliesFrom, stagesFrom, strengthenInstances } from './driver.js';
 import { withCovered } from './strengthen.js';
+import { RULE_FAMILIES } from './mutants.js';
 
 const before = {
   kind: 'Measured' as const,
@@ -42,6 +43,7 @@ const defaults = {
   stages: 'coverage',
   holdOut: 0.5,
   mutantsPerFamily: 6,
+  mutantFamilies: RULE_FAMILIES.join(','),
   agentMutants: 2,
 };
 
@@ -72,6 +74,13 @@ describe('strengthen: --stages and --hold-out', () => {
   it('takes the stages in pipeline order, whatever order they are named in', () => {
     expect(stagesFrom('mutation, coverage')).toEqual(['coverage', 'mutation']);
     expect(stagesFrom('mutation')).toEqual(['mutation']);
+  });
+
+  it('takes mutant families in generation order and refuses an unknown one', async () => {
+    expect(mutantFamiliesFrom('extreme, partial-gold')).toEqual(['partial-gold', 'extreme']);
+    await expect(
+      strengthenInstances('x.jsonl', { ...base, mutantFamilies: 'operator,agent' }, cache, events),
+    ).rejects.toThrow(/--mutant-families takes partial-gold, .* not 'agent'/);
   });
 
   it('refuses an unknown stage and a share outside [0, 1)', async () => {

@@ -19,6 +19,7 @@ import { agentStageOne, type AgentEngineSetup } from './agent/engine.js';
 import { stageTwo, type MutantSource, type StageTwoOutcome } from './stage-two.js';
 import { agentMutantSource } from './agent/mutation.js';
 import type { JavaSandboxSetup } from '../../sandbox/java-runs.js';
+import type { RuleFamily } from './mutants.js';
 
 /*
  * Strengthening one instance, Stage I (SWE-ABS §3.2): the slice of gold's change, its coverage by
@@ -75,6 +76,8 @@ export interface StrengthenSetup {
   /** Share of Stage II's surviving mutants held out from test generation. */
   holdOut: number;
   mutantsPerFamily: number;
+  /** The rules' mutant families Stage II's deterministic engine tries. */
+  mutantFamilies: readonly RuleFamily[];
   /** Mutants the agent engine asks its agent for, per instance. */
   agentMutants: number;
 }
@@ -337,6 +340,7 @@ export async function strengthenInstance(
         copy,
         guard,
         maxPerFamily: setup.mutantsPerFamily,
+        families: setup.mutantFamilies,
         source: mutantSource(setup),
       });
       const split =
