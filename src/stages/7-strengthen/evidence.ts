@@ -8,7 +8,7 @@ import {
 
 /*
  * Evidence that a mutant is not equivalent to gold: a call sequence (a probe method, i.e. one of
- * the instance's tests as it is or with one input changed) whose observed result differs between
+ * the instance's tests as it is, with one input changed or with one call added) whose observed result differs between
  * the two, each side the same in every one of its runs. Without it a surviving mutant is only
  * "unproven", never counted as a blind spot.
  */

@@ -17,15 +17,23 @@ import { baseTestMethod } from '../../core/test-reports.js';
 import { finalClass, keepOnly, methodsOf } from './amplify/assertions.js';
 import { parseObservations, stableObservations, type Observation } from './amplify/observations.js';
 import { observeSourceRoot, probeClass } from './amplify/probes.js';
-import { asIsVariant, inputVariants, testMethods, type InputVariant } from './amplify/variants.js';
+import {
+  asIsVariant,
+  inputVariants,
+  testMethods,
+  type InputVariant,
+  type TestMethod,
+} from './amplify/variants.js';
+import { callAfter, callTargets, callVariants, type CallTarget } from './amplify/calls.js';
 import type { TestFramework } from './amplify/test-class.js';
 import type { BuildSettings } from '../../toolchains/build-settings.js';
 import { packagePattern, sourceRootRelative, type SliceCoverage } from './coverage.js';
 
 /*
  * Stage I's deterministic engine (DSpot's amplification, SWE-ABS's coverage-driven stage): vary
- * the inputs of the instance's own tests, run the variants as probes on gold (three fresh Maven
- * runs, and one more under another locale and time zone), keep the variants whose run covers
+ * the inputs of the instance's own tests or add a call to a method holding a missed line
+ * (amplify/calls.ts), run the variants as probes on gold (three fresh Maven runs, and one more
+ * under another locale and time zone), keep the variants whose run covers
  * relevant lines the suite missed (greedily, the fewest that cover the most), write assertions
  * from what gold did the same way in every run, and keep a new test only if it passes on gold in
  * three fresh runs and compiles against the base tree (it calls no API only gold has).
@@ -34,6 +42,12 @@ import { packagePattern, sourceRootRelative, type SliceCoverage } from './covera
 /** Variants tried per test method, and per test class at most. */
 const VARIANTS_PER_METHOD = 4;
 const VARIANTS_PER_CLASS = 40;
+/**
+ * Calls to the slice's methods added per test method (and one after each input variant), and
+ * per test class at most.
+ */
+const CALLS_PER_METHOD = 3;
+const CALLS_PER_CLASS = 32;
 /** Flags of the run that must agree with the others: a Turkish locale, a far time zone. */
 export const FOREIGN_LOCALE_ARGS = [
   '-Duser.language=tr',
@@ -248,14 +262,39 @@ export function dropRejected<T extends { file: string; source: string; methods: 
  * The project's source classes the instance names, with the variants of their tests; with
  * `asIs`, up to that many of the tests unchanged come first (their values become checks).
  */
+/**
+ * The methods a test can call among those holding one of `lines` (by project-relative file) in
+ * the checked-out tree.
+ */
+async function sliceCallTargets(
+  root: string,
+  lines: ReadonlyMap<string, ReadonlySet<number>>,
+): Promise<CallTarget[]> {
+  const targets: CallTarget[] = [];
+  for (const [file, wanted] of [...lines].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const source = await readTextIfExists(path.join(root, file));
+    if (source !== undefined) targets.push(...callTargets(source, [...wanted]));
+  }
+  return targets;
+}
+
+function methodNamed(methods: readonly TestMethod[], name: string): TestMethod {
+  return methods.find((method) => method.name === name)!;
+}
+
 export async function sourceClasses(
   subject: RepairSubject,
   setup: AmplifySetup,
   losses: StageOneLoss[],
-  options: { asIs: number } = { asIs: 0 },
+  options: {
+    asIs: number;
+    /** Lines (by file) whose methods the calls the variants add aim at. */
+    callsTo: ReadonlyMap<string, ReadonlySet<number>>;
+  },
 ): Promise<SourceClass[]> {
   const { testSources } = subject.project.layout;
   const classes: SourceClass[] = [];
+  const targets = await sliceCallTargets(setup.copy.root, options.callsTo);
   const outer = [
     ...new Set(
       [...instanceTestClasses(subject.instance).keys()].map((name) => name.split('$')[0]!),
@@ -280,7 +319,20 @@ export async function sourceClasses(
     const asIs = shuffled(scan.methods, seededRandom(seed))
       .slice(0, options.asIs)
       .map((method) => asIsVariant(source, method));
-    const variants = [...asIs, ...shuffled(all, seededRandom(seed)).slice(0, VARIANTS_PER_CLASS)];
+    const inputs = shuffled(all, seededRandom(seed)).slice(0, VARIANTS_PER_CLASS);
+    const calls = [
+      ...scan.methods.flatMap((method) =>
+        callVariants(source, method, targets, { seed, max: CALLS_PER_METHOD }),
+      ),
+      ...inputs.flatMap((variant) =>
+        callAfter(source, methodNamed(scan.methods, variant.method), variant, targets, { seed }),
+      ),
+    ];
+    const variants = [
+      ...asIs,
+      ...inputs,
+      ...shuffled(calls, seededRandom(seed)).slice(0, CALLS_PER_CLASS),
+    ];
     if (variants.length === 0) continue;
     let newClass = `${testClass}StrengthenedTest`.replace(
       /TestStrengthenedTest$/,
@@ -371,7 +423,7 @@ export async function stageOne(
   const { layout } = subject.project;
   const gold = withTests(subject, subject.gold);
   await setup.copy.checkout(gold);
-  const sources = await sourceClasses(subject, setup, losses);
+  const sources = await sourceClasses(subject, setup, losses, { asIs: 0, callsTo: missed });
   const variantsTried = sources.reduce((sum, entry) => sum + entry.variants.length, 0);
   if (sources.length === 0) return { kind: 'Amplified', classes: [], variantsTried, losses };
 

@@ -35,8 +35,8 @@ import {
  * Stage II (SWE-ABS §3.3, decided by evidence instead of votes): plausible wrong patches of gold
  * (mutants: the rules' families, or an agent's), kept only if they touch the slice, compile, differ
  * from gold's bytecode and pass the current suite in 3 runs in the sandbox. A survivor is a blind
- * spot only with evidence: one of the instance's tests, as it is or with one input changed, whose
- * observed result differs between gold and the mutant. Survivors split into a generating half and
+ * spot only with evidence: one of the instance's tests, as it is, with one input changed or with a
+ * call added to a method the survivors change, whose observed result differs between gold and the mutant. Survivors split into a generating half and
  * a held-out half; tests are written for the first only (amplified from the instance's tests,
  * gated as Stage I's, and failing on the mutant in 3 runs), the fewest that keep the kill set;
  * the held-out half measures whether they generalise to wrong patches they were not written for.
@@ -313,7 +313,15 @@ export async function stageTwo(
 
   // Probes on gold: the instance's tests as they are and varied, 3 runs and a foreign one.
   await setup.copy.checkout(withTests(subject, subject.gold));
-  const sources = await sourceClasses(subject, setup, losses, { asIs: AS_IS_PER_CLASS });
+  const sources = await sourceClasses(subject, setup, losses, {
+    asIs: AS_IS_PER_CLASS,
+    // Calls aimed at the methods the survivors change.
+    callsTo: survivors.reduce((lines, mutant) => {
+      const file = lines.get(mutant.file) ?? new Set<number>();
+      for (const line of mutant.goldLines) file.add(line);
+      return lines.set(mutant.file, file);
+    }, new Map<string, Set<number>>()),
+  });
   const variantsTried = sources.reduce((sum, entry) => sum + entry.variants.length, 0);
   const probes: Probe[] = sources.map((origin) => {
     const source = probeClass(origin.source, origin.variants, {

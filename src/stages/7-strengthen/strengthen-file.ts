@@ -39,7 +39,7 @@ import { RULE_FAMILIES, type RuleFamily } from './mutants.js';
 
 /**
  * Bump on any change to what the engine adds for the same input (2: the guard's alternatives;
- * 3: Stage II; 4: the class a catch took is observed and checked).
+ * 3: Stage II; 4: the class a catch took is observed, and calls to the slice's methods added).
  */
 const ENGINE_VERSION = 4;
 

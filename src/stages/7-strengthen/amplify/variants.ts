@@ -78,8 +78,12 @@ export type InputOperator =
   | 'string-without-last-char'
   | 'string-doubled'
   | 'string-null'
+  /** A number or a variable passed to a call, passed as null instead (javac keeps the boxed). */
+  | 'argument-null'
   | 'call-duplicated'
   | 'call-removed'
+  /** One more call, to a method of the slice (calls.ts). */
+  | 'call-added'
   /** The test as it is: its observations become stricter checks than it had. */
   | 'as-is';
 
@@ -184,6 +188,7 @@ function integerCandidates(source: string, literal: Node): Candidate[] {
     const type = suffix ? 'Long' : 'Integer';
     candidates.push(replaced('integer-max', argument, `${type}.MAX_VALUE`));
     candidates.push(replaced('integer-min', argument, `${type}.MIN_VALUE`));
+    candidates.push(replaced('argument-null', argument, 'null'));
   }
   return candidates;
 }
@@ -215,6 +220,21 @@ function stringCandidates(literal: Node): Candidate[] {
   const argument = callArgument(literal);
   if (argument) candidates.push(replaced('string-null', argument, 'null'));
   return candidates;
+}
+
+/** A variable passed to a call, passed as null: the input a missing null check fails on. */
+function nullArgumentCandidates(identifier: Node): Candidate[] {
+  const argument = callArgument(identifier);
+  return argument
+    ? [
+        {
+          operator: 'argument-null',
+          edit: { start: argument.startIndex, end: argument.endIndex, text: 'null' },
+          site: identifier,
+          detail: `${identifier.text} → null (line ${lineOf(identifier)})`,
+        },
+      ]
+    : [];
 }
 
 function callCandidates(
@@ -284,6 +304,11 @@ export function inputVariants(
       ...descendants(body, 'string_literal')
         .filter((literal) => changeable(literal) && !literal.text.startsWith('"""'))
         .flatMap(stringCandidates),
+      ...descendants(body, 'identifier')
+        .filter(
+          (identifier) => changeable(identifier) && !oracleOf(identifier.parent!.parent!, context),
+        )
+        .flatMap(nullArgumentCandidates),
       ...descendants(body, 'expression_statement')
         .filter(
           (statement) =>
