@@ -18,6 +18,7 @@ import {
   JUNIT5_CLASS,
 } from '../src/stages/7-strengthen/amplify/test-support.js';
 import { inputVariants, testMethods } from '../src/stages/7-strengthen/amplify/variants.js';
+import { callTargets, callVariants } from '../src/stages/7-strengthen/amplify/calls.js';
 import { jdkTool } from '../src/toolchains/maven/maven.js';
 
 /*
@@ -290,14 +291,26 @@ describe(`amplified classes compile and pass on gold (JUnit jars from ${JARS.rep
     );
   }
 
-  it('compiles Observe.java and the probe class of every variant, at Java 8', async () => {
+  it('compiles Observe.java and the probe class of every variant and added call, at Java 8', async () => {
     const observe = path.join(observeSourceRoot(), 'witnessgym', 'probe', 'Observe.java');
     const files = [observe];
     for (const { source, dir, scan } of CLASSES) {
       if (scan.kind !== 'TestClass') throw new Error(scan.reason);
-      const variants = scan.methods.flatMap((m) =>
-        inputVariants(source, m, { seed: 11, max: 1000 }),
-      );
+      // Calls to every method of the package's production classes, each line a target.
+      const targets = Object.entries(GOLD)
+        .filter(([file]) => path.dirname(file) === dir)
+        .flatMap(([, text]) =>
+          callTargets(
+            text,
+            text.split('\n').map((_, index) => index + 1),
+          ),
+        );
+      expect(targets.length).toBeGreaterThan(0);
+      const variants = scan.methods.flatMap((m) => [
+        ...inputVariants(source, m, { seed: 11, max: 1000 }),
+        ...callVariants(source, m, targets, { seed: 11, max: 1000 }),
+      ]);
+      expect(variants.some((variant) => variant.operator === 'call-added')).toBe(true);
       const name = `${scan.className}Probe`;
       files.push(await written(dir, name, probeClass(source, variants, { className: name })));
     }

@@ -36,6 +36,10 @@ public class WordWrap<T> {
 
     void reset() {
     }
+
+    public List<String> words(String text) {
+        return java.util.Arrays.asList(text.split(" "));
+    }
 }
 `;
 
@@ -164,5 +168,20 @@ describe('callVariants', () => {
     expect(after!.body).toMatch(
       /^\{\n {8}wrap\.add\(null\);\n {8}wrap\.add\("beta"\);\n[^]*\n {8}\w+ result = [^\n]*;\n {4}\}$/,
     );
+  });
+
+  it('holds a result in its declared type where the test can name it, else in an Object', () => {
+    const targets = callTargets(WORD_WRAP, [lineOf(WORD_WRAP, 'Arrays.asList')]);
+    expect(targets).toEqual([
+      expect.objectContaining({ name: 'words', returns: 'java.util.List' }),
+    ]);
+    const declared = (source: string) =>
+      callVariants(source, method(source, 'countsWords'), targets, {
+        seed: 1,
+        max: 1,
+      })[0]!.body.match(/(\w+) result = /)?.[1];
+    // WordWrapTest imports java.util.List; without the import the local is an Object.
+    expect(declared(JUNIT4_CLASS)).toBe('List');
+    expect(declared(JUNIT4_CLASS.replace('import java.util.List;\n', ''))).toBe('Object');
   });
 });

@@ -37,7 +37,10 @@ export interface CallTarget {
   kind: 'method' | 'static' | 'constructor';
   /** Parameter types as declared, generics erased (`int`, `String`, `byte[]`). */
   parameters: string[];
-  /** A type a local can hold the result in, generics erased; `void` when there is none. */
+  /**
+   * A type a local can hold the result in, generics erased; package-qualified when the class's
+   * file imports it (`java.util.List`); `void` when there is none.
+   */
   returns: string;
   /** Whether `new C()` compiles from the class's package (no constructor, or one without parameters). */
   constructible: boolean;
@@ -65,6 +68,14 @@ export function callTargets(source: string, lines: readonly number[]): CallTarge
   return withJavaTree(source, (root) => {
     if (hasSyntaxError(root)) return [];
     const packageName = packageOf(root);
+    const imports = new Map(
+      kids(root)
+        .filter((node) => node.type === 'import_declaration' && !node.text.includes('*'))
+        .map((node) => /([\w.]+)\s*;\s*$/.exec(node.text)?.[1] ?? '')
+        .map((name) => [name.slice(name.lastIndexOf('.') + 1), name] as const),
+    );
+    const qualified = (type: string) =>
+      type.replace(/^\w+/, (simple) => imports.get(simple) ?? simple);
     const targets: CallTarget[] = [];
     for (const owner of kids(root).filter((node) => node.type === 'class_declaration')) {
       const abstractClass = modifierWords(owner).includes('abstract');
@@ -99,7 +110,7 @@ export function callTargets(source: string, lines: readonly number[]): CallTarge
           name: nameOf(member),
           kind: isConstructor ? 'constructor' : isStatic ? 'static' : 'method',
           parameters: parameterList(member),
-          returns: generic ? 'Object' : erasedType(declared),
+          returns: generic ? 'Object' : qualified(erasedType(declared)),
           constructible,
         });
       }
@@ -223,6 +234,47 @@ function pool(
   return [...new Set([...same, 'null'])];
 }
 
+const JAVA_LANG = new Set([
+  'String',
+  'Object',
+  'Number',
+  'CharSequence',
+  'Integer',
+  'Long',
+  'Short',
+  'Byte',
+  'Character',
+  'Boolean',
+  'Double',
+  'Float',
+]);
+const PRIMITIVE_TYPES = /^(int|long|short|byte|char|boolean|double|float|void)(\[\])*$/;
+
+/** The simple names a compilation unit imports by name. */
+function importedSimpleNames(root: Node): Set<string> {
+  return new Set(
+    kids(root)
+      .filter((node) => node.type === 'import_declaration' && !node.text.includes('*'))
+      .map((node) => /(\w+)\s*;\s*$/.exec(node.text)?.[1] ?? ''),
+  );
+}
+
+/**
+ * The type to hold a call's result in, as the test can name it: a primitive or java.lang type;
+ * an imported one the test imports too; one of the target's own package when the test is in it;
+ * else Object, which holds anything without an import.
+ */
+function localType(target: CallTarget, testPackage: string, imported: ReadonlySet<string>): string {
+  const { returns } = target;
+  const element = returns.replace(/(\[\])+$/, '');
+  const simple = returns.slice(returns.lastIndexOf('.') + 1);
+  if (PRIMITIVE_TYPES.test(returns) || JAVA_LANG.has(element)) return returns;
+  if (element.includes('.'))
+    return imported.has(simple.replace(/(\[\])+$/, '')) ? simple : 'Object';
+  const ownPackage = target.className.slice(0, target.className.lastIndexOf('.'));
+  return ownPackage === testPackage ? returns : 'Object';
+}
+
 /** Every combination of the pools' values, at most `limit`, in order. */
 function combinations(pools: readonly string[][], limit: number): string[][] {
   let rows: string[][] = [[]];
@@ -260,11 +312,17 @@ export function callVariants(
     const body = declaration && field(declaration, 'body');
     if (!testClass || !body) throw new Error(`${method.name} is not a test method of this class`);
     const samePackage = packageOf(root);
+    const imported = importedSimpleNames(root);
     const { lineBreak, indentUnit } = fileStyle(classSource, root);
     const held = heldObjects(body, testFields(testClass));
     const literals = {
       ints: [
-        ...new Set(descendants(body, 'decimal_integer_literal').map((node) => node.text)),
+        // Digits only: the pool adds the suffix its parameter's type wants.
+        ...new Set(
+          descendants(body, 'decimal_integer_literal').map((node) =>
+            node.text.replace(/[lL]$/, '').replace(/_/g, ''),
+          ),
+        ),
       ].slice(0, 2),
       strings: [
         ...new Set(
@@ -302,7 +360,8 @@ export function callVariants(
             target.kind === 'constructor'
               ? `new ${qualified}(${args.join(', ')})`
               : `${receiver.text}.${target.name}(${args.join(', ')})`;
-          const returns = target.kind === 'constructor' ? qualified : target.returns;
+          const returns =
+            target.kind === 'constructor' ? qualified : localType(target, samePackage, imported);
           candidates.push({
             block: receiver.block.type === 'field_declaration' ? body : receiver.block,
             statement: returns === 'void' ? `${call};` : `${returns} ${result} = ${call};`,

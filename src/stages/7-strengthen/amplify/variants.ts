@@ -9,6 +9,7 @@ import {
   hasSyntaxError,
   indentationOf,
   modifierWords,
+  kids,
   nameOf,
   statementLineRange,
   within,
@@ -78,7 +79,7 @@ export type InputOperator =
   | 'string-without-last-char'
   | 'string-doubled'
   | 'string-null'
-  /** A number or a variable passed to a call, passed as null instead (javac keeps the boxed). */
+  /** A variable passed to a call, passed as null instead (one declared primitive is left alone). */
   | 'argument-null'
   | 'call-duplicated'
   | 'call-removed'
@@ -188,7 +189,6 @@ function integerCandidates(source: string, literal: Node): Candidate[] {
     const type = suffix ? 'Long' : 'Integer';
     candidates.push(replaced('integer-max', argument, `${type}.MAX_VALUE`));
     candidates.push(replaced('integer-min', argument, `${type}.MIN_VALUE`));
-    candidates.push(replaced('argument-null', argument, 'null'));
   }
   return candidates;
 }
@@ -222,9 +222,24 @@ function stringCandidates(literal: Node): Candidate[] {
   return candidates;
 }
 
+const PRIMITIVES = new Set(['int', 'long', 'short', 'byte', 'char', 'boolean', 'double', 'float']);
+
+/** The names the body declares with a primitive type: null cannot stand for them. */
+function primitiveLocals(body: Node): Set<string> {
+  return new Set(
+    descendants(body, 'local_variable_declaration')
+      .filter((declaration) => PRIMITIVES.has(field(declaration, 'type')?.text ?? ''))
+      .flatMap((declaration) =>
+        kids(declaration)
+          .filter((kid) => kid.type === 'variable_declarator')
+          .map(nameOf),
+      ),
+  );
+}
+
 /** A variable passed to a call, passed as null: the input a missing null check fails on. */
-function nullArgumentCandidates(identifier: Node): Candidate[] {
-  const argument = callArgument(identifier);
+function nullArgumentCandidates(identifier: Node, primitive: ReadonlySet<string>): Candidate[] {
+  const argument = primitive.has(identifier.text) ? undefined : callArgument(identifier);
   return argument
     ? [
         {
@@ -308,7 +323,7 @@ export function inputVariants(
         .filter(
           (identifier) => changeable(identifier) && !oracleOf(identifier.parent!.parent!, context),
         )
-        .flatMap(nullArgumentCandidates),
+        .flatMap((identifier) => nullArgumentCandidates(identifier, primitiveLocals(body))),
       ...descendants(body, 'expression_statement')
         .filter(
           (statement) =>
