@@ -11,6 +11,7 @@ import {
   METHOD_TYPES,
   modifierWords,
   nameOf,
+  parameterTypeNames,
   simpleTypeName,
   statementsOf,
   withJavaTree,
@@ -87,7 +88,7 @@ export function callTargets(source: string, lines: readonly number[]): CallTarge
         (constructors.length === 0 ||
           constructors.some(
             (member) =>
-              parameterList(member).length === 0 && !modifierWords(member).includes('private'),
+              parameterTypeNames(member).length === 0 && !modifierWords(member).includes('private'),
           ));
       const classTypeVariables = typeParameterNames(owner);
       for (const member of members) {
@@ -109,7 +110,7 @@ export function callTargets(source: string, lines: readonly number[]): CallTarge
           className,
           name: nameOf(member),
           kind: isConstructor ? 'constructor' : isStatic ? 'static' : 'method',
-          parameters: parameterList(member),
+          parameters: parameterTypeNames(member),
           returns: generic ? 'Object' : qualified(erasedType(declared)),
           constructible,
         });
@@ -117,24 +118,6 @@ export function callTargets(source: string, lines: readonly number[]): CallTarge
     }
     return targets;
   });
-}
-
-function parameterList(member: Node): string[] {
-  const parameters = field(member, 'parameters');
-  if (!parameters) return [];
-  return kids(parameters)
-    .filter((node) => node.type === 'formal_parameter' || node.type === 'spread_parameter')
-    .map((node) => {
-      if (node.type === 'spread_parameter') {
-        const type = kids(node).find(
-          (k) => k.type !== 'modifiers' && k.type !== 'variable_declarator',
-        );
-        return `${erasedType(type?.text ?? '?')}[]`;
-      }
-      return erasedType(
-        (field(node, 'type')?.text ?? '?') + (field(node, 'dimensions')?.text ?? ''),
-      );
-    });
 }
 
 /** An object the test holds, and where a call on it can go: the end of the block it lives in. */
