@@ -54,6 +54,8 @@ export interface PlantedInstance {
   quoteOnly: string;
   /** With only the slash fixed: the instance's failing test catches it. */
   slashOnly: string;
+  /** Gold with its two cases in each other's place: the same behaviour, other bytecode. */
+  casesSwapped: string;
 }
 
 /** The planted instance under `dir` (its snapshot and instance file), validated by S0. */
@@ -98,5 +100,9 @@ export async function plantedInstance(dir: string): Promise<PlantedInstance> {
     buggy,
     quoteOnly: fixed.replace(slashCase, ''),
     slashOnly: fixed.replace(quoteCase, ''),
+    casesSwapped: fixed
+      .replace(quoteCase, '\0')
+      .replace(slashCase, quoteCase)
+      .replace('\0', slashCase),
   };
 }

@@ -13,6 +13,7 @@ import { withTimeLimit } from '../src/runners/wrappers.js';
 import { isolatedJavaSetup } from '../src/sandbox/java-runs.js';
 import type { MutantRecord } from '../src/stages/7-strengthen/stage-two.js';
 import { RULE_FAMILIES } from '../src/stages/7-strengthen/mutants.js';
+import { EQUIVALENCE_REPORT_PREFIX } from '../src/stages/7-strengthen/agent/equivalence.js';
 import {
   strengthenInstance,
   type InstanceStrengthening,
@@ -44,7 +45,7 @@ afterAll(async () => {
 describe("Stage II's agent engine: the agent's mutants judged in the sandbox", () => {
   const MUTANT_REPORT = `MUTANT_REPORT_JSON: {"file": "${ESCAPE}", "rationale": "testSlash only checks that a string comes back"}`;
 
-  async function agentMutation(adapter: AgentAdapter, readOnly: string[]) {
+  async function agentMutation(adapter: AgentAdapter, readOnly: string[], count = 1) {
     const [instance] = await readInstanceFile(planted.instancesFile);
     const subject = await resolveInstance(instance!, path.dirname(planted.instancesFile), cache);
     const maven = withTimeLimit(mavenTestRunner(mavenToolchain, cache), () =>
@@ -77,7 +78,7 @@ describe("Stage II's agent engine: the agent's mutants judged in the sandbox", (
           holdOut: 0,
           mutantsPerFamily: 2,
           mutantFamilies: RULE_FAMILIES,
-          agentMutants: 1,
+          agentMutants: count,
         }),
         runs,
       };
@@ -86,11 +87,12 @@ describe("Stage II's agent engine: the agent's mutants judged in the sandbox", (
     }
   }
 
-  function agentMutantOf(outcome: InstanceStrengthening): MutantRecord | undefined {
+  function agentMutantsOf(outcome: InstanceStrengthening): MutantRecord[] {
     return outcome.kind === 'Strengthened' || outcome.kind === 'Unchanged'
-      ? outcome.mutation?.mutants.find((mutant) => mutant.family === 'agent')
-      : undefined;
+      ? (outcome.mutation?.mutants.filter((mutant) => mutant.family === 'agent') ?? [])
+      : [];
   }
+  const agentMutantOf = (outcome: InstanceStrengthening) => agentMutantsOf(outcome)[0];
 
   it('a scripted command agent writes the quote-only fix: it survives, is told from gold and killed', async () => {
     const scripts = path.join(work, 'scripts');
@@ -126,16 +128,25 @@ describe("Stage II's agent engine: the agent's mutants judged in the sandbox", (
     expect(await exists(marker)).toBe(false);
   });
 
-  it('runs against a local OpenAI-compatible server: a mutant the tests catch is sent back, the next kept', async () => {
+  it('runs against a local OpenAI-compatible server: a mutant the tests catch is sent back, the next kept; an equivalent one gets three recorded votes', async () => {
     const caught = planted.slashOnly;
     const write = (content: string) => ({
       toolCalls: [{ name: 'write_file', arguments: { path: ESCAPE, content } }],
+    });
+    const vote = (equivalent: boolean) => ({
+      content: `The cases only moved.\n${EQUIVALENCE_REPORT_PREFIX} {"equivalent": ${equivalent}, "reason": "vote ${equivalent}"}`,
     });
     const server = await startFakeOpenAI([
       write(caught),
       { content: MUTANT_REPORT },
       write(planted.quoteOnly),
       { content: MUTANT_REPORT },
+      // The second mutant swaps two cases of the switch: no probe can tell it from gold.
+      write(planted.casesSwapped),
+      { content: MUTANT_REPORT },
+      vote(true),
+      vote(false),
+      vote(true),
     ]);
     try {
       process.env.WITNESSGYM_OPENAI_API_KEY = 'test-key';
@@ -144,9 +155,21 @@ describe("Stage II's agent engine: the agent's mutants judged in the sandbox", (
         model: 'fake-model',
         baseUrl: server.baseURL,
       });
-      const { outcome } = await agentMutation(adapter, []);
-      const mutant = agentMutantOf(outcome);
+      const { outcome, runs } = await agentMutation(adapter, [], 2);
+      const [mutant, swapped] = agentMutantsOf(outcome);
       expect(mutant?.fate).toMatchObject({ kind: 'NonEquivalent' });
+      // The judge's three votes are recorded on the unproven mutant, and decide nothing.
+      expect(swapped?.fate).toEqual({
+        kind: 'Unproven',
+        compared: expect.any(Number),
+        votes: {
+          equivalent: 2,
+          different: 1,
+          unanswered: 0,
+          reasons: ['vote true', 'vote false', 'vote true'],
+        },
+      });
+      expect(runs.filter((run) => run.startsWith(`judge-${swapped!.id}-`))).toHaveLength(3);
       const prompts = server.requests.map((request) =>
         request.body.messages.map((message) => message.content ?? '').join('\n'),
       );

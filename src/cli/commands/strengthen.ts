@@ -31,6 +31,11 @@ function mutantLines(mutants: NonNullable<StrengthenSummary['mutants']>): string
     `mutants: ${count(mutants.byFate) || 'none'}`,
     ...Object.entries(mutants.byFamily).map(([family, fates]) => `  ${family}: ${count(fates)}`),
     `told from gold: ${mutants.generating.proven} for test generation (${mutants.generating.killed} killed by a kept test), ${mutants.heldOut.proven} held out; ${mutants.heldOut.unproven} unproven (${mutants.heldOut.file}: give it to reevaluate to measure the held-out kill rate)`,
+    ...(mutants.judged.equivalent + mutants.judged.different + mutants.judged.undecided > 0
+      ? [
+          `the agent's votes on unproven survivors (not evidence): ${mutants.judged.equivalent} equivalent, ${mutants.judged.different} different, ${mutants.judged.undecided} undecided`,
+        ]
+      : []),
   ];
 }
 

@@ -11,6 +11,7 @@ import { probeClass } from './amplify/probes.js';
 import { codeListing } from './compiler-equivalence.js';
 import { sourceRootRelative } from './coverage.js';
 import { differences, type Evidence } from './evidence.js';
+import type { EquivalenceVotes } from './agent/equivalence.js';
 import { mavenMutantRuns, sandboxMutantRuns, type Probe } from './mutant-runs.js';
 import {
   mutantCandidates,
@@ -60,7 +61,7 @@ export type MutantFate =
    * Survives, and none of the `compared` probe methods (run on gold and on it) tells it from gold:
    * possibly equivalent, never a blind spot.
    */
-  | { kind: 'Unproven'; compared: number }
+  | { kind: 'Unproven'; compared: number; votes?: EquivalenceVotes }
   /**
    * Survives, and a probe tells it from gold: a blind spot. `killedBy`: the new tests that fail on
    * it in 3 runs (generating half); null for the held-out half, which re-evaluation measures.
@@ -90,6 +91,13 @@ export type MutantSource =
   | {
       kind: 'agent';
       generate: (subject: RepairSubject, files: readonly GoldFile[]) => Promise<MutantCandidate[]>;
+      /** SWE-ABS's three votes on a survivor no probe told from gold: recorded, never decisive. */
+      judge: (
+        subject: RepairSubject,
+        file: GoldFile,
+        source: string,
+        mutantId: string,
+      ) => Promise<EquivalenceVotes>;
     };
 
 export interface StageTwoSetup extends AmplifySetup {
@@ -362,6 +370,16 @@ export async function stageTwo(
             kind: 'Unproven',
             compared: compared.reduce((sum, entry) => sum + entry.methods.length, 0),
           };
+  }
+
+  // The agent's votes on what no probe told apart, recorded beside the evidence's verdict.
+  if (setup.source.kind === 'agent') {
+    for (const mutant of survivors) {
+      if (mutant.fate.kind !== 'Unproven') continue;
+      const candidate = candidates.find((entry) => entry.id === mutant.id)!;
+      const file = goldFiles.find((entry) => entry.file === candidate.file)!;
+      mutant.fate.votes = await setup.source.judge(subject, file, candidate.source, mutant.id);
+    }
   }
 
   // Killing tests for the generating half: the probes that told a mutant from gold, with checks.

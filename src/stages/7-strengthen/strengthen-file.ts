@@ -87,6 +87,11 @@ export interface StrengthenSummary {
     generating: { proven: number; killed: number };
     /** Held-out mutants told from gold, and unproven survivors: a predictions file for reevaluate. */
     heldOut: { proven: number; unproven: number; file: string };
+    /**
+     * The agent engine's equivalence votes on unproven survivors, by majority of 3 (SWE-ABS's
+     * judge): recorded, never counted as evidence either way.
+     */
+    judged: { equivalent: number; different: number; undecided: number };
   } | null;
   durationMs: number;
 }
@@ -335,6 +340,14 @@ export async function strengthenInstanceFile(
     const family = (byFamily[mutant.family] ??= {});
     family[mutant.fate.kind] = (family[mutant.fate.kind] ?? 0) + 1;
   }
+  const judged = { equivalent: 0, different: 0, undecided: 0 };
+  for (const mutant of allMutants) {
+    const votes = mutant.fate.kind === 'Unproven' ? mutant.fate.votes : undefined;
+    if (!votes) continue;
+    if (votes.equivalent >= 2) judged.equivalent++;
+    else if (votes.different >= 2) judged.different++;
+    else judged.undecided++;
+  }
   const provenIn = (half: MutantRecord['half']) =>
     allMutants.filter((mutant) => mutant.half === half && mutant.fate.kind === 'NonEquivalent');
   const stageCount = (classesOf: (index: number) => readonly AmplifiedClass[]) => ({
@@ -417,6 +430,7 @@ export async function strengthenInstanceFile(
             unproven: byFate['Unproven'] ?? 0,
             file: heldOutMutantsFile,
           },
+          judged,
         }
       : null,
     durationMs: Date.now() - started,

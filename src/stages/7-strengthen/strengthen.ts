@@ -235,6 +235,8 @@ function mutantSource(setup: StrengthenSetup): MutantSource {
     cache: setup.cache,
     count: setup.agentMutants,
     saveRun: (index, result) => engine.setup.saveRun(`mutant-${index}`, result),
+    saveJudgeRun: (mutantId, vote, result) =>
+      engine.setup.saveRun(`judge-${mutantId}-${vote}`, result),
   });
 }
 

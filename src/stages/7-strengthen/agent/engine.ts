@@ -45,7 +45,7 @@ import {
 
 export type AgentPhase = 'generation' | 'coverage' | 'decoupling';
 /** An agent run kept for the record: a phase of Stage I, or Stage II's n-th mutant. */
-export type AgentRunName = AgentPhase | `mutant-${number}`;
+export type AgentRunName = AgentPhase | `mutant-${number}` | `judge-${string}-${number}`;
 
 export interface AgentEngineSetup {
   cache: CacheLayout;

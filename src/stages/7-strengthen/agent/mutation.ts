@@ -21,6 +21,15 @@ import { isolatedJavaSetup } from '../../../sandbox/java-runs.js';
 import { freshWorkspace } from '../../5-evaluate/workspace.js';
 import { goldLinesChangedBy, type GoldFile, type MutantCandidate } from '../mutants.js';
 import { mutantPatch, type MutantSource } from '../stage-two.js';
+import {
+  countedVotes,
+  equivalencePrompt,
+  equivalenceReportFormat,
+  equivalenceSystemPrompt,
+  readOnlyJudgement,
+  VOTES,
+  type EquivalenceReport,
+} from './equivalence.js';
 
 /*
  * Stage II's agent engine: SWE-ABS's mutant prompt (Appendix A.2). In the sandbox, on the gold
@@ -62,6 +71,12 @@ export interface AgentMutantSetup {
   writable: string[];
   /** Keeps each mutant's agent run, whatever came of it. */
   saveRun: (index: number, result: AgentTaskResult<MutantReport>) => Promise<void>;
+  /** Keeps each vote of the equivalence judge. */
+  saveJudgeRun: (
+    mutantId: string,
+    vote: number,
+    result: AgentTaskResult<EquivalenceReport>,
+  ) => Promise<void>;
   log: (line: string) => void;
 }
 
@@ -125,130 +140,174 @@ async function writtenMutant(
   return { file, source: change!.after };
 }
 
-/** The agent as Stage II's source of mutants. */
+interface GoldWorkspace {
+  /** The gold tree with the instance's tests, as the agent is given it. */
+  given: string;
+  workspace: string;
+  box: Awaited<ReturnType<typeof buildlessSandbox>>;
+}
+
+/** A sandbox without a build on a copy of the gold tree with the instance's tests. */
+async function withGoldWorkspace<T>(
+  subject: RepairSubject,
+  setup: AgentMutantSetup,
+  use: (gold: GoldWorkspace) => Promise<T>,
+): Promise<T> {
+  const dir = await makeTempDir('mutants-agent');
+  try {
+    const given = path.join(dir, 'given');
+    const workspace = path.join(dir, 'workspace');
+    await materialiseTree(withTests(subject, subject.gold), subject.project, given);
+    await mkdir(workspace, { recursive: true });
+    const box = await buildlessSandbox(workspace, setup);
+    try {
+      return await use({ given, workspace, box });
+    } finally {
+      await box.dispose();
+    }
+  } finally {
+    await removeTree(dir);
+  }
+}
+
+/**
+ * The agent as Stage II's source of mutants, and as its equivalence judge of the survivors no
+ * probe told from gold (equivalence.ts).
+ */
 export function agentMutantSource(setup: AgentMutantSetup): MutantSource {
   return {
     kind: 'agent',
+    async judge(subject, file, source, mutantId) {
+      return withGoldWorkspace(subject, setup, async ({ given, workspace, box }) => {
+        const runs: AgentTaskResult<EquivalenceReport>[] = [];
+        for (let vote = 1; vote <= VOTES; vote++) {
+          const result = await runAgentTask({
+            task: {
+              runId: `${subject.instance.instance_id}-judge-${mutantId}-${vote}`,
+              workspace,
+              replayCommand: '',
+              systemPrompt: equivalenceSystemPrompt(),
+              userPrompt: () => equivalencePrompt(subject, file, source),
+              report: equivalenceReportFormat,
+              acceptedWithUnsoundReport:
+                'Without a sound final report line the vote is not counted.',
+            },
+            adapter: setup.adapter,
+            attempts: 1,
+            reset: () => freshWorkspace(given, workspace),
+            judge: async () => readOnlyJudgement,
+            timeoutMs: setup.timeoutMs,
+            log: setup.log,
+            sandbox: box,
+          });
+          await setup.saveJudgeRun(mutantId, vote, result);
+          runs.push(result);
+        }
+        return countedVotes(runs);
+      });
+    },
     async generate(subject, files) {
-      const { project, instance } = subject;
-      const { layout } = project;
+      const { instance } = subject;
+      const { layout } = subject.project;
       const java = await isolatedJavaSetup();
       const base = await preparedInstanceTree(subject, 'base', setup.cache);
-      const dir = await makeTempDir('mutants-agent');
       const mutants: MutantCandidate[] = [];
-      try {
-        const given = path.join(dir, 'given');
-        const workspace = path.join(dir, 'workspace');
-        await materialiseTree(withTests(subject, subject.gold), project, given);
-        await mkdir(workspace, { recursive: true });
-        const box = await buildlessSandbox(workspace, setup);
-        try {
-          for (let index = 0; index < setup.count; index++) {
-            let written: MutantCandidate | undefined;
-            const result = await runAgentTask({
-              task: {
-                runId: `${instance.instance_id}-mutant-${index + 1}`,
-                workspace,
-                replayCommand: '',
-                systemPrompt: systemPrompt(layout.mainSources),
-                userPrompt: (attempt) => mutantPrompt(subject, files, mutants, attempt),
-                report: mutantReportFormat,
-                acceptedWithUnsoundReport:
-                  'The mutant passed the tests, but it does not count without a sound final report line.',
-              },
-              adapter: setup.adapter,
-              attempts: setup.attempts,
-              reset: () => freshWorkspace(given, workspace),
-              judge: async (attempt): Promise<AttemptJudgement> => {
-                const found = await writtenMutant(given, workspace, files);
-                if ('problem' in found) {
-                  return { kind: 'Rejected', reason: 'no mutant', feedback: found.problem };
-                }
-                const rationale = (
-                  attempt.report.kind === 'Parsed' ? attempt.report.report.rationale : ''
-                )
-                  .replace(/\s+/g, ' ')
-                  .trim()
-                  .slice(0, 300);
-                const candidate: MutantCandidate = {
-                  id: sha256Text(`${found.file.file}\0${found.source}`).slice(0, 12),
-                  family: 'agent',
-                  operator: 'agent',
-                  detail: rationale || 'no rationale given',
-                  file: found.file.file,
-                  source: found.source,
-                  goldLines: goldLinesChangedBy(found.file.gold, found.source),
-                };
-                if (mutants.some((mutant) => mutant.id === candidate.id)) {
-                  return {
-                    kind: 'Rejected',
-                    reason: 'a mutant already written',
-                    feedback: 'This is the same code as a wrong version already written.',
-                  };
-                }
-                const patched = await patchedTree(
-                  mutantPatch(candidate, files),
-                  base,
-                  layout,
-                  java,
-                );
-                if (patched.kind !== 'Patched') {
-                  const detail =
-                    patched.kind === 'CompileFailed'
-                      ? patched.messages
-                          .slice(0, 3)
-                          .map(
-                            (message) =>
-                              `${message.file}:${message.line ?? '?'}: ${message.message}`,
-                          )
-                          .join('\n')
-                      : patched.kind;
-                  return {
-                    kind: 'Rejected',
-                    reason: 'does not build',
-                    feedback: `It does not compile:\n${detail}`,
-                  };
-                }
-                try {
-                  const judged = await judgedOnTree(instance, patched.tree, base, layout, java);
-                  if (judged.kind !== 'Judged') {
-                    return {
-                      kind: 'Rejected',
-                      reason: 'tests not run',
-                      feedback: `The tests could not run on it: ${judged.kind}.`,
-                    };
-                  }
-                  if (judged.judgement.kind === 'Unresolved') {
-                    const failing = [...judged.judgement.stillFailing, ...judged.judgement.broken];
-                    const why =
-                      failing.length > 0
-                        ? `These existing tests fail on it, so they already catch it: ${failing.slice(0, 10).join(', ')}`
-                        : `The tests could not judge it: ${judged.classes.map((run) => describeVerdict(run.verdict)).join('; ')}`;
-                    return { kind: 'Rejected', reason: 'caught by the tests', feedback: why };
-                  }
-                } finally {
-                  await removeTree(path.dirname(patched.tree.productionJar));
-                }
-                written = candidate;
+      return withGoldWorkspace(subject, setup, async ({ given, workspace, box }) => {
+        for (let index = 0; index < setup.count; index++) {
+          let written: MutantCandidate | undefined;
+          const result = await runAgentTask({
+            task: {
+              runId: `${instance.instance_id}-mutant-${index + 1}`,
+              workspace,
+              replayCommand: '',
+              systemPrompt: systemPrompt(layout.mainSources),
+              userPrompt: (attempt) => mutantPrompt(subject, files, mutants, attempt),
+              report: mutantReportFormat,
+              acceptedWithUnsoundReport:
+                'The mutant passed the tests, but it does not count without a sound final report line.',
+            },
+            adapter: setup.adapter,
+            attempts: setup.attempts,
+            reset: () => freshWorkspace(given, workspace),
+            judge: async (attempt): Promise<AttemptJudgement> => {
+              const found = await writtenMutant(given, workspace, files);
+              if ('problem' in found) {
+                return { kind: 'Rejected', reason: 'no mutant', feedback: found.problem };
+              }
+              const rationale = (
+                attempt.report.kind === 'Parsed' ? attempt.report.report.rationale : ''
+              )
+                .replace(/\s+/g, ' ')
+                .trim()
+                .slice(0, 300);
+              const candidate: MutantCandidate = {
+                id: sha256Text(`${found.file.file}\0${found.source}`).slice(0, 12),
+                family: 'agent',
+                operator: 'agent',
+                detail: rationale || 'no rationale given',
+                file: found.file.file,
+                source: found.source,
+                goldLines: goldLinesChangedBy(found.file.gold, found.source),
+              };
+              if (mutants.some((mutant) => mutant.id === candidate.id)) {
                 return {
-                  kind: 'Accepted',
-                  summary: `${candidate.file}: passes the existing tests once`,
+                  kind: 'Rejected',
+                  reason: 'a mutant already written',
+                  feedback: 'This is the same code as a wrong version already written.',
                 };
-              },
-              timeoutMs: setup.timeoutMs,
-              log: setup.log,
-              sandbox: box,
-            });
-            await setup.saveRun(index + 1, result);
-            if (result.acceptedAttempt !== null && written) mutants.push(written);
-          }
-        } finally {
-          await box.dispose();
+              }
+              const patched = await patchedTree(mutantPatch(candidate, files), base, layout, java);
+              if (patched.kind !== 'Patched') {
+                const detail =
+                  patched.kind === 'CompileFailed'
+                    ? patched.messages
+                        .slice(0, 3)
+                        .map(
+                          (message) => `${message.file}:${message.line ?? '?'}: ${message.message}`,
+                        )
+                        .join('\n')
+                    : patched.kind;
+                return {
+                  kind: 'Rejected',
+                  reason: 'does not build',
+                  feedback: `It does not compile:\n${detail}`,
+                };
+              }
+              try {
+                const judged = await judgedOnTree(instance, patched.tree, base, layout, java);
+                if (judged.kind !== 'Judged') {
+                  return {
+                    kind: 'Rejected',
+                    reason: 'tests not run',
+                    feedback: `The tests could not run on it: ${judged.kind}.`,
+                  };
+                }
+                if (judged.judgement.kind === 'Unresolved') {
+                  const failing = [...judged.judgement.stillFailing, ...judged.judgement.broken];
+                  const why =
+                    failing.length > 0
+                      ? `These existing tests fail on it, so they already catch it: ${failing.slice(0, 10).join(', ')}`
+                      : `The tests could not judge it: ${judged.classes.map((run) => describeVerdict(run.verdict)).join('; ')}`;
+                  return { kind: 'Rejected', reason: 'caught by the tests', feedback: why };
+                }
+              } finally {
+                await removeTree(path.dirname(patched.tree.productionJar));
+              }
+              written = candidate;
+              return {
+                kind: 'Accepted',
+                summary: `${candidate.file}: passes the existing tests once`,
+              };
+            },
+            timeoutMs: setup.timeoutMs,
+            log: setup.log,
+            sandbox: box,
+          });
+          await setup.saveRun(index + 1, result);
+          if (result.acceptedAttempt !== null && written) mutants.push(written);
         }
         return mutants;
-      } finally {
-        await removeTree(dir);
-      }
+      });
     },
   };
 }
