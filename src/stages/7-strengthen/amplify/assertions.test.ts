@@ -246,7 +246,7 @@ import org.junit.Test;`);
     expect(final).not.toContain('witnessgym');
   });
 
-  it('checks the class a catch took, or nothing where the catch never ran', () => {
+  it('checks the class a catch took, and fails in a catch gold never entered', () => {
     const variants = [unchanged(JUNIT4_CLASS, 'findsNothingInEmptyText')];
     const final = (observations: StableObservations) =>
       methodText(
@@ -268,6 +268,7 @@ import org.junit.Test;`);
             // expected
         }`);
     expect(final(twoRuns())).toContain(`        } catch (NullPointerException expected) {
+            fail("unexpected NullPointerException");
             // expected
         }`);
   });

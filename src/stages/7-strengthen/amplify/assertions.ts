@@ -229,6 +229,22 @@ function caughtClassAssertion(
   return name && `${named('assertEquals')}(${name}.class, ${caught}.getClass())`;
 }
 
+/**
+ * The type a catch takes, when `statement` is the observation probes.ts puts first in it (of the
+ * class the catch took).
+ */
+function uncaughtOnGold(statement: Node, observed: Node): string | undefined {
+  const clause = statement.parent?.parent;
+  if (statement.type !== 'expression_statement' || clause?.type !== 'catch_clause')
+    return undefined;
+  const parameter = kids(clause).find((kid) => kid.type === 'catch_formal_parameter');
+  const caught = parameter && field(parameter, 'name')?.text;
+  const type = parameter && kids(parameter).find((kid) => kid.type === 'catch_type');
+  return caught && type && observed.text === `${caught}.getClass().getName()`
+    ? type.text
+    : undefined;
+}
+
 /** Expressions that can neither throw nor change anything: a name, a literal, `this`. */
 function isInert(node: Node): boolean {
   return /^(identifier|this|.*_literal|true|false)$/.test(node.type);
@@ -291,6 +307,9 @@ function finalMethod(
         assertionOf(seen.values[0]!, expression, named);
       return asStatement ? `${assertion};` : assertion;
     }
+    // A catch gold never entered: entering it is the difference, as the original's fail() meant.
+    const unexpected = seen ? undefined : uncaughtOnGold(node, site.expression);
+    if (unexpected) return `${named('fail')}(${javaString(`unexpected ${unexpected}`)});`;
     // No assertion here. Taking the expression out is safe where it never ran, or where running
     // it could change nothing (nor throw, in the statement that threw); else it stays as code.
     const inThrowing = throwing !== undefined && within(node, throwing);
