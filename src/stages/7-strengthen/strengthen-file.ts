@@ -39,7 +39,8 @@ import { RULE_FAMILIES, type RuleFamily } from './mutants.js';
 
 /**
  * Bump on any change to what the engine adds for the same input (2: the guard's alternatives;
- * 3: Stage II; 4: the class a catch took is observed, and calls to the slice's methods added).
+ * 3: Stage II; 4: the class a catch took is checked, a catch gold never entered fails, and
+ * calls to the slice's methods are added).
  */
 const ENGINE_VERSION = 4;
 
