@@ -10,6 +10,7 @@ import {
   sameTokens,
   signatureText,
   withJavaTrees,
+  packageOf,
 } from './syntax.js';
 import type { Node } from 'web-tree-sitter';
 import { z } from 'zod';
@@ -32,15 +33,6 @@ export const TouchedMemberSchema = z.strictObject({
   buggyLines: z.strictObject({ first: z.number().int(), last: z.number().int() }).nullable(),
 });
 export type TouchedMember = z.infer<typeof TouchedMemberSchema>;
-
-function packageOf(root: Node): string {
-  const declaration = root.namedChildren.find((child) => child?.type === 'package_declaration');
-  if (!declaration) return '';
-  const name = declaration.namedChildren.find(
-    (child) => child?.type === 'scoped_identifier' || child?.type === 'identifier',
-  );
-  return name?.text ?? '';
-}
 
 function binaryClassName(member: Node, root: Node): string {
   const pkg = packageOf(root);

@@ -222,6 +222,16 @@ export function simpleTypeName(typeText: string): string {
   return erased.slice(erased.lastIndexOf('.') + 1);
 }
 
+/** The package a compilation unit declares, '' for the default package. */
+export function packageOf(root: Node): string {
+  const declaration = root.namedChildren.find((child) => child?.type === 'package_declaration');
+  if (!declaration) return '';
+  const name = declaration.namedChildren.find(
+    (child) => child?.type === 'scoped_identifier' || child?.type === 'identifier',
+  );
+  return name?.text ?? '';
+}
+
 export function nameOf(node: Node): string {
   return field(node, 'name')?.text ?? '';
 }

@@ -11,13 +11,14 @@ import {
   METHOD_TYPES,
   modifierWords,
   nameOf,
+  packageOf,
   parameterTypeNames,
   simpleTypeName,
   statementsOf,
   withJavaTree,
 } from '../../../lang/java/syntax.js';
 import { lineIndentation } from './rewrite.js';
-import { primaryClass } from './test-class.js';
+import { importedNames, primaryClass } from './test-class.js';
 import type { InputVariant, TestMethod } from './variants.js';
 
 /*
@@ -47,12 +48,6 @@ export interface CallTarget {
   constructible: boolean;
 }
 
-function packageOf(root: Node): string {
-  const declaration = kids(root).find((node) => node.type === 'package_declaration');
-  const name = declaration && kids(declaration).find((node) => node.type !== 'package');
-  return name ? name.text.replace(/\s/g, '').replace(/;$/, '') : '';
-}
-
 function typeParameterNames(node: Node): string[] {
   const parameters = field(node, 'type_parameters');
   return parameters
@@ -69,12 +64,7 @@ export function callTargets(source: string, lines: readonly number[]): CallTarge
   return withJavaTree(source, (root) => {
     if (hasSyntaxError(root)) return [];
     const packageName = packageOf(root);
-    const imports = new Map(
-      kids(root)
-        .filter((node) => node.type === 'import_declaration' && !node.text.includes('*'))
-        .map((node) => /([\w.]+)\s*;\s*$/.exec(node.text)?.[1] ?? '')
-        .map((name) => [name.slice(name.lastIndexOf('.') + 1), name] as const),
-    );
+    const imports = namedImports(root);
     const qualified = (type: string) =>
       type.replace(/^\w+/, (simple) => imports.get(simple) ?? simple);
     const targets: CallTarget[] = [];
@@ -233,12 +223,12 @@ const JAVA_LANG = new Set([
 ]);
 const PRIMITIVE_TYPES = /^(int|long|short|byte|char|boolean|double|float|void)(\[\])*$/;
 
-/** The simple names a compilation unit imports by name. */
-function importedSimpleNames(root: Node): Set<string> {
-  return new Set(
-    kids(root)
-      .filter((node) => node.type === 'import_declaration' && !node.text.includes('*'))
-      .map((node) => /(\w+)\s*;\s*$/.exec(node.text)?.[1] ?? ''),
+/** The types a compilation unit imports by name: simple name → qualified name. */
+function namedImports(root: Node): Map<string, string> {
+  return new Map(
+    importedNames(root)
+      .filter((entry) => !entry.isStatic && !entry.name.endsWith('*'))
+      .map((entry) => [entry.name.slice(entry.name.lastIndexOf('.') + 1), entry.name]),
   );
 }
 
@@ -247,7 +237,11 @@ function importedSimpleNames(root: Node): Set<string> {
  * an imported one the test imports too; one of the target's own package when the test is in it;
  * else Object, which holds anything without an import.
  */
-function localType(target: CallTarget, testPackage: string, imported: ReadonlySet<string>): string {
+function localType(
+  target: CallTarget,
+  testPackage: string,
+  imported: ReadonlyMap<string, string>,
+): string {
   const { returns } = target;
   const element = returns.replace(/(\[\])+$/, '');
   const simple = returns.slice(returns.lastIndexOf('.') + 1);
@@ -295,7 +289,7 @@ export function callVariants(
     const body = declaration && field(declaration, 'body');
     if (!testClass || !body) throw new Error(`${method.name} is not a test method of this class`);
     const samePackage = packageOf(root);
-    const imported = importedSimpleNames(root);
+    const imported = namedImports(root);
     const { lineBreak, indentUnit } = fileStyle(classSource, root);
     const held = heldObjects(body, testFields(testClass));
     const literals = {
