@@ -33,10 +33,10 @@ import { packagePattern, sourceRootRelative, type SliceCoverage } from './covera
  * Stage I's deterministic engine (DSpot's amplification, SWE-ABS's coverage-driven stage): vary
  * the inputs of the instance's own tests or add a call to a method holding a missed line
  * (amplify/calls.ts), run the variants as probes on gold (three fresh Maven runs, and one more
- * under another locale and time zone), keep the variants whose run covers
- * relevant lines the suite missed (greedily, the fewest that cover the most), write assertions
- * from what gold did the same way in every run, and keep a new test only if it passes on gold in
- * three fresh runs and compiles against the base tree (it calls no API only gold has).
+ * under another locale and time zone), keep the variants whose run covers relevant lines the
+ * suite missed (greedily, the fewest that cover the most), write assertions from what gold did
+ * the same way in every run, and keep a new test only if it passes on gold in three fresh runs
+ * and compiles against the base tree (it calls no API only gold has).
  */
 
 /** Variants tried per test method, and per test class at most. */
@@ -259,10 +259,6 @@ export function dropRejected<T extends { file: string; source: string; methods: 
 }
 
 /**
- * The project's source classes the instance names, with the variants of their tests; with
- * `asIs`, up to that many of the tests unchanged come first (their values become checks).
- */
-/**
  * The methods a test can call among those holding one of `lines` (by project-relative file) in
  * the checked-out tree.
  */
@@ -282,6 +278,10 @@ function methodNamed(methods: readonly TestMethod[], name: string): TestMethod {
   return methods.find((method) => method.name === name)!;
 }
 
+/**
+ * The project's source classes the instance names, with the variants of their tests; with
+ * `asIs`, up to that many of the tests unchanged come first (their values become checks).
+ */
 export async function sourceClasses(
   subject: RepairSubject,
   setup: AmplifySetup,

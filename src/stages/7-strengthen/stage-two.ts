@@ -37,10 +37,11 @@ import {
  * (mutants: the rules' families, or an agent's), kept only if they touch the slice, compile, differ
  * from gold's bytecode and pass the current suite in 3 runs in the sandbox. A survivor is a blind
  * spot only with evidence: one of the instance's tests, as it is, with one input changed or with a
- * call added to a method the survivors change, whose observed result differs between gold and the mutant. Survivors split into a generating half and
- * a held-out half; tests are written for the first only (amplified from the instance's tests,
- * gated as Stage I's, and failing on the mutant in 3 runs), the fewest that keep the kill set;
- * the held-out half measures whether they generalise to wrong patches they were not written for.
+ * call added to a method the survivors change, whose observed result differs between gold and
+ * the mutant. Survivors split into a generating half and a held-out half; tests are written for
+ * the first only (amplified from the instance's tests, gated as Stage I's, and failing on the
+ * mutant in 3 runs), the fewest that keep the kill set; the held-out half measures whether they
+ * generalise to wrong patches they were not written for.
  */
 
 /** Tests of a class probed as they are, beside their input variants. */
