@@ -128,6 +128,24 @@ describe("Stage II's agent engine: the agent's mutants judged in the sandbox", (
     expect(await exists(marker)).toBe(false);
   });
 
+  it('a judge that writes to the host when it votes never reaches it: its runs are in the sandbox', async () => {
+    const scripts = path.join(work, 'judge-scripts');
+    await mkdir(scripts, { recursive: true });
+    await writeFile(path.join(scripts, 'JSONValue.java'), planted.casesSwapped);
+    const marker = path.join(work, 'judge-ran-on-the-host');
+    // Asked for a mutant, it swaps two cases (no probe tells that from gold); asked to judge, it
+    // votes and tries to leave a file on the host.
+    const adapter = createAgentAdapter({
+      agent: 'command',
+      agentCommand: `if grep -q 'Is the variant equivalent'; then touch ${marker}; echo '${EQUIVALENCE_REPORT_PREFIX} {"equivalent": true, "reason": "moved cases"}'; else cp ${path.join(scripts, 'JSONValue.java')} ${ESCAPE}; echo '${MUTANT_REPORT}'; fi`,
+    });
+    const { outcome, runs } = await agentMutation(adapter, [scripts]);
+    const [swapped] = agentMutantsOf(outcome);
+    expect(swapped?.fate).toMatchObject({ kind: 'Unproven', votes: { equivalent: 3 } });
+    expect(runs.filter((run) => run.startsWith('judge-'))).toHaveLength(3);
+    expect(await exists(marker)).toBe(false);
+  });
+
   it('runs against a local OpenAI-compatible server: a mutant the tests catch is sent back, the next kept; an equivalent one gets three recorded votes', async () => {
     const caught = planted.slashOnly;
     const write = (content: string) => ({
