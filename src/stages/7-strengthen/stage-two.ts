@@ -16,6 +16,7 @@ import { mavenMutantRuns, sandboxMutantRuns, type Probe } from './mutant-runs.js
 import {
   mutantCandidates,
   type GoldFile,
+  NO_FIX,
   type MutantCandidate,
   type RuleFamily,
 } from './mutants.js';
@@ -111,14 +112,19 @@ export interface StageTwoSetup extends AmplifySetup {
   families: readonly RuleFamily[];
 }
 
-/** Which half a mutant falls in: by a hash of the seed, the instance and the mutant. */
+/**
+ * Which half a mutant falls in: by a hash of the seed, the instance and the mutant. `no-fix` (the
+ * bug itself) always generates: a suite that still accepts the bug is the first blind spot to
+ * close, and the witness-drop control measures exactly that.
+ */
 export function mutantHalf(
   seed: number,
   instanceId: string,
-  mutantId: string,
+  mutant: Pick<MutantCandidate, 'id' | 'operator'>,
   holdOut: number,
 ): MutantRecord['half'] {
-  const draw = Number.parseInt(sha256Text(`${seed}:${instanceId}:${mutantId}`).slice(0, 8), 16);
+  if (mutant.operator === NO_FIX) return 'generating';
+  const draw = Number.parseInt(sha256Text(`${seed}:${instanceId}:${mutant.id}`).slice(0, 8), 16);
   return draw / 0x1_0000_0000 < holdOut ? 'held-out' : 'generating';
 }
 
@@ -302,7 +308,7 @@ export async function stageTwo(
         goldLines: candidate.goldLines,
       };
       const patch = mutantPatch(candidate, goldFiles);
-      const half = mutantHalf(setup.seed, instance.instance_id, candidate.id, setup.holdOut);
+      const half = mutantHalf(setup.seed, instance.instance_id, candidate, setup.holdOut);
       const fate: MutantFate | { kind: 'Survives' } = touchesSlice(candidate, files)
         ? await survival(subject, patch, candidate.file, (file) => listings.listing(file), setup)
         : { kind: 'Irrelevant' };

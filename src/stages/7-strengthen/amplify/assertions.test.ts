@@ -246,7 +246,7 @@ import org.junit.Test;`);
     expect(final).not.toContain('witnessgym');
   });
 
-  it('checks the class a catch took, and fails in a catch gold never entered', () => {
+  it('checks the class a catch took, and fails in a catch gold never entered (its comments gone)', () => {
     const variants = [unchanged(JUNIT4_CLASS, 'findsNothingInEmptyText')];
     const final = (observations: StableObservations) =>
       methodText(
@@ -269,7 +269,6 @@ import org.junit.Test;`);
         }`);
     expect(final(twoRuns())).toContain(`        } catch (NullPointerException expected) {
             fail("unexpected NullPointerException");
-            // expected
         }`);
   });
 

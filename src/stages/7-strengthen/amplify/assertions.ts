@@ -293,7 +293,12 @@ function finalMethod(
   if (outcome && (!expected || !throwing)) return undefined;
 
   let unkeepable = false;
+  // Catch bodies now failing: their comments ("// Expected") would contradict the fail().
+  const failingCatches = new Set<number>();
   const rewrite: Rewrite = (node) => {
+    if (/^(line|block)_comment$/.test(node.type)) {
+      return node.parent && failingCatches.has(node.parent.id) ? removedStatement(node) : undefined;
+    }
     if (node.type !== 'expression_statement' && !isLambdaBody(node)) return undefined;
     const call = node.type === 'expression_statement' ? node.namedChild(0) : node;
     const site = call ? observationAt(call) : undefined;
@@ -309,7 +314,10 @@ function finalMethod(
     }
     // A catch gold never entered: entering it is the difference, as the original's fail() meant.
     const unexpected = seen ? undefined : uncaughtOnGold(node, site.expression);
-    if (unexpected) return `${named('fail')}(${javaString(`unexpected ${unexpected}`)});`;
+    if (unexpected) {
+      failingCatches.add(node.parent!.id);
+      return `${named('fail')}(${javaString(`unexpected ${unexpected}`)});`;
+    }
     // No assertion here. Taking the expression out is safe where it never ran, or where running
     // it could change nothing (nor throw, in the statement that threw); else it stays as code.
     const inThrowing = throwing !== undefined && within(node, throwing);

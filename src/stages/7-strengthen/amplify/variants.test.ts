@@ -189,6 +189,18 @@ describe('inputVariants', () => {
     ]);
   });
 
+  it('writes `x + 1` made 0 as `x`, but leaves a string sum as it is', () => {
+    const source = PARSER_TEST.replace(
+      '        parser.skip(width-0);\n',
+      '        parser.skip(buf.length + 1);\n        parser.tag("v" + 1);\n',
+    );
+    const variants = allVariants(source, 'skips');
+    // Made 0 by minus-one or by zero, it is the one variant.
+    expect(described(variants)).toContain('integer-minus-one: buf.length + 1 → buf.length');
+    expect(variants.filter((v) => v.body.includes('parser.skip(buf.length);'))).toHaveLength(1);
+    expect(variants.filter((v) => v.body.includes('parser.tag("v" + 0);'))).toHaveLength(1);
+  });
+
   it('removes a call only where the test still calls something', () => {
     // parser() is called inside the statement itself: removing it leaves assertions alone.
     expect(described(allVariants(PARSER_TEST, 'clears'))).toEqual([

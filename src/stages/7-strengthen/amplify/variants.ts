@@ -178,12 +178,23 @@ function integerCandidates(source: string, literal: Node): Candidate[] {
     site: literal,
     detail: `${node.text} → ${text} (line ${lineOf(node)})`,
   });
+  // `x + 1` made 0 reads `x`, as a maintainer would write it, not `x + 0`.
+  const sum = literal.parent;
+  const dropped =
+    sum?.type === 'binary_expression' &&
+    /^[-+]$/.test(field(sum, 'operator')?.text ?? '') &&
+    field(sum, 'right')?.equals(literal) === true &&
+    descendants(field(sum, 'left')!, 'string_literal').length === 0
+      ? sum
+      : undefined;
+  const withValue = (operator: InputOperator, n: bigint): Candidate =>
+    n === 0n && dropped
+      ? replaced(operator, dropped, field(dropped, 'left')!.text)
+      : replaced(operator, literal, n === 0n ? `0${suffix}` : written(n));
   const candidates: Candidate[] = [];
-  if (value + 1n <= limit) {
-    candidates.push(replaced('integer-plus-one', literal, written(value + 1n)));
-  }
-  candidates.push(replaced('integer-minus-one', literal, written(value - 1n)));
-  if (value !== 0n) candidates.push(replaced('integer-zero', literal, `0${suffix}`));
+  if (value + 1n <= limit) candidates.push(withValue('integer-plus-one', value + 1n));
+  candidates.push(withValue('integer-minus-one', value - 1n));
+  if (value !== 0n) candidates.push(withValue('integer-zero', 0n));
   const argument = callArgument(literal);
   if (argument) {
     const type = suffix ? 'Long' : 'Integer';
