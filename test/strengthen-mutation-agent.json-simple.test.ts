@@ -21,6 +21,7 @@ import {
 import { mavenToolchain } from '../src/toolchains/maven/maven.js';
 import { startFakeOpenAI } from './fixtures/agents/fake-openai-server.js';
 import { ESCAPE, plantedInstance, TEST, type PlantedInstance } from './planted-escape.js';
+import { PhaseClock } from '../src/core/phase-clock.js';
 
 /*
  * Stage II's agent engine on the planted blind spot (test/planted-escape.ts): the agent's mutant
@@ -79,6 +80,7 @@ describe("Stage II's agent engine: the agent's mutants judged in the sandbox", (
           mutantsPerFamily: 2,
           mutantFamilies: RULE_FAMILIES,
           agentMutants: count,
+          clock: new PhaseClock(),
         }),
         runs,
       };

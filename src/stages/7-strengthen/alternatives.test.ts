@@ -1,8 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { sha256Text } from '../../core/fs.js';
+import { cacheLayout } from '../../core/cache.js';
+import { makeTempDir, removeTree, sha256Text } from '../../core/fs.js';
+import { writeRecordFile } from '../../records/record.js';
+import type { RepairSubject } from '../../repair/project.js';
 import { behaviourPreservingOperators } from '../3-transform/operators/index.js';
 import { rareInputPathConditioning } from '../3-transform/operators/rare-gate.js';
-import { focusRegions, splitAlternatives, type GoldAlternative } from './alternatives.js';
+import {
+  focusRegions,
+  splitAlternatives,
+  storedAlternativesFile,
+  StoredAlternatives,
+  storedGoldAlternatives,
+  type GoldAlternative,
+} from './alternatives.js';
 
 function alternative(operator: string, variant = ''): GoldAlternative {
   const patch = `--- a/F.java\n+++ b/F.java\n${operator}${variant}\n`;
@@ -51,6 +61,38 @@ describe('splitAlternatives', () => {
 
   it('splits nothing into two empty halves', () => {
     expect(splitAlternatives([], 'instance-1', 7)).toEqual({ guard: [], heldOut: [] });
+  });
+});
+
+describe('storedGoldAlternatives', () => {
+  it('reads back what was found for the same instance and tests, and redoes it for other tests', async () => {
+    const root = await makeTempDir('stored-alternatives');
+    try {
+      const cache = cacheLayout(root);
+      // No project behind it: finding alternatives for it fails, reading them back does not.
+      const subject = {
+        base: { id: '0123456789abcdef' },
+        instance: { patch: 'gold', test_patch: 'tests', FAIL_TO_PASS: ['T#a'], PASS_TO_PASS: [] },
+      } as unknown as RepairSubject;
+      const options = { cache, seed: 7, maven: undefined!, copy: undefined! };
+      const { key, file } = storedAlternativesFile(subject, options);
+      const found = {
+        alternatives: ALTERNATIVES.slice(0, 2),
+        losses: [{ operator: 't_c', reason: 'no site' }],
+      };
+      await writeRecordFile(file, StoredAlternatives, { key, ...found });
+      expect(await storedGoldAlternatives(subject, options)).toEqual(found);
+
+      const otherTests = {
+        ...subject,
+        instance: { ...subject.instance, FAIL_TO_PASS: [] },
+      } as unknown as RepairSubject;
+      expect(storedAlternativesFile(otherTests, options).file).not.toBe(file);
+      expect(storedAlternativesFile(subject, { ...options, seed: 8 }).file).not.toBe(file);
+      await expect(storedGoldAlternatives(otherTests, options)).rejects.toThrow();
+    } finally {
+      await removeTree(root);
+    }
   });
 });
 

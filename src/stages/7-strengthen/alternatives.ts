@@ -1,11 +1,13 @@
 import path from 'node:path';
 import { parsePatch } from 'diff';
+import { z } from 'zod';
 import type { CacheLayout } from '../../core/cache.js';
 import { errorMessage } from '../../core/errors.js';
 import { sha256Text } from '../../core/fs.js';
 import { seededRandom, shuffled } from '../../core/random.js';
 import { describeVerdict } from '../../core/verdict.js';
 import { applyEdits, loadJavaGrammar } from '../../lang/java/syntax.js';
+import { defineRecord, readRecordFile, writeRecordFile } from '../../records/record.js';
 import {
   patchOf,
   stateFiles,
@@ -24,6 +26,7 @@ import { analyseSource } from '../../toolchains/jvm/source-model.js';
 import { lineStarts } from '../3-transform/focus.js';
 import { behaviourPreservingOperators } from '../3-transform/operators/index.js';
 import type { TransformOperator, TransformSite } from '../3-transform/operators/types.js';
+import { ENGINE_VERSION } from './engine-version.js';
 import { goldFiles } from './relevant.js';
 
 /*
@@ -282,6 +285,61 @@ export async function goldAlternatives(
     else losses.push({ operator: operator.id, reason: outcome.reason });
   }
   return { alternatives, losses };
+}
+
+export const StoredAlternatives = defineRecord({
+  kind: 'strengthen-gold-alternatives',
+  version: 1,
+  schema: z.strictObject({
+    key: z.string(),
+    alternatives: z.array(
+      z.strictObject({
+        id: z.string(),
+        operator: z.string(),
+        description: z.string(),
+        patch: z.string(),
+      }),
+    ),
+    losses: z.array(z.strictObject({ operator: z.string(), reason: z.string() })),
+  }),
+});
+
+/** Where `storedGoldAlternatives` keeps an instance's alternatives, and the key they are kept by. */
+export function storedAlternativesFile(
+  subject: RepairSubject,
+  options: { cache: CacheLayout; seed: number; perOperator?: number },
+): { key: string; file: string } {
+  const { instance } = subject;
+  const key = sha256Text(
+    JSON.stringify([
+      ENGINE_VERSION,
+      options.seed,
+      options.perOperator ?? null,
+      subject.base.id,
+      instance.patch,
+      instance.test_patch,
+      instance.FAIL_TO_PASS,
+      instance.PASS_TO_PASS,
+    ]),
+  );
+  return { key, file: path.join(options.cache.root, 'strengthen-alternatives', `${key}.json`) };
+}
+
+/**
+ * `goldAlternatives`, kept in the cache under what decides them (the engine's version, the seed,
+ * the base tree, gold and the instance's tests): a run of other stages, or into another
+ * directory, over the same instances reuses their Maven verdicts instead of redoing them.
+ */
+export async function storedGoldAlternatives(
+  subject: RepairSubject,
+  options: Parameters<typeof goldAlternatives>[1],
+): Promise<{ alternatives: GoldAlternative[]; losses: AlternativeLoss[] }> {
+  const { key, file } = storedAlternativesFile(subject, options);
+  const stored = await readRecordFile(file, StoredAlternatives).catch(() => undefined);
+  if (stored?.key === key) return { alternatives: stored.alternatives, losses: stored.losses };
+  const made = await goldAlternatives(subject, options);
+  await writeRecordFile(file, StoredAlternatives, { key, ...made });
+  return made;
 }
 
 /**

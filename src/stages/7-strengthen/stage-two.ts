@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { readTextIfExists, removeTree, sha256Text } from '../../core/fs.js';
+import type { PhaseClock } from '../../core/phase-clock.js';
 import { loadJavaGrammar } from '../../lang/java/syntax.js';
 import { ProjectTypes } from '../../lang/java/type-index.js';
 import { patchOf, type ProjectState } from '../../project/state.js';
@@ -104,6 +105,7 @@ export type MutantSource =
 
 export interface StageTwoSetup extends AmplifySetup {
   java: JavaSandboxSetup;
+  clock: PhaseClock;
   source: MutantSource;
   /** Share of surviving mutants held out from test generation (0: none). */
   holdOut: number;
@@ -310,7 +312,9 @@ export async function stageTwo(
       const patch = mutantPatch(candidate, goldFiles);
       const half = mutantHalf(setup.seed, instance.instance_id, candidate, setup.holdOut);
       const fate: MutantFate | { kind: 'Survives' } = touchesSlice(candidate, files)
-        ? await survival(subject, patch, candidate.file, (file) => listings.listing(file), setup)
+        ? await setup.clock.time('mutants through the suite', () =>
+            survival(subject, patch, candidate.file, (file) => listings.listing(file), setup),
+          )
         : { kind: 'Irrelevant' };
       // A survivor's fate is decided by the probes below.
       mutants.push({
@@ -328,15 +332,17 @@ export async function stageTwo(
 
   // Probes on gold: the instance's tests as they are and varied, 3 runs and a foreign one.
   await setup.copy.checkout(withTests(subject, subject.gold));
-  const sources = await sourceClasses(subject, setup, losses, {
-    asIs: AS_IS_PER_CLASS,
-    // Calls aimed at the methods the survivors change.
-    callsTo: survivors.reduce((lines, mutant) => {
-      const file = lines.get(mutant.file) ?? new Set<number>();
-      for (const line of mutant.goldLines) file.add(line);
-      return lines.set(mutant.file, file);
-    }, new Map<string, Set<number>>()),
-  });
+  const sources = await setup.clock.time('probe sources', () =>
+    sourceClasses(subject, setup, losses, {
+      asIs: AS_IS_PER_CLASS,
+      // Calls aimed at the methods the survivors change.
+      callsTo: survivors.reduce((lines, mutant) => {
+        const file = lines.get(mutant.file) ?? new Set<number>();
+        for (const line of mutant.goldLines) file.add(line);
+        return lines.set(mutant.file, file);
+      }, new Map<string, Set<number>>()),
+    }),
+  );
   const variantsTried = sources.reduce((sum, entry) => sum + entry.variants.length, 0);
   const probes: Probe[] = sources.map((origin) => {
     const source = probeClass(origin.source, origin.variants, {
@@ -350,13 +356,15 @@ export async function stageTwo(
       origin,
     };
   });
-  const onGold = await runs.onGold(probes, losses);
+  const onGold = await setup.clock.time('probes on gold', () => runs.onGold(probes, losses));
   if (!onGold) return { mutants, classes: [], variantsTried, losses };
 
   // Each survivor, twice: a difference stable on both sides is the evidence.
   const evidenceOf = new Map<string, Evidence[]>();
   for (const mutant of survivors) {
-    const onMutant = await runs.onMutant(mutant, onGold.probes);
+    const onMutant = await setup.clock.time('probes on mutants', () =>
+      runs.onMutant(mutant, onGold.probes),
+    );
     // Only methods that compiled and ran on both sides are compared: one javac dropped on the
     // mutant reached nothing there, which is no difference in behaviour.
     const compared = (onMutant?.probes ?? []).flatMap((probe) => {
@@ -385,7 +393,10 @@ export async function stageTwo(
       if (mutant.fate.kind !== 'Unproven') continue;
       const candidate = candidates.find((entry) => entry.id === mutant.id)!;
       const file = goldFiles.find((entry) => entry.file === candidate.file)!;
-      mutant.fate.votes = await setup.source.judge(subject, file, candidate.source, mutant.id);
+      const { judge } = setup.source;
+      mutant.fate.votes = await setup.clock.time('equivalence judge', () =>
+        judge(subject, file, candidate.source, mutant.id),
+      );
     }
   }
 
@@ -427,11 +438,12 @@ export async function stageTwo(
       });
     }
   }
-  let kept = await runs.passingOnGold(finals, losses);
+  let kept = await setup.clock.time('kill gate', () => runs.passingOnGold(finals, losses));
 
   // The kill gate: a method kills a mutant if it fails on it in each of 3 runs.
   for (const mutant of kept.length > 0 ? targets : []) {
-    for (const [file, methods] of await runs.killing(mutant, kept)) {
+    const killing = await setup.clock.time('kill gate', () => runs.killing(mutant, kept));
+    for (const [file, methods] of killing) {
       const owner = kept.find((candidate) => candidate.file === file)!;
       for (const method of methods) {
         if (owner.methods.includes(method))
@@ -453,7 +465,9 @@ export async function stageTwo(
       ? []
       : [{ ...entry, methods: killing, source: keepOnly(entry.source, killing) }];
   });
-  kept = await passingGuardAndApiRule(subject, kept, setup, losses);
+  kept = await setup.clock.time('guard and API rule', () =>
+    passingGuardAndApiRule(subject, kept, setup, losses),
+  );
 
   // The fewest tests that keep the kill set.
   const kills = new Map<string, Set<string>>(

@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import type { CacheLayout } from '../../core/cache.js';
+import { PhaseClock } from '../../core/phase-clock.js';
 import { errorMessage } from '../../core/errors.js';
 import { writeFileAtomic, writeJsonAtomic } from '../../core/fs.js';
 import { specText } from '../../agents/types.js';
@@ -15,6 +16,7 @@ import { mavenTestRunner } from '../../runners/maven.js';
 import { timeLimit } from '../../runners/time-limits.js';
 import { withTimeLimit } from '../../runners/wrappers.js';
 import { mavenToolchain } from '../../toolchains/maven/maven.js';
+import { ENGINE_VERSION } from './engine-version.js';
 import {
   strengthenInstance,
   type InstanceStrengthening,
@@ -36,14 +38,6 @@ import { RULE_FAMILIES, type RuleFamily } from './mutants.js';
  * `summary.json`. A report is keyed by the instance, the seed and the engine's version: a rerun
  * redoes only what is missing, and writes the same bytes.
  */
-
-/**
- * Bump on any change to what the engine adds for the same input (2: the guard's alternatives;
- * 3: Stage II; 4: the class a catch took is checked, a catch gold never entered fails, and
- * calls to the slice's methods are added; 5: no-fix always in the generating half, `x + 0`
- * written `x`, no "expected" comment left beside a fail()).
- */
-const ENGINE_VERSION = 5;
 
 /** The held-out correct alternatives, as predictions `reevaluate` judges (its false negatives). */
 export const HELD_OUT_MODEL = 'held-out-alternative';
@@ -219,6 +213,7 @@ export async function strengthenInstanceFile(
           outcomeWord = `${earlier.outcome} (earlier run)`;
         } else {
           let outcome: InstanceStrengthening;
+          const clock = new PhaseClock();
           try {
             const subject = await resolveInstance(instance, fileDir, options.cache);
             outcome = await strengthenInstance(subject, {
@@ -232,10 +227,16 @@ export async function strengthenInstanceFile(
               mutantsPerFamily: options.mutantsPerFamily,
               mutantFamilies: options.mutantFamilies,
               agentMutants: options.agentMutants,
+              clock,
             });
           } catch (error) {
             outcome = { kind: 'NotSliced', reason: `harness fault: ${errorMessage(error)}` };
           }
+          options.events.emit({
+            kind: 'Note',
+            stage: 'strengthen',
+            message: `${instance.instance_id}: ${clock.summary()}`,
+          });
           const strengthened = 'instance' in outcome ? outcome.instance : instance;
           if (outcome.kind === 'Strengthened') {
             for (const entry of [...outcome.classes, ...(outcome.mutation?.classes ?? [])]) {

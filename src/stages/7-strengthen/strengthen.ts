@@ -1,4 +1,5 @@
 import type { CacheLayout } from '../../core/cache.js';
+import type { PhaseClock } from '../../core/phase-clock.js';
 import { describeVerdict } from '../../core/verdict.js';
 import { pristineState } from '../../project/project.js';
 import { patchOf, withPatch, type Patch, type ProjectState } from '../../project/state.js';
@@ -10,7 +11,7 @@ import { measureSliceCoverage, type RelevantLines, type SliceCoverage } from './
 import { instanceSlice, type FileSlice } from './relevant.js';
 import { failingMethods, stageOne, type AmplifiedClass, type StageOneLoss } from './stage-one.js';
 import {
-  goldAlternatives,
+  storedGoldAlternatives,
   splitAlternatives,
   type AlternativeLoss,
   type GoldAlternative,
@@ -80,6 +81,8 @@ export interface StrengthenSetup {
   mutantFamilies: readonly RuleFamily[];
   /** Mutants the agent engine asks its agent for, per instance. */
   agentMutants: number;
+  /** Where the instance's time goes (phases may nest: the guard's alternatives, in a stage). */
+  clock: PhaseClock;
 }
 
 /** Who writes the new tests: the amplifier, or an agent (its tests gated in the sandbox). */
@@ -287,14 +290,13 @@ export async function strengthenInstance(
   try {
     const gold = withTests(subject, subject.gold);
     await copy.checkout(gold);
-    const slice = await instanceSlice(subject, copy.root, setup.cache);
+    const { clock } = setup;
+    const slice = await clock.time('slice', () => instanceSlice(subject, copy.root, setup.cache));
     if (slice.kind === 'NotSliced') return slice;
     const tests = instanceTestClasses(instance);
-    const before = await measureSliceCoverage(subject, gold, slice.relevant, {
-      ...setup,
-      copy,
-      testClasses: tests,
-    });
+    const before = await clock.time('coverage', () =>
+      measureSliceCoverage(subject, gold, slice.relevant, { ...setup, copy, testClasses: tests }),
+    );
     if (before.kind === 'NotMeasured') {
       return { kind: 'NotMeasured', files: slice.files, reason: before.reason };
     }
@@ -302,7 +304,9 @@ export async function strengthenInstance(
     let alternatives: SplitAlternatives | null = null;
     const guard = async (): Promise<GoldAlternative[]> => {
       if (!alternatives) {
-        const made = await goldAlternatives(subject, { ...setup, copy });
+        const made = await clock.time('alternatives', () =>
+          storedGoldAlternatives(subject, { ...setup, copy }),
+        );
         alternatives = {
           ...splitAlternatives(made.alternatives, instance.instance_id, setup.seed),
           losses: made.losses,
@@ -314,17 +318,16 @@ export async function strengthenInstance(
     // Stage I: tests where the suite misses relevant lines.
     let stageOne: AddedTests | null = null;
     if (setup.stages.includes('coverage')) {
-      stageOne =
-        setup.engine.kind === 'agent'
-          ? await agentAdded(subject, before, await guard(), {
-              ...setup.engine.setup,
-              cache: setup.cache,
-            })
-          : await amplifiedAdded(subject, gold, before, slice.relevant, tests, {
+      const { engine } = setup;
+      stageOne = await clock.time('stage I', async () =>
+        engine.kind === 'agent'
+          ? agentAdded(subject, before, await guard(), { ...engine.setup, cache: setup.cache })
+          : amplifiedAdded(subject, gold, before, slice.relevant, tests, {
               ...setup,
               copy,
               guard,
-            });
+            }),
+      );
     }
     const added = stageOne?.kind === 'Added' ? stageOne : null;
     let current = added && added.classes.length > 0 ? withAddedTests(instance, added) : instance;
@@ -347,7 +350,9 @@ export async function strengthenInstance(
       });
       const split =
         outcome.classes.length > 0
-          ? await splitOnBase(subjectTwo, outcome.classes, { ...setup, copy })
+          ? await clock.time('split on base', () =>
+              splitOnBase(subjectTwo, outcome.classes, { ...setup, copy }),
+            )
           : { failToPass: [], passToPass: [] };
       mutation = { ...outcome, ...split };
       if (outcome.classes.length > 0) {
