@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
+import type { Interval } from '../../metrics/interval.js';
 import { reevaluate, type ReevaluationSummary } from '../../stages/7-strengthen/reevaluate.js';
 import {
   strengthenInstances,
@@ -20,6 +21,11 @@ import {
 
 function percent(part: number, whole: number): string {
   return whole === 0 ? 'n/a' : `${((100 * part) / whole).toFixed(1)} %`;
+}
+
+/** A Wilson interval as `[low–high %]`. */
+function interval({ low, high }: Interval): string {
+  return `[${(100 * low).toFixed(1)}–${(100 * high).toFixed(1)} %]`;
 }
 
 function mutantLines(mutants: NonNullable<StrengthenSummary['mutants']>): string[] {
@@ -66,14 +72,14 @@ function formatStrengthen(summary: StrengthenSummary): string {
 function formatReevaluation(summary: ReevaluationSummary): string {
   const rows = summary.agents.map(
     (agent) =>
-      `${agent.agent.padEnd(14)} ${percent(agent.acceptedBefore, agent.instances).padStart(8)} → ${percent(agent.passesAfter, agent.instances).padStart(8)}  rank ${agent.rankBefore} → ${agent.rankAfter}  rejected ${agent.rejected} of ${agent.acceptedBefore}${agent.strippedTestEdits > 0 ? `, ${agent.strippedTestEdits} patches with test edits stripped` : ''}`,
+      `${agent.agent.padEnd(14)} ${percent(agent.acceptedBefore, agent.instances).padStart(8)} ${interval(agent.resolveBeforeCi)} → ${percent(agent.passesAfter, agent.instances).padStart(8)} ${interval(agent.resolveAfterCi)}  rank ${agent.rankBefore} → ${agent.rankAfter}  rejected ${agent.rejected} of ${agent.acceptedBefore}${agent.acceptedBefore > 0 ? ` ${interval(agent.rejectedShareCi)}` : ''}${agent.strippedTestEdits > 0 ? `, ${agent.strippedTestEdits} patches with test edits stripped` : ''}`,
   );
   const number = (value: number | null) => (value === null ? 'n/a' : value.toFixed(3));
   return [
     `${summary.instances} instances, ${summary.strengthenedInstances} strengthened; slice coverage ${summary.coverage.before}/${summary.coverage.relevant} → ${summary.coverage.after}/${summary.coverage.relevant}`,
-    'agent           resolved before → after',
+    'agent           resolved before → after (Wilson 95 % intervals)',
     ...rows,
-    `rejected ${summary.overall.rejected} of ${summary.overall.accepted} accepted patches (${summary.overall.rejectedShare === null ? 'n/a' : `${(100 * summary.overall.rejectedShare).toFixed(1)} %`}); Spearman ρ ${number(summary.spearman)}, Kendall τ-b ${number(summary.kendallTauB)}`,
+    `rejected ${summary.overall.rejected} of ${summary.overall.accepted} accepted patches (${summary.overall.rejectedShare === null ? 'n/a' : `${(100 * summary.overall.rejectedShare).toFixed(1)} % ${interval(summary.overall.rejectedShareCi)}`}); Spearman ρ ${number(summary.spearman)}, Kendall τ-b ${number(summary.kendallTauB)}`,
     ...summary.rejections.map(
       (row) =>
         `  rejected: ${row.agent} ${row.instanceId}: ${row.strengthened?.kind === 'Rejected' ? row.strengthened.failing.join(', ') : row.strengthened?.kind}`,

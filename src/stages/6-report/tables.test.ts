@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { wilsonInterval } from '../../metrics/interval.js';
 import { AttemptRowSchema, type AttemptRow, type Diagnosis } from '../5-evaluate/records.js';
 import {
   diagnosisBreakdown,
@@ -12,7 +13,6 @@ import {
   successByBucket,
   successByDepth,
   successByTypeBucket,
-  wilsonInterval,
 } from './tables.js';
 
 const guard = { id: 'guard', name: 'Guard Predicate Inversion', category: 'Logic' } as const;
@@ -80,27 +80,6 @@ function cases(prefix: string, successes: number, n: number, options: RowOptions
     }),
   );
 }
-
-describe('wilsonInterval', () => {
-  it('matches the known 95% bounds', () => {
-    const { low, high } = wilsonInterval(7, 10);
-    expect(low).toBeCloseTo(0.3968, 4);
-    expect(high).toBeCloseTo(0.8922, 4);
-  });
-
-  it('is not empty at 0/n and n/n, and stays inside [0, 1]', () => {
-    const none = wilsonInterval(0, 10);
-    expect(none.low).toBe(0);
-    expect(none.high).toBeCloseTo(0.2775, 4);
-    const all = wilsonInterval(10, 10);
-    expect(all.low).toBeCloseTo(0.7225, 4);
-    expect(all.high).toBe(1);
-  });
-
-  it('gives the whole range when there are no trials', () => {
-    expect(wilsonInterval(0, 0)).toEqual({ low: 0, high: 1 });
-  });
-});
 
 describe('successByAgentSetting', () => {
   it('counts an item that failed and then succeeded once, as a success', () => {

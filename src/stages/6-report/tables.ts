@@ -1,3 +1,4 @@
+import { wilsonInterval, type Interval } from '../../metrics/interval.js';
 import { ContextBucketSchema, type ContextBucket } from '../1-trace/trace.js';
 import { BugTypeRefSchema, type BugTypeRef } from '../2-inject/records.js';
 import {
@@ -16,27 +17,6 @@ import {
  * The unit is the item, one (case, agent, setting): it succeeds once any of its attempts does.
  * Every table is plain data built in a fixed key order, so the tables object is the --json form.
  */
-
-export interface Interval {
-  low: number;
-  high: number;
-}
-
-/**
- * Wilson score interval of a binomial proportion (95% for the default z). Unlike the normal
- * approximation it stays inside [0, 1] and is not empty at 0/n or n/n, which small cells hit.
- * With no trials nothing is known, so n = 0 gives the whole range {0, 1}.
- */
-export function wilsonInterval(successes: number, n: number, z = 1.96): Interval {
-  if (n === 0) return { low: 0, high: 1 };
-  const rate = successes / n;
-  const z2 = z * z;
-  const denominator = 1 + z2 / n;
-  const centre = (rate + z2 / (2 * n)) / denominator;
-  const halfWidth = (z / denominator) * Math.sqrt((rate * (1 - rate)) / n + z2 / (4 * n * n));
-  // Rounding can push the bounds a hair past 0 or 1 at 0/n and n/n.
-  return { low: Math.max(0, centre - halfWidth), high: Math.min(1, centre + halfWidth) };
-}
 
 export interface Count {
   successes: number;

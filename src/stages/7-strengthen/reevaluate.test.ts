@@ -70,6 +70,11 @@ describe('summarise', () => {
     expect(byAgent.A).toMatchObject({ resolveBefore: 0.75, resolveAfter: 0.5, rejected: 1 });
     expect(byAgent.B).toMatchObject({ resolveBefore: 0.5, resolveAfter: 0.5, rejected: 0 });
     expect(byAgent.C).toMatchObject({ resolveBefore: 0.25, resolveAfter: 0, rejected: 1 });
+    // Each rate with its Wilson 95 % interval; B rejected nothing of 2 it had accepted.
+    expect(byAgent.A!.resolveBeforeCi.low).toBeLessThan(0.75);
+    expect(byAgent.A!.resolveBeforeCi.high).toBeGreaterThan(0.75);
+    expect(byAgent.B).toMatchObject({ rejectedShare: 0, rejectedShareCi: { low: 0 } });
+    expect(byAgent.B!.rejectedShareCi.high).toBeCloseTo(0.6576, 4);
     // Ranks: A 1 → 1 and B 2 → 1 (tied at 50 %, both first), C 3 → 3.
     expect([byAgent.A!.rankBefore, byAgent.A!.rankAfter]).toEqual([1, 1]);
     expect([byAgent.B!.rankBefore, byAgent.B!.rankAfter]).toEqual([2, 1]);
@@ -77,7 +82,9 @@ describe('summarise', () => {
   });
 
   it('counts rejections of accepted patches, a new class that does not compile among them', () => {
-    expect(summary.overall).toEqual({ accepted: 6, rejected: 2, rejectedShare: 2 / 6 });
+    expect(summary.overall).toMatchObject({ accepted: 6, rejected: 2, rejectedShare: 2 / 6 });
+    expect(summary.overall.rejectedShareCi.low).toBeCloseTo(0.0968, 4);
+    expect(summary.overall.rejectedShareCi.high).toBeCloseTo(0.7, 1);
     expect(summary.rejections.map((entry) => [entry.agent, entry.instanceId])).toEqual([
       ['A', 'i1'],
       ['C', 'i2'],

@@ -7,6 +7,7 @@ import type { CacheLayout } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
 import { sha256Text } from '../../core/fs.js';
 import type { EventSink } from '../../events/types.js';
+import { wilsonInterval, type Interval } from '../../metrics/interval.js';
 import { competitionRanks, kendallTauB, spearmanRho } from '../../metrics/ranking.js';
 import { patchOf } from '../../project/state.js';
 import { originalInstance, type RepairInstance } from '../../repair/instance.js';
@@ -145,7 +146,16 @@ export interface AgentReevaluation {
   rejected: number;
   resolveBefore: number;
   resolveAfter: number;
+  /** Wilson 95 % intervals of the two rates, over all instances. */
+  resolveBeforeCi: Interval;
+  resolveAfterCi: Interval;
   drop: number;
+  /**
+   * Rejected of accepted, with its Wilson 95 % interval: for held-out mutants the kill rate, for
+   * correct alternatives the false-negative rate.
+   */
+  rejectedShare: number | null;
+  rejectedShareCi: Interval;
   rankBefore: number;
   rankAfter: number;
   strippedTestEdits: number;
@@ -157,7 +167,12 @@ export interface ReevaluationSummary {
   strengthenedInstances: number;
   coverage: { relevant: number; before: number; after: number };
   agents: AgentReevaluation[];
-  overall: { accepted: number; rejected: number; rejectedShare: number | null };
+  overall: {
+    accepted: number;
+    rejected: number;
+    rejectedShare: number | null;
+    rejectedShareCi: Interval;
+  };
   spearman: number | null;
   kendallTauB: number | null;
   rejections: ReevaluationRow[];
@@ -370,7 +385,12 @@ export function summarise(
       rejected: accepted.length - passes.length,
       resolveBefore: accepted.length / total,
       resolveAfter: passes.length / total,
+      resolveBeforeCi: wilsonInterval(accepted.length, total),
+      resolveAfterCi: wilsonInterval(passes.length, total),
       drop: (accepted.length - passes.length) / total,
+      rejectedShare:
+        accepted.length === 0 ? null : (accepted.length - passes.length) / accepted.length,
+      rejectedShareCi: wilsonInterval(accepted.length - passes.length, accepted.length),
       strippedTestEdits: own.filter((row) => row.stripped.length > 0).length,
     };
   });
@@ -403,7 +423,12 @@ export function summarise(
       rankBefore: ranksBefore[index]!,
       rankAfter: ranksAfter[index]!,
     })),
-    overall: { accepted, rejected, rejectedShare: accepted === 0 ? null : rejected / accepted },
+    overall: {
+      accepted,
+      rejected,
+      rejectedShare: accepted === 0 ? null : rejected / accepted,
+      rejectedShareCi: wilsonInterval(rejected, accepted),
+    },
     spearman: spearmanRho(
       perAgent.map((entry) => entry.resolveBefore),
       perAgent.map((entry) => entry.resolveAfter),
