@@ -35,21 +35,20 @@ import { goldFiles } from './relevant.js';
  * resolve it. A new test that fails on such an alternative checks gold's text, not its behaviour.
  */
 
-export interface GoldAlternative {
+const GoldAlternativeSchema = z.strictObject({
   /** sha256Text(patch).slice(0,16) */
-  id: string;
+  id: z.string(),
   /** The transform operator's id. */
-  operator: string;
+  operator: z.string(),
   /** The candidate's one-line description. */
-  description: string;
+  description: z.string(),
   /** Unified diff base → alternative fixed tree, a/ b/ prefixed like gold; production files only. */
-  patch: string;
-}
+  patch: z.string(),
+});
+export type GoldAlternative = z.infer<typeof GoldAlternativeSchema>;
 
-export interface AlternativeLoss {
-  operator: string;
-  reason: string;
-}
+const AlternativeLossSchema = z.strictObject({ operator: z.string(), reason: z.string() });
+export type AlternativeLoss = z.infer<typeof AlternativeLossSchema>;
 
 /** One focus in a production file of gold as the operators see it, or a file javac could not model. */
 type GoldSite =
@@ -292,15 +291,8 @@ export const StoredAlternatives = defineRecord({
   version: 1,
   schema: z.strictObject({
     key: z.string(),
-    alternatives: z.array(
-      z.strictObject({
-        id: z.string(),
-        operator: z.string(),
-        description: z.string(),
-        patch: z.string(),
-      }),
-    ),
-    losses: z.array(z.strictObject({ operator: z.string(), reason: z.string() })),
+    alternatives: z.array(GoldAlternativeSchema),
+    losses: z.array(AlternativeLossSchema),
   }),
 });
 
