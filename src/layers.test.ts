@@ -17,6 +17,7 @@ const LAYERS_BELOW_STAGES = [
   'core',
   'coverage',
   'events',
+  'jobs',
   'lang',
   'metrics',
   'mutants',

@@ -16,6 +16,7 @@ import * as rescore from './commands/rescore.js';
 import * as strengthen from './commands/strengthen.js';
 import * as trace from './commands/trace.js';
 import * as transform from './commands/transform.js';
+import * as worker from './commands/worker.js';
 import { EXIT_INTERNAL, EXIT_USAGE, EXIT_VERDICT, printJson } from './common.js';
 
 /** The commands, in the order help lists them; each registers its flags and handler. */
@@ -33,6 +34,7 @@ const COMMANDS = [
   rescore,
   realism,
   strengthen,
+  worker,
 ];
 
 function buildProgram(): Command {

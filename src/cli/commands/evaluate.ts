@@ -96,6 +96,8 @@ async function evaluate(
   command: Command,
 ): Promise<void> {
   if (options.task === 'repair') {
+    if (options.queue)
+      throw new UserError('--queue applies to --task test: repair attempts run here');
     await evaluateRepair(bench, options, command);
     return;
   }
@@ -141,6 +143,15 @@ export function register(program: Command): void {
     )
     .option('--concurrency <n>', 'items evaluated at once', positiveInteger('--concurrency'), 1)
     .option('--run <dir>', 'where the results database lives (default <bench>/evaluation)')
+    .option(
+      '--queue <url>',
+      "run the attempts as jobs on the workers of this Redis queue (redis://host:6379; see 'witnessgym worker'): the benchmark and --run must be at the same path on every host",
+    )
+    .option(
+      '--agent-concurrency <n>',
+      "with --queue: at most this many attempts at once across all workers (the agent API's spend)",
+      positiveInteger('--agent-concurrency'),
+    )
     .option('--script <file>', 'scripted agent: a JSON file of files to write per attempt')
     .option(
       '--verify-timeout <seconds>',

@@ -3,16 +3,12 @@ import type { CacheLayout } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
 import { exists } from '../../core/fs.js';
 import type { EventSink } from '../../events/types.js';
-import { sandboxedAgentFrom, type SandboxFlags } from '../../agents/sandboxed.js';
+import type { SandboxFlags } from '../../agents/sandboxed.js';
+import { JobCoordinator } from '../../jobs/coordinator.js';
+import { agentRequestOf, evaluationAgent } from './agent-request.js';
 import { runEvaluation, type EvaluateResult } from './evaluate.js';
 import { runRescore, type RescoreResult } from './rescore.js';
-import {
-  loadScript,
-  offlineAgent,
-  OFFLINE_AGENTS,
-  type EvaluationAgent,
-  type OfflineAgentName,
-} from './offline-agents.js';
+import { OFFLINE_AGENTS } from './offline-agents.js';
 import { SETTINGS, type Setting } from './records.js';
 import { DEFAULT_RUN_DIR } from './store.js';
 import { AGENT_NAMES } from '../../agents/adapters/index.js';
@@ -33,6 +29,10 @@ export interface EvaluateStageOptions extends AgentFlags, NetworkFlags, SandboxF
   runs: number;
   /** False (`--no-screen`): submissions are judged without the static screen. */
   screen?: boolean;
+  /** A redis:// URL: the attempts run as jobs on that queue's workers. */
+  queue?: string;
+  /** At most this many attempts at once across the queue's workers (the agent API's spend). */
+  agentConcurrency?: number;
 }
 
 export interface EvaluateStageResult extends EvaluateResult {
@@ -44,25 +44,6 @@ function settingsOf(value: string): Setting[] {
   if (value === 'both') return [...SETTINGS];
   if ((SETTINGS as readonly string[]).includes(value)) return [value as Setting];
   throw new UserError(`--setting must be NoEC, WithEC or both, not '${value}'`);
-}
-
-async function evaluationAgent(options: EvaluateStageOptions): Promise<EvaluationAgent> {
-  if ((OFFLINE_AGENTS as readonly string[]).includes(options.agent)) {
-    const script = options.script ? await loadScript(options.script) : undefined;
-    if (script && options.agent !== 'scripted') {
-      throw new UserError(`--script applies to --agent scripted only`);
-    }
-    return offlineAgent(options.agent as OfflineAgentName, script);
-  }
-  if (options.script) throw new UserError(`--script applies to --agent scripted only`);
-  const { adapter, ...sandbox } = await sandboxedAgentFrom(options);
-  return {
-    name: options.agent,
-    attempts: { kind: 'AsAsked' },
-    sandboxed: true,
-    ...sandbox,
-    forAttempt: async () => adapter,
-  };
 }
 
 /** The evaluate stage: an agent's attempts on a benchmark's cases, and their tables. */
@@ -84,7 +65,18 @@ export async function runEvaluate(
     );
   }
   const settings = settingsOf(options.setting);
-  const agent = await evaluationAgent(options);
+  if (options.agentConcurrency !== undefined && !options.queue) {
+    throw new UserError('--agent-concurrency applies with --queue: without it, use --concurrency');
+  }
+  const request = agentRequestOf(options);
+  const agent = await evaluationAgent(request);
+  const coordinator = options.queue
+    ? await JobCoordinator.open(options.queue, {
+        ...(options.agentConcurrency !== undefined
+          ? { agentConcurrency: options.agentConcurrency }
+          : {}),
+      })
+    : undefined;
   const result = await runEvaluation({
     bench,
     runDir: path.resolve(options.run ?? path.join(bench, DEFAULT_RUN_DIR)),
@@ -100,7 +92,8 @@ export async function runEvaluate(
     runs: options.runs,
     screen: options.screen,
     events,
-  });
+    ...(coordinator ? { queue: { coordinator, agent: request } } : {}),
+  }).finally(() => coordinator?.close());
   return { ...result, agent: agent.name, settings };
 }
 

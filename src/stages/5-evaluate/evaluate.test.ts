@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CaseRecord } from '../4-archive/case.js';
-import { caseMatcher, feedbackFor } from './evaluate.js';
+import { feedbackFor } from './attempt.js';
+import { caseMatcher } from './evaluate.js';
 import { DiagnosisSchema, type Diagnosis } from './records.js';
 
 const caseOf = (id: string, typeId: string, bucket: string, depth: number) =>

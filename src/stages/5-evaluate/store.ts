@@ -1,4 +1,5 @@
 import { openSqliteStore } from '../../records/sqlite.js';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
@@ -196,7 +197,10 @@ export class EvaluationStore {
       .run(key.caseId, key.agent, key.setting, key.attempt, new Date().toISOString());
   }
 
-  /** Stores a finished attempt and the texts it refers to by hash, at once. */
+  /**
+   * Stores a finished attempt and the texts it refers to by hash, at once; an attempt run on a
+   * queue's worker was never begun here, and is stored as begun when it finished.
+   */
   finish(row: AttemptRow, texts: readonly string[]): void {
     const checked = AttemptRowSchema.parse(row);
     this.db.transaction(() => {
@@ -204,18 +208,33 @@ export class EvaluationStore {
       for (const text of texts) insert.run(sha256Text(text), text);
       this.db
         .prepare(
-          `UPDATE attempts SET state = 'done', finished_at = ?, diagnosis = ?, row = ? WHERE case_id = ? AND agent = ? AND setting = ? AND attempt = ?`,
+          `INSERT INTO attempts (case_id, agent, setting, attempt, state, started_at, finished_at, diagnosis, row)
+           VALUES (@caseId, @agent, @setting, @attempt, 'done', @finishedAt, @finishedAt, @diagnosis, @row)
+           ON CONFLICT (case_id, agent, setting, attempt) DO UPDATE SET state = 'done',
+             finished_at = excluded.finished_at, diagnosis = excluded.diagnosis, row = excluded.row`,
         )
-        .run(
-          checked.finishedAt,
-          checked.diagnosis.kind,
-          JSON.stringify(checked),
-          checked.case.caseId,
-          checked.agent,
-          checked.setting,
-          checked.attempt,
-        );
+        .run({
+          caseId: checked.case.caseId,
+          agent: checked.agent,
+          setting: checked.setting,
+          attempt: checked.attempt,
+          finishedAt: checked.finishedAt,
+          diagnosis: checked.diagnosis.kind,
+          row: JSON.stringify(checked),
+        });
     })();
+  }
+
+  /**
+   * The run's own id, made when its store was: a queue's job ids include it, so two run
+   * directories never share a job, and a rerun of one finds its own.
+   */
+  runId(): string {
+    const known = this.meta('run-id');
+    if (known !== undefined) return known;
+    const made = randomUUID();
+    this.setMeta('run-id', made);
+    return made;
   }
 
   /** A fault of the harness while judging an attempt; the attempt is retried. */

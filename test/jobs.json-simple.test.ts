@@ -1,0 +1,300 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exists, makeTempDir, removeTree } from '../src/core/fs.js';
+import { packageRoot } from '../src/core/package-root.js';
+import { UNIT_MARKER_ENV } from '../src/jobs/unit-process.js';
+import type { WorkerEvent } from '../src/jobs/worker.js';
+import type { CaseRecord } from '../src/stages/4-archive/case.js';
+import type { AttemptRow } from '../src/stages/5-evaluate/records.js';
+import { STORE_FILE } from '../src/stages/5-evaluate/store.js';
+import { cli } from './helpers.js';
+import { sharedOneCaseBench } from './shared-fixture.js';
+
+/*
+ * Evaluation as jobs on BullMQ, with a real redis-server on a loopback port and three worker
+ * processes: one is killed mid-unit, and the run must still equal the same evaluation run in one
+ * process, with no unit completed twice and nothing of the killed unit left running.
+ */
+
+const CLI = path.join(packageRoot(), 'dist', 'src', 'cli', 'main.js');
+
+let work: string;
+let bench: string;
+let record: CaseRecord;
+let redis: ChildProcess;
+let queueUrl: string;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function until(what: string, check: () => Promise<boolean> | boolean, ms = 60_000) {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+beforeAll(async () => {
+  work = await makeTempDir('jobs');
+  ({ bench, record } = await sharedOneCaseBench(work));
+  const port = await freePort();
+  redis = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--maxmemory-policy',
+      'noeviction',
+      '--dir',
+      work,
+    ],
+    { stdio: 'ignore' },
+  );
+  queueUrl = `redis://127.0.0.1:${port}`;
+  await until('redis-server to listen', () => {
+    return new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.end();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+  });
+});
+
+afterAll(async () => {
+  redis?.kill('SIGKILL');
+  if (work) await removeTree(work);
+});
+
+interface Worker {
+  child: ChildProcess;
+  events: WorkerEvent[];
+  exited: Promise<void>;
+}
+
+function startWorker(name: string): Worker {
+  const child = spawn(
+    process.execPath,
+    [
+      CLI,
+      'worker',
+      '--redis',
+      queueUrl,
+      '--lock-seconds',
+      '3',
+      '--work-dir',
+      path.join(work, `worker-${name}`),
+      '--json',
+    ],
+    { detached: true, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const events: WorkerEvent[] = [];
+  let buffered = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    const lines = buffered.split('\n');
+    buffered = lines.pop()!;
+    for (const line of lines) if (line.trim()) events.push(JSON.parse(line) as WorkerEvent);
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return { child, events, exited };
+}
+
+function rowsOf(run: string): AttemptRow[] {
+  const db = new Database(path.join(run, STORE_FILE), { readonly: true });
+  try {
+    return (
+      db
+        .prepare(`SELECT row FROM attempts WHERE state = 'done' ORDER BY case_id, setting, attempt`)
+        .all() as { row: string }[]
+    ).map((r) => JSON.parse(r.row) as AttemptRow);
+  } finally {
+    db.close();
+  }
+}
+
+/** A row without what differs between two runs of the same attempt: times. */
+function comparable(row: AttemptRow) {
+  const { agentMs, verifyMs, finishedAt, ...rest } = row;
+  void agentMs;
+  void verifyMs;
+  void finishedAt;
+  return rest;
+}
+
+/** Processes still carrying a unit's marker in their environment. */
+async function processesOfUnit(unit: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const environ = await readFile(`/proc/${entry}/environ`, 'utf8');
+      if (environ.split('\0').includes(`${UNIT_MARKER_ENV}=${unit}`)) found.push(Number(entry));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
+}
+
+describe('witnessgym evaluate --queue with three workers', () => {
+  it('loses nothing and doubles nothing when a worker is killed mid-unit, and equals a run in one process', async () => {
+    // Three attempts per item, so each item's attempts follow one another through the queue.
+    const script = path.join(work, 'script.json');
+    const witness = JSON.parse(
+      await readFile(path.join(bench, 'hidden', record.id, 'witness.json'), 'utf8'),
+    ) as { path: string };
+    const witnessText = await readFile(
+      path.join(bench, 'hidden', record.id, 'files', witness.path),
+      'utf8',
+    );
+    const passing = `package {testPackage};\n\nimport org.junit.Test;\n\npublic class {testClass} {\n    @Test\n    public void passes() {\n    }\n}\n`;
+    await writeFile(
+      script,
+      JSON.stringify({
+        attempts: [
+          { files: { [witness.path]: passing } },
+          { files: { [witness.path]: 'class Broken {' } },
+          { files: { [witness.path]: witnessText } },
+        ],
+      }),
+    );
+    const agent = ['--agent', 'scripted', '--script', script];
+
+    const local = path.join(work, 'run-local');
+    const here = await cli(['evaluate', bench, ...agent, '--run', local, '--json']);
+    expect(here.exitCode, here.stderr).toBe(0);
+    const expected = rowsOf(local);
+    expect(expected.map((row) => row.diagnosis.kind)).toEqual([
+      'NotReached',
+      'DoesNotCompile',
+      'Success',
+      'NotReached',
+      'DoesNotCompile',
+      'Success',
+    ]);
+
+    const workers = ['a', 'b', 'c'].map(startWorker);
+    try {
+      await until('three workers', () =>
+        workers.every((w) => w.events.some((e) => e.kind === 'WorkerReady')),
+      );
+      const queued = path.join(work, 'run-queued');
+      const coordinator = cli([
+        'evaluate',
+        bench,
+        ...agent,
+        '--run',
+        queued,
+        '--queue',
+        queueUrl,
+        '--json',
+      ]);
+
+      // Kill the first worker to start a unit that runs Maven (attempt 1's test), mid-unit.
+      let victim: Worker | undefined;
+      let started: Extract<WorkerEvent, { kind: 'UnitStarted' }> | undefined;
+      await until('a unit to start', () => {
+        for (const w of workers) {
+          const event = w.events.find((e) => e.kind === 'UnitStarted');
+          if (event?.kind === 'UnitStarted') {
+            victim = w;
+            started = event;
+            return true;
+          }
+        }
+        return false;
+      });
+      await until(
+        'the unit to start its processes',
+        async () => (await processesOfUnit(started!.unit)).length > 1,
+      );
+      process.kill(victim!.child.pid!, 'SIGKILL');
+      await victim!.exited;
+
+      const result = await coordinator;
+      expect(result.exitCode, result.stderr).toBe(0);
+
+      // Nothing of the killed unit is left running, nor its directory.
+      await until(
+        'the killed unit to end',
+        async () => (await processesOfUnit(started!.unit)).length === 0,
+        20_000,
+      );
+      expect(
+        await exists(
+          path.join(work, `worker-${['a', 'b', 'c'][workers.indexOf(victim!)]}`, started!.unit),
+        ),
+      ).toBe(false);
+
+      // The killed unit was finished by another worker, and no unit completed twice.
+      const completed = workers.flatMap((w) =>
+        w.events.flatMap((e) => (e.kind === 'UnitCompleted' ? [e] : [])),
+      );
+      expect(completed.filter((e) => e.job === started!.job)).toHaveLength(1);
+      expect(victim!.events.some((e) => e.kind === 'UnitCompleted' && e.job === started!.job)).toBe(
+        false,
+      );
+      const jobs = completed.map((e) => e.job);
+      expect(new Set(jobs).size).toBe(jobs.length);
+      expect(jobs).toHaveLength(6);
+
+      // The same rows as the run in one process, each once.
+      const rows = rowsOf(queued);
+      expect(rows.map(comparable)).toEqual(expected.map(comparable));
+
+      // A rerun resumes: every item is done, nothing is submitted again.
+      const again = await cli([
+        'evaluate',
+        bench,
+        ...agent,
+        '--run',
+        queued,
+        '--queue',
+        queueUrl,
+        '--json',
+      ]);
+      expect(again.exitCode, again.stderr).toBe(0);
+      expect(again.json).toMatchObject({ attemptsRun: 0, alreadyDone: 2 });
+    } finally {
+      for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGTERM');
+      await Promise.all(workers.map((w) => w.exited));
+    }
+  });
+
+  it('refuses a queue it cannot reach with one line saying what to do', async () => {
+    const port = await freePort();
+    const result = await cli([
+      'evaluate',
+      bench,
+      '--agent',
+      'witness',
+      '--queue',
+      `redis://127.0.0.1:${port}`,
+    ]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(
+      /cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+ \(.*ECONNREFUSED.*\): start redis-server/,
+    );
+  });
+});
