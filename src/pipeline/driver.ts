@@ -9,6 +9,8 @@ import {
   type BuildResult,
 } from './pipeline.js';
 import { archiveCase, toolVersions } from '../stages/4-archive/archive.js';
+import { JobCoordinator } from '../jobs/coordinator.js';
+import { queuedCaseUnit } from './case-job.js';
 import { mavenToolchain } from '../toolchains/maven/maven.js';
 import {
   cellKey,
@@ -59,6 +61,8 @@ export interface BuildCommandOptions {
   collateralLimit: number;
   /** A case that other existing classes expose: refused (the default), or kept with them hidden. */
   coWitnesses?: CoWitnessPolicy;
+  /** A redis:// URL: each bug's transformation and suite check run as jobs on its workers. */
+  queue?: string;
   json?: boolean;
 }
 
@@ -306,6 +310,8 @@ export async function runBuildCommand(
         cells: cells.map((cell) => `${cellKey(cell.key)}×${cell.wanted}`),
       });
       const tools = await toolVersions(mavenToolchain);
+      const coWitnesses = options.coWitnesses ?? 'refuse';
+      const coordinator = options.queue ? await JobCoordinator.open(options.queue) : undefined;
       return runBuild({
         cache,
         projects,
@@ -321,7 +327,18 @@ export async function runBuildCommand(
         spare: options.spare,
         otherClassLimit: options.otherClasses,
         collateralLimit: options.collateralLimit,
-        coWitnesses: options.coWitnesses ?? 'refuse',
+        coWitnesses,
+        ...(coordinator
+          ? {
+              queuedUnit: queuedCaseUnit(coordinator, {
+                out,
+                candidates: options.candidates,
+                maven: options.maven,
+                otherClassLimit: options.otherClasses,
+                coWitnesses,
+              }),
+            }
+          : {}),
         archive: async ({ project, injection, transform, contexts, coWitnesses }) => {
           const archived = await archiveCase(
             { project, injection, transform, contexts, tools, coWitnesses },
@@ -332,7 +349,7 @@ export async function runBuildCommand(
             : { kind: 'Archived', caseId: archived.caseId };
         },
         events,
-      });
+      }).finally(() => coordinator?.close());
     },
   );
   return summarise(result, cells, plan, options, out, Date.now() - started);

@@ -1,5 +1,6 @@
 import { jobRegistry } from '../jobs/kind.js';
 import { evaluateAttemptJob } from '../stages/5-evaluate/attempt-job.js';
+import { buildCaseJob } from './case-job.js';
 
 /** Every kind of job a worker of this witnessgym runs: the stages' units, by name. */
-export const JOB_KINDS = jobRegistry([evaluateAttemptJob]);
+export const JOB_KINDS = jobRegistry([evaluateAttemptJob, buildCaseJob]);

@@ -157,6 +157,11 @@ export interface BuildOptions {
   collateralLimit: number;
   /** A kept case that other existing classes expose: refused, or kept with them hidden. */
   coWitnesses: CoWitnessPolicy;
+  /** The units of a project as jobs on a queue's workers (build --queue); here otherwise. */
+  queuedUnit?: (
+    project: FetchedProjectRef,
+    contexts: readonly ExecutionContextRecord[],
+  ) => Promise<CaseUnit>;
   archive: (
     kept: KeptCase,
   ) => Promise<{ kind: 'Archived'; caseId: string } | { kind: 'Refused'; reason: string }>;
@@ -332,6 +337,34 @@ export function transformShortfall(
 
 /** A transformation worker: its transformer, and the whole suite run in its own working copy. */
 type Worker = OpenTransformer & { suite: WholeSuite };
+
+/**
+ * A build's unit of work: a bug transformed by a cell's sequence (unless `transformed` says how
+ * an earlier run did), and a kept case's whole-suite check. Deterministic in its inputs, so a
+ * queue's worker on another host returns what this machine would.
+ */
+export type CaseUnit = (
+  injection: InjectionRecord,
+  sources: CandidateSource[],
+  transformed?: TransformRecord,
+) => Promise<{ record: TransformRecord; suite?: SuiteCheck }>;
+
+/** The unit as a transformer and a whole suite in working copies of their own run it. */
+export function caseUnitOf(
+  worker: Pick<Worker, 'transformer' | 'suite'>,
+  coWitnesses: CoWitnessPolicy,
+): CaseUnit {
+  return async (injection, sources, transformed) => {
+    const record = transformed ?? (await worker.transformer.transform(injection, sources));
+    if (record.outcome.kind !== 'Kept') return { record };
+    const suite = await worker.suite.check(
+      record.outcome.state,
+      injection.witness.testClass,
+      coWitnesses,
+    );
+    return { record, suite };
+  };
+}
 
 /** Why the whole-suite check refused a case, as the ledger and the summary say it. */
 export function suiteRefusal(
@@ -658,7 +691,10 @@ class Build {
     return [...bugs.values()].filter((record) => bucketOf(record) === bucket);
   }
 
-  /** Fills the cells from the bugs, in rounds, transformation jobs spread over the workers. */
+  /**
+   * Fills the cells from the bugs, in rounds, each bug's transformation a unit: on this
+   * machine's workers, or as jobs on the build's queue.
+   */
   private async transformAll(
     project: FetchedProjectRef,
     contexts: readonly ExecutionContextRecord[],
@@ -669,6 +705,28 @@ class Build {
     const earlier = new Map(
       (await readRecords(file, TransformLine)).records.map((record) => [record.id, record]),
     );
+    const rounds = async (workers: number, unitOf: (worker: number) => CaseUnit) => {
+      for (;;) {
+        const jobs = nextJobs({
+          cells,
+          planCells: this.options.cells,
+          injections,
+          entries: this.ledger.entries,
+          counts: (entry) => this.ledger.counts(entry),
+          wantedMore: (cell) => this.wantedMore(cell),
+        });
+        if (jobs.length === 0) break;
+        await runPool(jobs, { workers }, (job, worker) =>
+          this.decide(project, contexts, job, unitOf(worker), earlier, file),
+        );
+      }
+    };
+    if (this.options.queuedUnit) {
+      // Every unit of a round is in flight at once: the queue's workers decide how many run.
+      const unit = await this.options.queuedUnit(project, contexts);
+      await rounds(Number.MAX_SAFE_INTEGER, () => unit);
+      return;
+    }
     const workerCount = Math.max(1, this.options.workers);
     // One pool of warm JVMs for the steps and the whole-suite runs of every worker: a JVM runs
     // in one directory, so two per worker (its transformer's copy and its suite copy).
@@ -695,20 +753,8 @@ class Build {
       })),
     );
     try {
-      for (;;) {
-        const jobs = nextJobs({
-          cells,
-          planCells: this.options.cells,
-          injections,
-          entries: this.ledger.entries,
-          counts: (entry) => this.ledger.counts(entry),
-          wantedMore: (cell) => this.wantedMore(cell),
-        });
-        if (jobs.length === 0) break;
-        await runPool(jobs, { workers: workers.length }, (job, worker) =>
-          this.decide(project, contexts, job, workers[worker]!, earlier, file),
-        );
-      }
+      const units = workers.map((worker) => caseUnitOf(worker, this.options.coWitnesses));
+      await rounds(workers.length, (worker) => units[worker]!);
     } finally {
       for (const worker of workers) {
         await worker.close();
@@ -722,7 +768,7 @@ class Build {
     project: ProjectRef,
     contexts: readonly ExecutionContextRecord[],
     job: Job,
-    worker: Worker,
+    unit: CaseUnit,
     earlier: Map<string, TransformRecord>,
     file: string,
   ): Promise<void> {
@@ -732,11 +778,12 @@ class Build {
     const id = transformId(injection, sources);
     // A case transformed before an interruption is not transformed again, nor one whose first
     // steps already fell short for this bug in another sequence that begins with them.
-    let record = earlier.get(id);
-    if (!record) {
-      record =
-        shortLikeSharedSteps(injection, sources, earlier) ??
-        (await worker.transformer.transform(injection, sources));
+    const known = earlier.get(id) ?? shortLikeSharedSteps(injection, sources, earlier);
+    const { record, suite } =
+      known?.outcome.kind === 'Short'
+        ? { record: known, suite: undefined }
+        : await unit(injection, sources, known);
+    if (!earlier.has(id)) {
       await appendRecords(file, TransformLine, [record]);
       earlier.set(id, record);
     }
@@ -753,12 +800,9 @@ class Build {
         outcome: { kind: 'Short', stoppedAt, reason },
         durationMs: Date.now() - started,
       });
+    } else if (!suite) {
+      throw new Error(`transformed case ${id} was kept without its whole-suite check`);
     } else {
-      const suite = await worker.suite.check(
-        record.outcome.state,
-        injection.witness.testClass,
-        this.options.coWitnesses,
-      );
       if (suite.kind === 'GivenAway' || suite.kind === 'Unfinished') {
         await this.ledger.append({
           ...base,

@@ -207,6 +207,19 @@ export async function resolveFetchedProject(
   return fetchedProject(recipe, cache, what, fetchCommand(argument, request));
 }
 
+/** The fetched copy of a recipe's project in this cache, or a one-line error saying so. */
+export async function projectOfRecipe(
+  recipe: Recipe,
+  cache: CacheLayout,
+): Promise<FetchedProjectRef> {
+  return fetchedProject(
+    recipe,
+    cache,
+    `project ${recipe.name}@${recipe.version}`,
+    `witnessgym corpus fetch ${recipe.name}`,
+  );
+}
+
 /** The fetched copy of a recipe's project, or a one-line error saying how to fetch it. */
 async function fetchedProject(
   recipe: Recipe,

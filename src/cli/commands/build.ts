@@ -158,6 +158,10 @@ export function register(program: Command): void {
         .choices(['refuse', 'hide'])
         .default('refuse'),
     )
+    .option(
+      '--queue <url>',
+      "transform each bug and check its whole suite as jobs on the workers of this Redis queue (redis://host:6379; see 'witnessgym worker'); inject, the ledger and the archive stay here: --out must be at the same path on every host",
+    )
     .option('--json', 'machine-readable output')
     .action(build);
 }

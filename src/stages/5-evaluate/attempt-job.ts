@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { sha256Text } from '../../core/fs.js';
 import { ArtefactStore } from '../../jobs/artefacts.js';
 import { UnitRefused, type JobKind } from '../../jobs/kind.js';
+import { RecipeSchema } from '../../project/recipe.js';
+import { projectOnHost } from '../0-corpus/on-host.js';
 import { benchLayout, readCaseFile } from '../4-archive/archive.js';
 import { evaluationAgent, AgentRequestSchema } from './agent-request.js';
 import { openItemSession } from './attempt.js';
@@ -20,6 +22,8 @@ export const AttemptJobPayloadSchema = z.strictObject({
   bench: z.string(),
   runDir: z.string(),
   caseId: z.string(),
+  /** The recipe of the case's project: a worker without it fetches it by this. */
+  recipe: RecipeSchema,
   setting: SettingSchema,
   attempt: z.number().int().positive(),
   /** The attempts the item is given. */
@@ -71,6 +75,7 @@ export const evaluateAttemptJob: JobKind<AttemptJobPayload, AttemptJobResult> = 
     } catch (error) {
       throw new UnitRefused(`case ${payload.caseId} cannot be read on this host: ${String(error)}`);
     }
+    await projectOnHost(payload.recipe, record.project, context.cache);
     const session = await openItemSession(
       bench.root,
       caseDir,

@@ -9,6 +9,7 @@ import type { EventSink } from '../../events/types.js';
 import type { JobCoordinator } from '../../jobs/coordinator.js';
 import { benchLayout, caseIds, readCaseFile } from '../4-archive/archive.js';
 import type { CaseRecord } from '../4-archive/case.js';
+import { caseProject } from '../4-archive/materialise.js';
 import type { AgentRequest } from './agent-request.js';
 import { openItemSession } from './attempt.js';
 import {
@@ -246,14 +247,21 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
   }
 
   /** The item's attempts as jobs, one after another (each prompt carries the earlier feedback). */
-  async function runItemOnQueue(item: Item, queue: QueueRun, rows: AttemptRow[]): Promise<void> {
+  async function runItemOnQueue(
+    item: Item,
+    record: CaseRecord,
+    queue: QueueRun,
+    rows: AttemptRow[],
+  ): Promise<void> {
     const artefacts = attemptArtefacts(options.runDir);
+    const { recipe } = await caseProject(record, options.cache);
     while (!finishedItem(rows)) {
       const key: AttemptKey = { ...itemKey(item), attempt: rows.length + 1 };
       const payload: AttemptJobPayload = {
         bench: bench.root,
         runDir: options.runDir,
         caseId: item.caseId,
+        recipe,
         setting: item.setting,
         attempt: key.attempt,
         attempts,
@@ -285,7 +293,7 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
       alreadyDone++;
       return `done earlier: ${rows[rows.length - 1]!.diagnosis.kind}`;
     }
-    if (options.queue) await runItemOnQueue(item, options.queue, rows);
+    if (options.queue) await runItemOnQueue(item, record, options.queue, rows);
     else await runItemHere(item, record, rows);
     const last = rows[rows.length - 1]!;
     const once = limit.kind === 'Once' ? ` (one attempt: ${limit.reason})` : '';
