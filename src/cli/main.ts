@@ -9,6 +9,7 @@ import * as corpus from './commands/corpus.js';
 import * as evaluate from './commands/evaluate.js';
 import * as inject from './commands/inject.js';
 import * as instances from './commands/instances.js';
+import * as merge from './commands/merge.js';
 import * as realism from './commands/realism.js';
 import * as replay from './commands/replay.js';
 import * as report from './commands/report.js';
@@ -34,6 +35,7 @@ const COMMANDS = [
   rescore,
   realism,
   strengthen,
+  merge,
   worker,
 ];
 

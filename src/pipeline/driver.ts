@@ -10,6 +10,7 @@ import {
 } from './pipeline.js';
 import { archiveCase, toolVersions } from '../stages/4-archive/archive.js';
 import { JobCoordinator } from '../jobs/coordinator.js';
+import { inShard, parseShard } from '../jobs/shard.js';
 import { queuedCaseUnit } from './case-job.js';
 import { mavenToolchain } from '../toolchains/maven/maven.js';
 import {
@@ -63,6 +64,8 @@ export interface BuildCommandOptions {
   coWitnesses?: CoWitnessPolicy;
   /** A redis:// URL: each bug's transformation and suite check run as jobs on its workers. */
   queue?: string;
+  /** `--shard i/N`: only the cells of this machine's bug types (types never share a bug). */
+  shard?: string;
   json?: boolean;
 }
 
@@ -282,7 +285,10 @@ export async function runBuildCommand(
         options,
         types.map((type) => type.id),
       );
-  const cells = planCells(plan, types, transforms);
+  const shard = options.shard ? parseShard(options.shard) : undefined;
+  const cells = planCells(plan, types, transforms).filter(
+    (cell) => !shard || inShard(shard, cell.typeId),
+  );
   const sourcesFor = (sequence: readonly string[]) =>
     sequence.map((id) =>
       deterministicSource(

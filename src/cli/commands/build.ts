@@ -159,6 +159,10 @@ export function register(program: Command): void {
         .default('refuse'),
     )
     .option(
+      '--shard <i/N>',
+      "only this machine's share of the plan's cells, by bug type (types never share a bug; 1/4 to 4/4 on four machines, as array jobs run); unite the benchmarks with 'witnessgym merge'",
+    )
+    .option(
       '--queue <url>',
       "transform each bug and check its whole suite as jobs on the workers of this Redis queue (redis://host:6379; see 'witnessgym worker'); inject, the ledger and the archive stay here: --out must be at the same path on every host",
     )

@@ -144,6 +144,10 @@ export function register(program: Command): void {
     .option('--concurrency <n>', 'items evaluated at once', positiveInteger('--concurrency'), 1)
     .option('--run <dir>', 'where the results database lives (default <bench>/evaluation)')
     .option(
+      '--shard <i/N>',
+      "only this machine's share of the work, by each unit's key (1/4 to 4/4 on four machines, as array jobs run); unite the outputs with 'witnessgym merge'",
+    )
+    .option(
       '--queue <url>',
       "run the attempts as jobs on the workers of this Redis queue (redis://host:6379; see 'witnessgym worker'): the benchmark and --run must be at the same path on every host",
     )

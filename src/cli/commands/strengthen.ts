@@ -179,6 +179,14 @@ export function register(program: Command): void {
       '--sandbox-write <path...>',
       'agent engine: host paths the sandboxed agent may read and write',
     )
+    .option(
+      '--shard <i/N>',
+      "only this machine's share of the work, by each unit's key (1/4 to 4/4 on four machines, as array jobs run); unite the outputs with 'witnessgym merge'",
+    )
+    .option(
+      '--queue <url>',
+      "strengthen each instance as a job on the workers of this Redis queue (redis://host:6379; see 'witnessgym worker'; deterministic engine): the instance file's directory and --out must be at the same path on every host",
+    )
     .option('--json', 'machine-readable output')
     .action(strengthen);
   program

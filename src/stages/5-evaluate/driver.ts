@@ -5,6 +5,7 @@ import { exists } from '../../core/fs.js';
 import type { EventSink } from '../../events/types.js';
 import type { SandboxFlags } from '../../agents/sandboxed.js';
 import { JobCoordinator } from '../../jobs/coordinator.js';
+import { parseShard } from '../../jobs/shard.js';
 import { agentRequestOf, evaluationAgent } from './agent-request.js';
 import { runEvaluation, type EvaluateResult } from './evaluate.js';
 import { runRescore, type RescoreResult } from './rescore.js';
@@ -33,6 +34,8 @@ export interface EvaluateStageOptions extends AgentFlags, NetworkFlags, SandboxF
   queue?: string;
   /** At most this many attempts at once across the queue's workers (the agent API's spend). */
   agentConcurrency?: number;
+  /** `--shard i/N`: only this machine's share of the items. */
+  shard?: string;
 }
 
 export interface EvaluateStageResult extends EvaluateResult {
@@ -93,6 +96,7 @@ export async function runEvaluate(
     screen: options.screen,
     events,
     ...(coordinator ? { queue: { coordinator, agent: request } } : {}),
+    ...(options.shard ? { shard: parseShard(options.shard) } : {}),
   }).finally(() => coordinator?.close());
   return { ...result, agent: agent.name, settings };
 }

@@ -7,6 +7,7 @@ import { globToRegExp } from '../../core/glob.js';
 import { runPool } from '../../core/pool.js';
 import type { EventSink } from '../../events/types.js';
 import type { JobCoordinator } from '../../jobs/coordinator.js';
+import { inShard, type Shard } from '../../jobs/shard.js';
 import { benchLayout, caseIds, readCaseFile } from '../4-archive/archive.js';
 import type { CaseRecord } from '../4-archive/case.js';
 import { caseProject } from '../4-archive/materialise.js';
@@ -52,6 +53,8 @@ export interface EvaluateOptions {
   faultRetries?: number;
   /** Attempts run as jobs on a queue's workers instead of here. */
   queue?: QueueRun;
+  /** Only the items of this shard (by their case and setting). */
+  shard?: Shard;
   /** The static screen before each verification (default on; see score.ts). */
   screen?: boolean;
 }
@@ -159,9 +162,9 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
   if (store.meta('bench') === undefined) store.setMeta('bench', bench.root);
   const screen = options.screen ?? true;
   const faultRetries = options.faultRetries ?? 2;
-  const items: Item[] = [...records.keys()].flatMap((caseId) =>
-    options.settings.map((setting) => ({ caseId, setting })),
-  );
+  const items: Item[] = [...records.keys()]
+    .flatMap((caseId) => options.settings.map((setting) => ({ caseId, setting })))
+    .filter((item) => !options.shard || inShard(options.shard, `${item.caseId} ${item.setting}`));
   const agentName = options.agent.name;
   let alreadyDone = 0;
   let attemptsRun = 0;

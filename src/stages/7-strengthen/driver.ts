@@ -7,6 +7,8 @@ import { AGENT_NAMES } from '../../agents/adapters/index.js';
 import type { AgentFlags } from '../../agents/flags.js';
 import { sandboxedAgentFrom, type SandboxFlags } from '../../agents/sandboxed.js';
 import { UserError } from '../../core/errors.js';
+import { JobCoordinator } from '../../jobs/coordinator.js';
+import { parseShard } from '../../jobs/shard.js';
 import { strengthenInstanceFile, type StrengthenSummary } from './strengthen-file.js';
 import type { StageOneEngine, StrengthenStage } from './strengthen.js';
 import { RULE_FAMILIES, type RuleFamily } from './mutants.js';
@@ -80,6 +82,10 @@ export interface StrengthenStageOptions extends Partial<AgentFlags>, SandboxFlag
   /** `--allow-endpoint`, `--no-network`: as `evaluate`'s. */
   allowEndpoint?: string[];
   network?: boolean;
+  /** A redis:// URL: each instance is strengthened as a job on its workers. */
+  queue?: string;
+  /** `--shard i/N`: only this machine's share of the instances. */
+  shard?: string;
 }
 
 /** `witnessgym strengthen`: the engine the flags ask for, then every instance of the file. */
@@ -122,6 +128,10 @@ export async function strengthenInstances(
   } else {
     throw new UserError(`--engine must be deterministic or agent, not '${options.engine}'`);
   }
+  if (options.queue && engine.kind !== 'deterministic') {
+    throw new UserError('--queue runs the deterministic engine only: drop --engine agent');
+  }
+  const coordinator = options.queue ? await JobCoordinator.open(options.queue) : undefined;
   return strengthenInstanceFile(instancesFile, {
     out: options.out,
     seed: options.seed,
@@ -133,5 +143,7 @@ export async function strengthenInstances(
     agentMutants: options.agentMutants,
     cache,
     events,
-  });
+    ...(coordinator ? { queue: coordinator } : {}),
+    ...(options.shard ? { shard: parseShard(options.shard) } : {}),
+  }).finally(() => coordinator?.close());
 }

@@ -2,30 +2,30 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import type { CacheLayout } from '../../core/cache.js';
-import { PhaseClock } from '../../core/phase-clock.js';
-import { errorMessage } from '../../core/errors.js';
+import { runPool } from '../../core/pool.js';
+import type { JobCoordinator } from '../../jobs/coordinator.js';
+import { inShard, type Shard } from '../../jobs/shard.js';
 import { writeFileAtomic, writeJsonAtomic } from '../../core/fs.js';
 import { specText } from '../../agents/types.js';
 import type { GoldAlternative } from './alternatives.js';
 import type { EventSink } from '../../events/types.js';
 import { defineRecord, readRecordFile, recordId, writeRecordFile } from '../../records/record.js';
 import type { RepairInstance } from '../../repair/instance.js';
-import { resolveInstance } from '../../repair/project.js';
 import { readInstanceFile, writeInstanceFile } from '../../repair/read.js';
-import { mavenTestRunner } from '../../runners/maven.js';
-import { timeLimit } from '../../runners/time-limits.js';
-import { withTimeLimit } from '../../runners/wrappers.js';
-import { mavenToolchain } from '../../toolchains/maven/maven.js';
 import { ENGINE_VERSION } from './engine-version.js';
 import {
-  strengthenInstance,
+  openInstanceRunner,
+  queuedInstance,
+  type InstanceSettings,
+  type InstanceUnitResult,
+} from './instance-job.js';
+import {
   type InstanceStrengthening,
   type StageOneEngine,
   type StrengthenStage,
 } from './strengthen.js';
 import type { MutantRecord } from './stage-two.js';
 import type { AmplifiedClass } from './stage-one.js';
-import { isolatedJavaSetup } from '../../sandbox/java-runs.js';
 import { recordedValidity } from './validate-file.js';
 import { RULE_FAMILIES, type RuleFamily } from './mutants.js';
 
@@ -134,26 +134,55 @@ export async function strengthenInstanceFile(
     agentMutants: number;
     cache: CacheLayout;
     events: EventSink;
+    /** Each instance as a job on a queue's workers (strengthen --queue); here otherwise. */
+    queue?: JobCoordinator;
+    /** Only the instances of this shard (by id). */
+    shard?: Shard;
   },
 ): Promise<StrengthenSummary> {
   const started = Date.now();
-  const instances = await readInstanceFile(instancesFile);
+  const instances = (await readInstanceFile(instancesFile)).filter(
+    (instance) => !options.shard || inShard(options.shard, instance.instance_id),
+  );
   const fileDir = path.dirname(path.resolve(instancesFile));
   const validity = await recordedValidity(instancesFile);
   const out = path.resolve(options.out);
   await mkdir(out, { recursive: true });
-  const maven = withTimeLimit(mavenTestRunner(mavenToolchain, options.cache), () =>
-    timeLimit('maven', 'run', undefined),
-  );
-  const java = await isolatedJavaSetup();
+  const settings: InstanceSettings = {
+    seed: options.seed,
+    stages: options.stages,
+    holdOut: options.holdOut,
+    mutantsPerFamily: options.mutantsPerFamily,
+    mutantFamilies: options.mutantFamilies,
+    agentMutants: options.agentMutants,
+  };
+  const here = options.queue ? undefined : await openInstanceRunner(options.cache);
+  const unit = async (instance: RepairInstance, dir: string): Promise<InstanceUnitResult> => {
+    if (options.queue) {
+      return queuedInstance(options.queue, {
+        instance,
+        fileDir,
+        out,
+        ...settings,
+        stages: [...settings.stages],
+        mutantFamilies: [...settings.mutantFamilies],
+      });
+    }
+    return here!.strengthen(instance, fileDir, {
+      ...settings,
+      engine: agentRunsIn(options.engine, path.join(dir, 'agent')),
+    });
+  };
   const skipped: StrengthenSummary['skipped'] = [];
-  const results: RepairInstance[] = [];
-  const reports: {
+  const results: RepairInstance[] = new Array<RepairInstance>(instances.length);
+  type Report = {
     instanceId: string;
     outcome: string;
     report: InstanceStrengthening | null;
     stored: unknown;
-  }[] = [];
+  };
+  const reportAt: (Report | undefined)[] = new Array<Report | undefined>(instances.length);
+  let done = 0;
   options.events.emit({
     kind: 'StageStarted',
     stage: 'strengthen',
@@ -162,7 +191,9 @@ export async function strengthenInstanceFile(
     unit: 'instances',
   });
   try {
-    for (const [index, instance] of instances.entries()) {
+    // On a queue every instance is in flight at once: the workers decide how many run.
+    const workers = options.queue ? instances.length : 1;
+    await runPool([...instances.entries()], { workers }, async ([index, instance]) => {
       const dir = path.join(out, 'instances', instance.instance_id);
       const recorded = validity.get(instance.instance_id);
       let outcomeWord: string;
@@ -171,14 +202,14 @@ export async function strengthenInstanceFile(
           instanceId: instance.instance_id,
           reason: "not validated: run 'witnessgym instances validate' first",
         });
-        results.push(instance);
+        results[index] = instance;
         outcomeWord = 'not validated';
       } else if (recorded.outcome.kind !== 'Valid') {
         skipped.push({
           instanceId: instance.instance_id,
           reason: `S0 found it ${recorded.outcome.kind.toLowerCase()}`,
         });
-        results.push(instance);
+        results[index] = instance;
         outcomeWord = 'skipped (S0)';
       } else {
         const key = recordId({
@@ -203,39 +234,20 @@ export async function strengthenInstanceFile(
         const reportFile = path.join(dir, 'report.json');
         const earlier = await readRecordFile(reportFile, InstanceReportFile).catch(() => undefined);
         if (earlier?.key === key) {
-          results.push(earlier.instance as RepairInstance);
-          reports.push({
+          results[index] = earlier.instance as RepairInstance;
+          reportAt[index] = {
             instanceId: instance.instance_id,
             outcome: earlier.outcome,
             report: null,
             stored: earlier.report,
-          });
+          };
           outcomeWord = `${earlier.outcome} (earlier run)`;
         } else {
-          let outcome: InstanceStrengthening;
-          const clock = new PhaseClock();
-          try {
-            const subject = await resolveInstance(instance, fileDir, options.cache);
-            outcome = await strengthenInstance(subject, {
-              cache: options.cache,
-              maven,
-              seed: options.seed,
-              engine: agentRunsIn(options.engine, path.join(dir, 'agent')),
-              stages: options.stages,
-              java,
-              holdOut: options.holdOut,
-              mutantsPerFamily: options.mutantsPerFamily,
-              mutantFamilies: options.mutantFamilies,
-              agentMutants: options.agentMutants,
-              clock,
-            });
-          } catch (error) {
-            outcome = { kind: 'NotSliced', reason: `harness fault: ${errorMessage(error)}` };
-          }
+          const { outcome, clock } = await unit(instance, dir);
           options.events.emit({
             kind: 'Note',
             stage: 'strengthen',
-            message: `${instance.instance_id}: ${clock.summary()}`,
+            message: `${instance.instance_id}: ${clock}`,
           });
           const strengthened = 'instance' in outcome ? outcome.instance : instance;
           if (outcome.kind === 'Strengthened') {
@@ -253,28 +265,29 @@ export async function strengthenInstanceFile(
             instance: strengthened,
             report: summaryOf(outcome),
           });
-          results.push(strengthened);
-          reports.push({
+          results[index] = strengthened;
+          reportAt[index] = {
             instanceId: instance.instance_id,
             outcome: outcome.kind,
             report: outcome,
             stored: summaryOf(outcome),
-          });
+          };
           outcomeWord = outcome.kind;
         }
       }
       options.events.emit({
         kind: 'ItemDone',
         stage: 'strengthen',
-        done: index + 1,
+        done: ++done,
         total: instances.length,
         item: instance.instance_id,
         outcome: outcomeWord,
       });
-    }
+    });
   } finally {
-    await maven.close();
+    await here?.close();
   }
+  const reports = reportAt.filter((entry) => entry !== undefined);
   const strengthenedFile = path.join(out, 'strengthened.jsonl');
   // A snapshot is named relative to its instance file: from the output directory now.
   const relocated = results.map((instance) => ({
