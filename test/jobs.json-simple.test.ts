@@ -27,6 +27,8 @@ let bench: string;
 let record: CaseRecord;
 let redis: ChildProcess;
 let queueUrl: string;
+/** The scripted agent of three attempts the first test writes, for the others. */
+let scriptedAgent: string[];
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -133,13 +135,18 @@ function rowsOf(run: string): AttemptRow[] {
   }
 }
 
-/** A row without what differs between two runs of the same attempt: times. */
+/**
+ * A row without what differs between two runs of the same attempt: times, and the hash of the
+ * checkout's uncommitted edits, which changes when someone edits while the tests run.
+ */
 function comparable(row: AttemptRow) {
-  const { agentMs, verifyMs, finishedAt, ...rest } = row;
+  const { agentMs, verifyMs, finishedAt, tools, ...rest } = row;
   void agentMs;
   void verifyMs;
   void finishedAt;
-  return rest;
+  const { witnessgymTree, ...otherTools } = tools;
+  void witnessgymTree;
+  return { ...rest, tools: otherTools };
 }
 
 /** Processes still carrying a unit's marker in their environment. */
@@ -180,6 +187,7 @@ describe('witnessgym evaluate --queue with three workers', () => {
       }),
     );
     const agent = ['--agent', 'scripted', '--script', script];
+    scriptedAgent = agent;
 
     const local = path.join(work, 'run-local');
     const here = await cli(['evaluate', bench, ...agent, '--run', local, '--json']);
@@ -280,6 +288,87 @@ describe('witnessgym evaluate --queue with three workers', () => {
       for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGTERM');
       await Promise.all(workers.map((w) => w.exited));
     }
+  });
+
+  it('builds the same benchmark with --queue as in one process', async () => {
+    const workers = ['d', 'e'].map(startWorker);
+    try {
+      const out = path.join(work, 'bench-queued');
+      const built = await cli([
+        'build',
+        'json-simple',
+        '--types',
+        'logic_predicate_inversion_in_guard',
+        '--depths',
+        '1',
+        '--buckets',
+        'short',
+        '--per-cell',
+        '1',
+        '--co-witnesses',
+        'hide',
+        '--out',
+        out,
+        '--queue',
+        queueUrl,
+        '--json',
+      ]);
+      expect(built.exitCode, built.stderr).toBe(0);
+      // The units ran on the workers, none here.
+      expect(
+        workers
+          .flatMap((w) => w.events)
+          .some((e) => e.kind === 'UnitCompleted' && e.name === 'build-case'),
+      ).toBe(true);
+      const here = await readFile(path.join(bench, 'cases.jsonl'), 'utf8');
+      expect(await readFile(path.join(out, 'cases.jsonl'), 'utf8')).toBe(here);
+      for (const file of ['case.json', 'bug.patch', 'tasks/NoEC.md', 'execution_context.json']) {
+        expect(await readFile(path.join(out, record.id, file), 'utf8')).toBe(
+          await readFile(path.join(bench, record.id, file), 'utf8'),
+        );
+      }
+    } finally {
+      for (const w of workers) w.child.kill('SIGTERM');
+      await Promise.all(workers.map((w) => w.exited));
+    }
+  });
+
+  it('splits an evaluation into shards run side by side, whose merge equals the run in one process', async () => {
+    const shards = await Promise.all(
+      [1, 2].map((index) =>
+        cli([
+          'evaluate',
+          bench,
+          ...scriptedAgent,
+          '--run',
+          path.join(work, `run-shard-${index}`),
+          '--shard',
+          `${index}/2`,
+          '--json',
+        ]),
+      ),
+    );
+    for (const shard of shards) expect(shard.exitCode, shard.stderr).toBe(0);
+    expect(
+      shards.map((shard) => (shard.json as { items: number }).items).reduce((a, b) => a + b),
+    ).toBe(2);
+    const out = path.join(work, 'run-merged');
+    const merged = await cli([
+      'merge',
+      path.join(work, 'run-shard-1'),
+      path.join(work, 'run-shard-2'),
+      '--out',
+      out,
+      '--json',
+    ]);
+    expect(merged.exitCode, merged.stderr).toBe(0);
+    expect(merged.json).toMatchObject({ kind: 'evaluation', added: 6, conflicts: [] });
+    expect(rowsOf(out).map(comparable)).toEqual(
+      rowsOf(path.join(work, 'run-local')).map(comparable),
+    );
+    // The same shard merged again is the same units, not new ones.
+    const again = await cli(['merge', path.join(work, 'run-shard-1'), '--out', out, '--json']);
+    expect(again.json).toMatchObject({ added: 0, conflicts: [] });
   });
 
   it('refuses a queue it cannot reach with one line saying what to do', async () => {
