@@ -19,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { cellKey, DEPTHS, loadPlan, planCells } from '../src/pipeline/plan.js';
 import { runBuildCommand } from '../src/pipeline/driver.js';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
+import { PhaseClock } from '../src/core/phase-clock.js';
 import { makeTempDir } from '../src/core/fs.js';
 import { plainSink } from '../src/events/render.js';
 import { readRecords, readRecordFile } from '../src/records/record.js';
@@ -49,6 +50,7 @@ const { values } = parseArgs({
 const workers = Number(values.workers);
 const cache = cacheLayout(resolveCacheDir());
 const out = path.join(await makeTempDir('build-throughput'), 'bench');
+const clock = new PhaseClock();
 const started = Date.now();
 const summary = await runBuildCommand(
   [values.project],
@@ -66,6 +68,7 @@ const summary = await runBuildCommand(
     candidates: 4,
     otherClasses: 5,
     collateralLimit: 25,
+    clock,
   },
   cache,
   plainSink((line) => process.stderr.write(`${line}\n`)),
@@ -265,6 +268,27 @@ if (replay.steps > 0) {
 } else {
   console.log('step validations: no kept step to replay with Maven');
 }
+
+// Where the transformations' worker time went, by phase (an operator's own time is what it
+// spends besides the source model, profiling, validation and the other classes' runs it asks for).
+const phases = new Map(clock.phases());
+const nested = ['source model', 'profile', 'validation', 'other classes on the bug'];
+const operatorOwn =
+  (phases.get('operator') ?? 0) - sum(nested.map((phase) => phases.get(phase) ?? 0));
+const phaseRows: [string, number][] = [
+  ...[...phases].filter(([phase]) => phase !== 'operator'),
+  ['operators (own: sites, candidates, Java syntax)', operatorOwn],
+];
+const phaseTotal = sum(phaseRows.map(([, ms]) => ms));
+console.log(
+  `transformation worker time by phase (${minutes(phaseTotal)}): ${phaseRows
+    .sort((a, b) => b[1] - a[1])
+    .map(
+      ([phase, ms]) =>
+        `${phase} ${(ms / 1000).toFixed(1)} s (${((100 * ms) / phaseTotal).toFixed(0)}%)`,
+    )
+    .join(', ')}`,
+);
 
 // The paper plan, projected: its cases per depth at this run's cost per case and per bug.
 const [types, transformSpecs] = await Promise.all([loadBugTypeSpecs(), loadTransformSpecs()]);

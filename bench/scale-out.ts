@@ -14,14 +14,16 @@
  * model's API would (wall-bound, as the paper's agents are). Needs redis-server and the project
  * fetched into the user's cache. It prints what it measured; nothing here passes or fails.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { makeTempDir, removeTree } from '../src/core/fs.js';
 import { packageRoot } from '../src/core/package-root.js';
 import { runProcess } from '../src/core/process.js';
-import type { WorkerEvent } from '../src/jobs/worker.js';
+import {
+  startLocalRedis,
+  startWorkerProcess,
+  type WorkerProcess,
+} from '../src/jobs/local-cluster.js';
 
 const { values } = parseArgs({
   options: {
@@ -40,76 +42,20 @@ const counts = values.workers.split(',').map(Number);
 const CLI = path.join(packageRoot(), 'dist', 'src', 'cli', 'main.js');
 const work = await makeTempDir('scale-out');
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+const redis = await startLocalRedis(work);
+const queue = redis.url;
 
-const port = await freePort();
-const redis = spawn(
-  'redis-server',
-  ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-  { stdio: 'ignore', cwd: work },
-);
-redis.once('error', (error) => {
-  process.stderr.write(`redis-server did not start (${error.message}): install redis-server\n`);
-  process.exit(2);
-});
-const queue = `redis://127.0.0.1:${port}`;
-await new Promise((resolve) => setTimeout(resolve, 500));
-
-interface Workers {
-  children: ChildProcess[];
-  events: WorkerEvent[];
-}
-
-async function startWorkers(count: number, name: string): Promise<Workers> {
-  const events: WorkerEvent[] = [];
-  const children = Array.from({ length: count }, (_, index) => {
-    const child = spawn(
-      process.execPath,
-      [
-        CLI,
-        'worker',
-        '--redis',
-        queue,
-        '--json',
-        '--work-dir',
-        path.join(work, `${name}-w${index}`),
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    let buffered = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      const lines = buffered.split('\n');
-      buffered = lines.pop()!;
-      for (const line of lines) if (line.trim()) events.push(JSON.parse(line) as WorkerEvent);
-    });
-    return child;
-  });
-  while (events.filter((event) => event.kind === 'WorkerReady').length < count) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return { children, events };
-}
-
-async function stopWorkers(workers: Workers): Promise<void> {
-  await Promise.all(
-    workers.children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          child.once('exit', () => resolve());
-          child.kill('SIGTERM');
-        }),
-    ),
+async function startWorkers(count: number, name: string): Promise<WorkerProcess[]> {
+  const workers = Array.from({ length: count }, (_, index) =>
+    startWorkerProcess(CLI, ['--redis', queue, '--work-dir', path.join(work, `${name}-w${index}`)]),
   );
+  await Promise.all(workers.map((worker) => worker.ready()));
+  return workers;
+}
+
+async function stopWorkers(workers: readonly WorkerProcess[]): Promise<void> {
+  for (const worker of workers) worker.child.kill('SIGTERM');
+  await Promise.all(workers.map((worker) => worker.exited));
 }
 
 interface Measured {
@@ -134,8 +80,8 @@ async function measure(workload: string, count: number, args: string[]): Promise
       `${args.slice(0, 2).join(' ')} failed (${result.exitCode}): ${result.stderr.slice(-2000)}`,
     );
   }
-  const completed = workers.events.flatMap((event) =>
-    event.kind === 'UnitCompleted' ? [event] : [],
+  const completed = workers.flatMap((worker) =>
+    worker.events.flatMap((event) => (event.kind === 'UnitCompleted' ? [event] : [])),
   );
   const measured = {
     workload,
@@ -203,7 +149,7 @@ try {
     );
   }
 } finally {
-  redis.kill('SIGKILL');
+  redis.stop();
 }
 
 const lines = [

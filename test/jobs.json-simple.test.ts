@@ -1,11 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exists, makeTempDir, removeTree } from '../src/core/fs.js';
 import { packageRoot } from '../src/core/package-root.js';
+import {
+  startLocalRedis,
+  startWorkerProcess,
+  type LocalRedis,
+  type WorkerProcess,
+} from '../src/jobs/local-cluster.js';
 import { UNIT_MARKER_ENV } from '../src/jobs/unit-process.js';
 import type { WorkerEvent } from '../src/jobs/worker.js';
 import type { CaseRecord } from '../src/stages/4-archive/case.js';
@@ -25,21 +29,10 @@ const CLI = path.join(packageRoot(), 'dist', 'src', 'cli', 'main.js');
 let work: string;
 let bench: string;
 let record: CaseRecord;
-let redis: ChildProcess;
+let redis: LocalRedis;
 let queueUrl: string;
 /** The scripted agent of three attempts the first test writes, for the others. */
 let scriptedAgent: string[];
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function until(what: string, check: () => Promise<boolean> | boolean, ms = 60_000) {
   const deadline = Date.now() + ms;
@@ -52,74 +45,20 @@ async function until(what: string, check: () => Promise<boolean> | boolean, ms =
 beforeAll(async () => {
   work = await makeTempDir('jobs');
   ({ bench, record } = await sharedOneCaseBench(work));
-  const port = await freePort();
-  redis = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--maxmemory-policy',
-      'noeviction',
-      '--dir',
-      work,
-    ],
-    { stdio: 'ignore' },
-  );
-  queueUrl = `redis://127.0.0.1:${port}`;
-  await until('redis-server to listen', () => {
-    return new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => {
-        socket.end();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-  });
+  redis = await startLocalRedis(work);
+  queueUrl = redis.url;
 });
 
 afterAll(async () => {
-  redis?.kill('SIGKILL');
+  redis?.stop();
   if (work) await removeTree(work);
 });
 
-interface Worker {
-  child: ChildProcess;
-  events: WorkerEvent[];
-  exited: Promise<void>;
-}
-
-function startWorker(name: string): Worker {
-  const child = spawn(
-    process.execPath,
-    [
-      CLI,
-      'worker',
-      '--redis',
-      queueUrl,
-      '--lock-seconds',
-      '3',
-      '--work-dir',
-      path.join(work, `worker-${name}`),
-      '--json',
-    ],
-    { detached: true, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const events: WorkerEvent[] = [];
-  let buffered = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString('utf8');
-    const lines = buffered.split('\n');
-    buffered = lines.pop()!;
-    for (const line of lines) if (line.trim()) events.push(JSON.parse(line) as WorkerEvent);
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return { child, events, exited };
+function startWorker(name: string): WorkerProcess {
+  return startWorkerProcess(CLI, [
+    ...['--redis', queueUrl, '--lock-seconds', '3'],
+    ...['--work-dir', path.join(work, `worker-${name}`)],
+  ]);
 }
 
 function rowsOf(run: string): AttemptRow[] {
@@ -204,9 +143,7 @@ describe('witnessgym evaluate --queue with three workers', () => {
 
     const workers = ['a', 'b', 'c'].map(startWorker);
     try {
-      await until('three workers', () =>
-        workers.every((w) => w.events.some((e) => e.kind === 'WorkerReady')),
-      );
+      await Promise.all(workers.map((w) => w.ready()));
       const queued = path.join(work, 'run-queued');
       const coordinator = cli([
         'evaluate',
@@ -220,7 +157,7 @@ describe('witnessgym evaluate --queue with three workers', () => {
       ]);
 
       // Kill the first worker to start a unit that runs Maven (attempt 1's test), mid-unit.
-      let victim: Worker | undefined;
+      let victim: WorkerProcess | undefined;
       let started: Extract<WorkerEvent, { kind: 'UnitStarted' }> | undefined;
       await until('a unit to start', () => {
         for (const w of workers) {
@@ -372,18 +309,18 @@ describe('witnessgym evaluate --queue with three workers', () => {
   });
 
   it('refuses a queue it cannot reach with one line saying what to do', async () => {
-    const port = await freePort();
+    // Nothing listens on port 1.
     const result = await cli([
       'evaluate',
       bench,
       '--agent',
       'witness',
       '--queue',
-      `redis://127.0.0.1:${port}`,
+      'redis://127.0.0.1:1',
     ]);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toMatch(
-      /cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+ \(.*ECONNREFUSED.*\): start redis-server/,
+      /cannot reach Redis at redis:\/\/127\.0\.0\.1:1 \(.*ECONNREFUSED.*\): start redis-server/,
     );
   });
 });

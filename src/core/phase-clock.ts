@@ -14,6 +14,11 @@ export class PhaseClock {
     }
   }
 
+  /** Milliseconds per phase, in the order the phases first ended. */
+  phases(): [string, number][] {
+    return [...this.totals];
+  }
+
   /** `phase 12.3 s, other 0.4 s`, in the order the phases first ended. */
   summary(): string {
     return [...this.totals].map(([phase, ms]) => `${phase} ${(ms / 1000).toFixed(1)} s`).join(', ');

@@ -26,6 +26,7 @@ import {
 } from './plan.js';
 import type { CoWitnessPolicy } from '../checks/suite.js';
 import type { CacheLayout } from '../core/cache.js';
+import type { PhaseClock } from '../core/phase-clock.js';
 import { UserError } from '../core/errors.js';
 import { note, type EventSink } from '../events/types.js';
 import { withLock } from '../records/lock.js';
@@ -66,6 +67,8 @@ export interface BuildCommandOptions {
   queue?: string;
   /** `--shard i/N`: only the cells of this machine's bug types (types never share a bug). */
   shard?: string;
+  /** Where the transformations' time goes, for bench:build-throughput (no flag). */
+  clock?: PhaseClock;
   json?: boolean;
 }
 
@@ -334,6 +337,7 @@ export async function runBuildCommand(
         otherClassLimit: options.otherClasses,
         collateralLimit: options.collateralLimit,
         coWitnesses,
+        ...(options.clock ? { clock: options.clock } : {}),
         ...(coordinator
           ? {
               queuedUnit: queuedCaseUnit(coordinator, {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { CacheLayout } from '../core/cache.js';
 import { sha256Text } from '../core/fs.js';
+import type { PhaseClock } from '../core/phase-clock.js';
 import { runPool } from '../core/pool.js';
 import {
   SuiteCheckSchema,
@@ -157,6 +158,8 @@ export interface BuildOptions {
   collateralLimit: number;
   /** A kept case that other existing classes expose: refused, or kept with them hidden. */
   coWitnesses: CoWitnessPolicy;
+  /** Where the transformations' time goes, when a benchmark asks (see TransformOptions.clock). */
+  clock?: PhaseClock;
   /** The units of a project as jobs on a queue's workers (build --queue); here otherwise. */
   queuedUnit?: (
     project: FetchedProjectRef,
@@ -742,6 +745,7 @@ class Build {
           otherClassLimit: this.options.otherClassLimit,
           events: this.options.events,
           jvm,
+          ...(this.options.clock ? { clock: this.options.clock } : {}),
         })),
         suite: await WholeSuite.open({
           cache: this.options.cache,

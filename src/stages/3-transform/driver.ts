@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import type { PhaseClock } from '../../core/phase-clock.js';
 import { AGENT_NAMES } from '../../agents/adapters/index.js';
 import type { CacheLayout } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
@@ -178,6 +179,8 @@ export interface TransformerSetup {
   jvm?: JvmRunner;
   /** The runner steps are validated with, given the warm JVM; the JVM's runner by default. */
   fast?: (jvm: JvmRunner) => TestRunner;
+  /** Where the transformations' time goes (see TransformOptions.clock). */
+  clock?: PhaseClock;
 }
 
 export interface OpenTransformer {
@@ -214,6 +217,7 @@ export async function openTransformer(setup: TransformerSetup): Promise<OpenTran
       contexts: setup.contexts,
       otherClassLimit: setup.otherClassLimit,
       ...(setup.validation ? { validation: setup.validation } : {}),
+      ...(setup.clock ? { clock: setup.clock } : {}),
       events: setup.events,
     });
     return { transformer, close };

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { PhaseClock } from '../../core/phase-clock.js';
 import { z } from 'zod';
 import type { CacheLayout } from '../../core/cache.js';
 import { sha256Text } from '../../core/fs.js';
@@ -225,6 +226,8 @@ export interface TransformOptions {
    */
   validation?: 'per-test' | 'whole-class';
   events: EventSink;
+  /** Where the transformations' time goes, summed over all of them (bench:build-throughput). */
+  clock?: PhaseClock;
 }
 
 function methodFailures(verdict: SingleVerdict): MethodFailures {
@@ -278,6 +281,10 @@ class TransformRun {
     return this.options.project.build;
   }
 
+  private time<T>(phase: string, run: () => Promise<T>): Promise<T> {
+    return this.options.clock ? this.options.clock.time(phase, run) : run();
+  }
+
   private get perTest(): boolean {
     return (this.options.validation ?? 'per-test') === 'per-test';
   }
@@ -327,7 +334,9 @@ class TransformRun {
       sequence,
     };
     const anchor0 = bugAnchor(injection.state.patches[0]!.diff);
-    const buggyRun = await this.runClass(injection.state, { testClass: witness }, this.perTest);
+    const buggyRun = await this.time('witness on the bug', () =>
+      this.runClass(injection.state, { testClass: witness }, this.perTest),
+    );
     const buggyFailures = buggyRun.verdict ? methodFailures(buggyRun.verdict) : {};
     const steps: Step[] = [];
     const short = (stoppedAt: StoppedAt, reason: string): TransformRecord => ({
@@ -357,24 +366,28 @@ class TransformRun {
       const here = { kind: 'step', index, operator: source.id } as const;
       // The witness methods still failing: an earlier gate may have narrowed them.
       const failing = steps.at(-1)?.failingMethods ?? buggyFailures;
-      const site = await this.siteOf(
-        injection,
-        { step: index, sequence, state, anchor, added },
-        failing,
+      const site = await this.time('site', () =>
+        this.siteOf(injection, { step: index, sequence, state, anchor, added }, failing),
       );
       if (site.kind === 'Lost') return short(here, site.reason);
       let validationMs = 0;
-      const offer = await source.offer(site.site, async (candidate) => {
-        classes ??= await this.buggyClasses(
-          injection.state,
-          { testClass: witness, tests: buggyRun.tests ?? [] },
-          anchor0.file,
-        );
-        const validationStarted = Date.now();
-        const verdict = await this.judgeCandidate(site.site, candidate, buggyFailures, classes);
-        validationMs += Date.now() - validationStarted;
-        return verdict;
-      });
+      const offer = await this.time('operator', () =>
+        source.offer(site.site, async (candidate) => {
+          classes ??= await this.time('other classes on the bug', () =>
+            this.buggyClasses(
+              injection.state,
+              { testClass: witness, tests: buggyRun.tests ?? [] },
+              anchor0.file,
+            ),
+          );
+          const validationStarted = Date.now();
+          const verdict = await this.time('validation', () =>
+            this.judgeCandidate(site.site, candidate, buggyFailures, classes!),
+          );
+          validationMs += Date.now() - validationStarted;
+          return verdict;
+        }),
+      );
       if (offer.kind === 'NoneKept') return short(here, offer.reason);
       const { plan, selection } = offer.evidence;
       const kept: Step = {
@@ -411,13 +424,17 @@ class TransformRun {
     }
     // Selection ran only the tests a step could reach: the whole classes close the case.
     if (this.perTest && classes && steps.length > 0) {
-      const whole = await this.stepRejection(state, buggyFailures, wholeClassesOf(classes));
+      const whole = await this.time('whole classes', () =>
+        this.stepRejection(state, buggyFailures, wholeClassesOf(classes!)),
+      );
       if (typeof whole === 'string') {
         return short({ kind: 'final', check: 'whole classes' }, whole);
       }
     }
     const confirmStarted = Date.now();
-    const maven = await this.confirm(state, witness, steps.at(-1)?.failingMethods ?? buggyFailures);
+    const maven = await this.time('maven confirm', () =>
+      this.confirm(state, witness, steps.at(-1)?.failingMethods ?? buggyFailures),
+    );
     if (maven.kind === 'Refuted') return short({ kind: 'final', check: 'maven' }, maven.reason);
     return {
       ...base,
@@ -460,23 +477,27 @@ class TransformRun {
         release: runtime.release,
         // Reads the working copy: asked for before any candidate is checked out.
         model: () =>
-          analyseSource(
-            {
-              file,
-              classpath: [runtime.classes, ...runtime.classpath],
-              release: runtime.release,
-              ranges: [[0, source.length]],
-            },
-            this.options.cache,
+          this.time('source model', () =>
+            analyseSource(
+              {
+                file,
+                classpath: [runtime.classes, ...runtime.classpath],
+                release: runtime.release,
+                ranges: [[0, source.length]],
+              },
+              this.options.cache,
+            ),
           ),
         profile: (plan) =>
-          this.profiled(plan, {
-            state: at.state,
-            file: at.anchor.file,
-            source,
-            witness,
-            failures: failing,
-          }),
+          this.time('profile', () =>
+            this.profiled(plan, {
+              state: at.state,
+              file: at.anchor.file,
+              source,
+              witness,
+              failures: failing,
+            }),
+          ),
       },
     };
   }
