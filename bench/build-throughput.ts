@@ -8,7 +8,7 @@
  *
  *   npm run bench:build-throughput [-- --project commons-csv] [--per-cell 3] [--depths 1,3,5,10]
  *     [--type logic_predicate_inversion_in_guard] [--bucket short] [--workers 2] [--seed 1]
- *     [--maven-steps 8]
+ *     [--maven-steps 8] [--same-bug-across-depths]
  *
  * The build goes to a fresh temporary directory and uses the user's cache (fetch the project
  * first). Nothing here is a pass/fail test: it prints what it measured.
@@ -45,6 +45,8 @@ const { values } = parseArgs({
     workers: { type: 'string', default: '2' },
     seed: { type: 'string', default: '1' },
     'maven-steps': { type: 'string', default: '8' },
+    // As the paper plan's anchor group builds: one bug at every depth.
+    'same-bug-across-depths': { type: 'boolean', default: false },
   },
 });
 const workers = Number(values.workers);
@@ -59,6 +61,7 @@ const summary = await runBuildCommand(
     depths: values.depths,
     buckets: values.bucket,
     perCell: Number(values['per-cell']),
+    sameBugAcrossDepths: values['same-bug-across-depths'],
     seed: Number(values.seed),
     workers,
     out,

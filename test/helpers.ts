@@ -116,6 +116,15 @@ export async function readLines<T>(file: string): Promise<T[]> {
     .map((line) => JSON.parse(line) as T);
 }
 
+/** What `oneCaseBench` asks `witnessgym build` for, besides the project and --out. */
+export const ONE_CASE_BUILD = [
+  ...['--types', 'logic_predicate_inversion_in_guard', '--depths', '1'],
+  ...['--buckets', 'short', '--per-cell', '1'],
+  // json-simple's two APIs share their writers: a bug JSONValueTest exposes, JSONArrayTest
+  // exposes too, so its cases keep only with the other class hidden as a co-witness.
+  ...['--co-witnesses', 'hide'],
+];
+
 /**
  * A benchmark of one case built by `witnessgym build` into `<work>/bench`: a guard-inversion bug
  * at depth 1 in a short context of `project` (a corpus name or a fetched path). Returns the
@@ -126,25 +135,7 @@ export async function oneCaseBench(
   work: string,
 ): Promise<{ bench: string; caseDir: string; record: CaseRecord; cases: number }> {
   const bench = path.join(work, 'bench');
-  const built = await cli([
-    'build',
-    project,
-    '--types',
-    'logic_predicate_inversion_in_guard',
-    '--depths',
-    '1',
-    '--buckets',
-    'short',
-    '--per-cell',
-    '1',
-    // json-simple's two APIs share their writers: a bug JSONValueTest exposes, JSONArrayTest
-    // exposes too, so its cases keep only with the other class hidden as a co-witness.
-    '--co-witnesses',
-    'hide',
-    '--out',
-    bench,
-    '--json',
-  ]);
+  const built = await cli(['build', project, ...ONE_CASE_BUILD, '--out', bench, '--json']);
   if (built.exitCode !== 0) throw new Error(`build ${project} failed: ${built.stderr}`);
   const index = (await readFile(path.join(bench, 'cases.jsonl'), 'utf8')).trim().split('\n');
   const id = (JSON.parse(index[0]!) as { instance_id: string }).instance_id;

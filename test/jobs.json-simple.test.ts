@@ -15,7 +15,7 @@ import type { WorkerEvent } from '../src/jobs/worker.js';
 import type { CaseRecord } from '../src/stages/4-archive/case.js';
 import type { AttemptRow } from '../src/stages/5-evaluate/records.js';
 import { STORE_FILE } from '../src/stages/5-evaluate/store.js';
-import { cli } from './helpers.js';
+import { cli, ONE_CASE_BUILD } from './helpers.js';
 import { sharedOneCaseBench } from './shared-fixture.js';
 
 /*
@@ -232,23 +232,8 @@ describe('witnessgym evaluate --queue with three workers', () => {
     try {
       const out = path.join(work, 'bench-queued');
       const built = await cli([
-        'build',
-        'json-simple',
-        '--types',
-        'logic_predicate_inversion_in_guard',
-        '--depths',
-        '1',
-        '--buckets',
-        'short',
-        '--per-cell',
-        '1',
-        '--co-witnesses',
-        'hide',
-        '--out',
-        out,
-        '--queue',
-        queueUrl,
-        '--json',
+        ...['build', 'json-simple', ...ONE_CASE_BUILD, '--out', out],
+        ...['--queue', queueUrl, '--json'],
       ]);
       expect(built.exitCode, built.stderr).toBe(0);
       // The units ran on the workers, none here.

@@ -4,34 +4,18 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { UserError } from '../core/errors.js';
 import { makeTempDir, removeTree } from '../core/fs.js';
 import type { AttemptRow } from '../stages/5-evaluate/records.js';
+import { attemptRow } from '../stages/5-evaluate/test-support.js';
 import { EvaluationStore } from '../stages/5-evaluate/store.js';
 import { mergeOutputs } from './merge.js';
 
 function row(caseId: string, diagnosis: AttemptRow['diagnosis'], agentMs = 1): AttemptRow {
+  const plain = attemptRow({ diagnosis });
   return {
-    case: {
-      caseId,
-      project: 'commons-csv',
-      bugType: { id: 't', name: 'T', category: 'Logic', specHash: 'h' },
-      bucket: 'short',
-      depth: 1,
-    },
-    agent: 'witness',
-    agentSpec: 'spec',
-    setting: 'NoEC',
-    attempt: 1,
-    diagnosis,
-    paperSuccess: diagnosis.kind === 'Success',
-    coverage: null,
-    agentOutcome: { kind: 'Exited', code: 0, signal: null },
+    ...plain,
+    case: { ...plain.case, caseId },
     agentMs,
-    verifyMs: 2,
-    usage: null,
     prompt: 'p',
     transcript: 't',
-    testFiles: [],
-    feedback: '',
-    tools: {},
     finishedAt: new Date(agentMs).toISOString(),
   };
 }

@@ -20,6 +20,7 @@ import { TypeSummarySchema, type InjectionRecord } from '../stages/2-inject/reco
 import { specHash, type BugTypeSpec } from '../stages/2-inject/spec.js';
 import type { CandidateSource } from '../stages/3-transform/candidates.js';
 import { openTransformer, type OpenTransformer } from '../stages/3-transform/driver.js';
+import { TransformMemo } from '../stages/3-transform/memo.js';
 import {
   describeStop,
   shortLikeSharedSteps,
@@ -734,6 +735,8 @@ class Build {
     // One pool of warm JVMs for the steps and the whole-suite runs of every worker: a JVM runs
     // in one directory, so two per worker (its transformer's copy and its suite copy).
     const jvm = new JvmRunner(this.options.cache, 2 * workerCount);
+    // The workers take bugs in any order: what one learns of a state, the others reuse.
+    const memo = new TransformMemo();
     const workers: Worker[] = await Promise.all(
       Array.from({ length: workerCount }, async (_, index) => ({
         ...(await openTransformer({
@@ -745,6 +748,7 @@ class Build {
           otherClassLimit: this.options.otherClassLimit,
           events: this.options.events,
           jvm,
+          memo,
           ...(this.options.clock ? { clock: this.options.clock } : {}),
         })),
         suite: await WholeSuite.open({

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { PhaseClock } from '../../core/phase-clock.js';
+import type { TransformMemo } from './memo.js';
 import { AGENT_NAMES } from '../../agents/adapters/index.js';
 import type { CacheLayout } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
@@ -181,6 +182,8 @@ export interface TransformerSetup {
   fast?: (jvm: JvmRunner) => TestRunner;
   /** Where the transformations' time goes (see TransformOptions.clock). */
   clock?: PhaseClock;
+  /** Shared with the other transformers of a build (see TransformMemo). */
+  memo?: TransformMemo;
 }
 
 export interface OpenTransformer {
@@ -218,6 +221,7 @@ export async function openTransformer(setup: TransformerSetup): Promise<OpenTran
       otherClassLimit: setup.otherClassLimit,
       ...(setup.validation ? { validation: setup.validation } : {}),
       ...(setup.clock ? { clock: setup.clock } : {}),
+      ...(setup.memo ? { memo: setup.memo } : {}),
       events: setup.events,
     });
     return { transformer, close };

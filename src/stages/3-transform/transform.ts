@@ -1,12 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { PhaseClock } from '../../core/phase-clock.js';
+import type { TransformMemo } from './memo.js';
 import { z } from 'zod';
 import type { CacheLayout } from '../../core/cache.js';
 import { sha256Text } from '../../core/fs.js';
 import { checkWithMaven } from '../../checks/runs.js';
 import { checkDiff, checkSignature } from '../../checks/static.js';
-import { describeVerdict, type SingleVerdict } from '../../core/verdict.js';
+import { describeVerdict, exposesBug, type SingleVerdict } from '../../core/verdict.js';
 import { note, type EventSink } from '../../events/types.js';
 import { loadJavaGrammar } from '../../lang/java/syntax.js';
 import type { ProjectRef } from '../../project/project.js';
@@ -228,6 +229,8 @@ export interface TransformOptions {
   events: EventSink;
   /** Where the transformations' time goes, summed over all of them (bench:build-throughput). */
   clock?: PhaseClock;
+  /** What other transformations of the same states learnt (see TransformMemo); none kept when absent. */
+  memo?: TransformMemo;
 }
 
 function methodFailures(verdict: SingleVerdict): MethodFailures {
@@ -285,6 +288,10 @@ class TransformRun {
     return this.options.clock ? this.options.clock.time(phase, run) : run();
   }
 
+  private remember<T>(key: string, compute: () => Promise<T>, keep?: (value: T) => boolean) {
+    return this.options.memo ? this.options.memo.remember(key, compute, keep) : compute();
+  }
+
   private get perTest(): boolean {
     return (this.options.validation ?? 'per-test') === 'per-test';
   }
@@ -335,7 +342,12 @@ class TransformRun {
     };
     const anchor0 = bugAnchor(injection.state.patches[0]!.diff);
     const buggyRun = await this.time('witness on the bug', () =>
-      this.runClass(injection.state, { testClass: witness }, this.perTest),
+      this.remember(
+        `witness ${injection.state.id} ${witness} ${this.perTest}`,
+        () => this.runClass(injection.state, { testClass: witness }, this.perTest),
+        // Only the run that shows the bug: any other may be passing (a time limit under load).
+        (run) => run.verdict !== undefined && exposesBug(run.verdict),
+      ),
     );
     const buggyFailures = buggyRun.verdict ? methodFailures(buggyRun.verdict) : {};
     const steps: Step[] = [];
@@ -373,13 +385,20 @@ class TransformRun {
       let validationMs = 0;
       const offer = await this.time('operator', () =>
         source.offer(site.site, async (candidate) => {
-          classes ??= await this.time('other classes on the bug', () =>
-            this.buggyClasses(
-              injection.state,
-              { testClass: witness, tests: buggyRun.tests ?? [] },
-              anchor0.file,
-            ),
-          );
+          classes ??= {
+            // Each transformation narrows the reach as its steps go: a copy of the shared one.
+            ...(await this.time('other classes on the bug', () =>
+              this.remember(
+                `classes ${injection.state.id} ${witness} ${anchor0.file} ${this.perTest} ${this.options.otherClassLimit}`,
+                () =>
+                  this.buggyClasses(
+                    injection.state,
+                    { testClass: witness, tests: buggyRun.tests ?? [] },
+                    anchor0.file,
+                  ),
+              ),
+            )),
+          };
           const validationStarted = Date.now();
           const verdict = await this.time('validation', () =>
             this.judgeCandidate(site.site, candidate, buggyFailures, classes!),
@@ -478,25 +497,36 @@ class TransformRun {
         // Reads the working copy: asked for before any candidate is checked out.
         model: () =>
           this.time('source model', () =>
-            analyseSource(
-              {
-                file,
-                classpath: [runtime.classes, ...runtime.classpath],
-                release: runtime.release,
-                ranges: [[0, source.length]],
-              },
-              this.options.cache,
+            this.remember(
+              `model ${at.state.id} ${at.anchor.file}`,
+              () =>
+                analyseSource(
+                  {
+                    file,
+                    classpath: [runtime.classes, ...runtime.classpath],
+                    release: runtime.release,
+                    ranges: [[0, source.length]],
+                  },
+                  this.options.cache,
+                ),
+              (outcome) => outcome.kind === 'Analysed',
             ),
           ),
         profile: (plan) =>
           this.time('profile', () =>
-            this.profiled(plan, {
-              state: at.state,
-              file: at.anchor.file,
-              source,
-              witness,
-              failures: failing,
-            }),
+            this.remember(
+              `profile ${at.state.id} ${at.anchor.file} ${witness} ${JSON.stringify([plan, failing])}`,
+              () =>
+                this.profiled(plan, {
+                  state: at.state,
+                  file: at.anchor.file,
+                  source,
+                  witness,
+                  failures: failing,
+                }),
+              // A reason it could not profile may be passing (a time limit under load).
+              (profile) => typeof profile !== 'string',
+            ),
           ),
       },
     };

@@ -5,35 +5,11 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { sha256Text } from '../../core/fs.js';
 import type { AttemptRow } from './records.js';
+import { attemptRow } from './test-support.js';
 import { EvaluationStore, STORE_FILE } from './store.js';
 
 function row(attempt: number, diagnosis: AttemptRow['diagnosis']): AttemptRow {
-  return {
-    case: {
-      caseId: 'commons-csv@1.9.0-0123456789abcdef',
-      project: 'commons-csv',
-      bugType: { id: 't', name: 'T', category: 'Logic', specHash: 'h' },
-      bucket: 'short',
-      depth: 1,
-    },
-    agent: 'witness',
-    agentSpec: 'spec',
-    setting: 'NoEC',
-    attempt,
-    diagnosis,
-    paperSuccess: diagnosis.kind === 'Success',
-    coverage: null,
-    agentOutcome: { kind: 'Exited', code: 0, signal: null },
-    agentMs: 1,
-    verifyMs: 2,
-    usage: null,
-    prompt: 'def',
-    transcript: 'abc',
-    testFiles: [],
-    feedback: '',
-    tools: {},
-    finishedAt: new Date(0).toISOString(),
-  };
+  return attemptRow({ attempt, diagnosis });
 }
 
 const key = {
