@@ -293,6 +293,33 @@ describe('witnessgym evaluate --queue with three workers', () => {
     expect(again.json).toMatchObject({ added: 0, conflicts: [] });
   });
 
+  it('runs at most --agent-concurrency attempts at once across all workers', async () => {
+    const workers = ['f', 'g'].map(startWorker);
+    try {
+      await Promise.all(workers.map((w) => w.ready()));
+      const run = path.join(work, 'run-capped');
+      const capped = await cli([
+        ...['evaluate', bench, '--agent', 'witness', '--run', run],
+        ...['--queue', queueUrl, '--agent-concurrency', '1', '--json'],
+      ]);
+      expect(capped.exitCode, capped.stderr).toBe(0);
+      // Each unit's span, from its start to its end as the workers stamped them (one clock here).
+      const spans = workers.flatMap((w) =>
+        w.events.flatMap((start) => {
+          if (start.kind !== 'UnitStarted') return [];
+          const end = w.events.find((e) => e.kind === 'UnitCompleted' && e.job === start.job);
+          return end ? [{ from: start.at, to: end.at }] : [];
+        }),
+      );
+      expect(spans).toHaveLength(2);
+      const [first, second] = spans.sort((a, b) => a.from - b.from);
+      expect(second!.from).toBeGreaterThanOrEqual(first!.to);
+    } finally {
+      for (const w of workers) w.child.kill('SIGTERM');
+      await Promise.all(workers.map((w) => w.exited));
+    }
+  });
+
   it('refuses a queue it cannot reach with one line saying what to do', async () => {
     // Nothing listens on port 1.
     const result = await cli([

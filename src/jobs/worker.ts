@@ -39,7 +39,10 @@ export interface WorkerOptions {
   signal: AbortSignal;
 }
 
-export type WorkerEvent =
+/** What a worker reports, stamped with when (epoch ms, the worker's clock). */
+export type WorkerEvent = WorkerEventBody & { at: number };
+
+type WorkerEventBody =
   | { kind: 'WorkerReady'; worker: string; queues: readonly QueueName[]; concurrency: number }
   | {
       kind: 'UnitStarted';
@@ -71,6 +74,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   const address = parseRedisUrl(options.redis, '--redis');
   await checkRedis(address);
   const workerName = `${os.hostname()}-${process.pid}`;
+  const report = (event: WorkerEventBody) => options.report({ ...event, at: Date.now() });
   const lockMs = options.lockSeconds * 1000;
 
   const processor = async (job: Job): Promise<unknown> => {
@@ -78,7 +82,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     if (!kind) throw new UnrecoverableError(`this witnessgym has no job kind '${job.name}'`);
     const run = `${job.id}-${randomBytes(4).toString('hex')}`;
     const parsed = kind.payload.safeParse(job.data);
-    options.report({
+    report({
       kind: 'UnitStarted',
       worker: workerName,
       job: job.id!,
@@ -100,7 +104,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     );
     switch (response.kind) {
       case 'Done':
-        options.report({
+        report({
           kind: 'UnitCompleted',
           worker: workerName,
           job: job.id!,
@@ -130,7 +134,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   for (const worker of workers) {
     worker.on('failed', (job, error) => {
       if (!job) return;
-      options.report({
+      report({
         kind: 'UnitFailed',
         worker: workerName,
         job: job.id!,
@@ -146,7 +150,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     });
   }
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
-  options.report({
+  report({
     kind: 'WorkerReady',
     worker: workerName,
     queues: options.queues,
@@ -159,7 +163,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   // Units still running are ended here: their jobs go to other workers once the locks lapse.
   cleanUpForStop();
   await Promise.all(workers.map((worker) => worker.close(true)));
-  options.report({
+  report({
     kind: 'WorkerStopped',
     worker: workerName,
     reason: String(options.signal.reason ?? 'stopped'),

@@ -457,6 +457,11 @@ function bucketOf(injection: InjectionRecord): string {
 }
 
 class Build {
+  /**
+   * What the transformations learn of a state, for the others of the build: a bug retried in
+   * another cell in a later round, or at another depth, starts from the same states.
+   */
+  private readonly memo = new TransformMemo();
   private readonly shortReasons = new Map<string, Map<string, string>>();
   /** What inject made of each type per project and bucket: a later round's replaces the earlier. */
   private readonly injected = new Map<string, InjectedType>();
@@ -735,8 +740,6 @@ class Build {
     // One pool of warm JVMs for the steps and the whole-suite runs of every worker: a JVM runs
     // in one directory, so two per worker (its transformer's copy and its suite copy).
     const jvm = new JvmRunner(this.options.cache, 2 * workerCount);
-    // The workers take bugs in any order: what one learns of a state, the others reuse.
-    const memo = new TransformMemo();
     const workers: Worker[] = await Promise.all(
       Array.from({ length: workerCount }, async (_, index) => ({
         ...(await openTransformer({
@@ -748,7 +751,7 @@ class Build {
           otherClassLimit: this.options.otherClassLimit,
           events: this.options.events,
           jvm,
-          memo,
+          memo: this.memo,
           ...(this.options.clock ? { clock: this.options.clock } : {}),
         })),
         suite: await WholeSuite.open({

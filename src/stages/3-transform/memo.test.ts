@@ -32,4 +32,16 @@ describe('TransformMemo', () => {
     ).rejects.toThrow();
     expect(await memo.remember('run', async () => 'ran')).toBe('ran');
   });
+
+  it('forgets the value asked for least recently once over its capacity', async () => {
+    const memo = new TransformMemo(2);
+    let computed = 0;
+    const compute = async () => ++computed;
+    await memo.remember('a', compute);
+    await memo.remember('b', compute);
+    await memo.remember('a', compute);
+    await memo.remember('c', compute);
+    expect(await memo.remember('a', compute)).toBe(1);
+    expect(await memo.remember('b', compute)).toBe(4);
+  });
 });

@@ -5,17 +5,26 @@
  * from the same state four times, and sequences that share their first operators share their
  * first states. Keys name a state by its content-addressed id and everything else the value
  * depends on; only values worth keeping are kept (a failed analysis is asked again). Shared by
- * the transformers of one build, whose working copies differ but whose states do not.
+ * the transformers of one build, whose working copies differ but whose states do not. It keeps
+ * the `capacity` values asked for last: a build's later bugs do not need its first ones' runs.
  */
 export class TransformMemo {
   private readonly values = new Map<string, Promise<unknown>>();
 
+  constructor(private readonly capacity = 256) {}
+
   /** The value of `key`: computed once, then shared, while `keep` holds for it. */
   remember<T>(key: string, compute: () => Promise<T>, keep: (value: T) => boolean = () => true) {
     const known = this.values.get(key) as Promise<T> | undefined;
-    if (known) return known;
+    if (known) {
+      // Asked for again: the last to be forgotten.
+      this.values.delete(key);
+      this.values.set(key, known);
+      return known;
+    }
     const computed = compute();
     this.values.set(key, computed);
+    if (this.values.size > this.capacity) this.values.delete(this.values.keys().next().value!);
     computed.then(
       (value) => {
         if (!keep(value)) this.values.delete(key);
