@@ -61,6 +61,9 @@ export class JobCoordinator {
     const connection = connectionOptions(this.address);
     const queue = new Queue(name, { connection, prefix: KEY_PREFIX });
     const events = new QueueEvents(name, { connection, prefix: KEY_PREFIX });
+    // Every unit waited for listens on both (BullMQ's waitUntilFinished): thousands at once.
+    queue.setMaxListeners(0);
+    events.setMaxListeners(0);
     const opened = { queue, events };
     this.queues.set(name, opened);
     await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
