@@ -187,6 +187,12 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
   // Beside the rows, so a reader of the run sees why an item has fewer attempts than asked.
   store.setMeta(`attempts:${agentName}`, JSON.stringify(limit));
   const finishedItem = (rows: AttemptRow[]) => itemOver(rows, attempts);
+  // The scorer's tools as this machine has them, asked once (a queue's workers ask their own).
+  let tools: Promise<Record<string, string>> | undefined;
+  const localTools = () =>
+    (tools ??= scorerTools().then((found) => ({ ...found, screen: screen ? 'on' : 'off' })));
+  // No sandbox here stops the run with what to do, before any item is tried.
+  if (!options.queue) await localTools();
   const checkSpec = (agentSpec: string) => {
     const knownSpec = store.meta(`agent:${agentName}`);
     if (knownSpec === undefined) store.setMeta(`agent:${agentName}`, agentSpec);
@@ -223,7 +229,7 @@ export async function runEvaluation(options: EvaluateOptions): Promise<EvaluateR
         runs: options.runs,
         screen,
         faultRetries,
-        tools: { ...(await scorerTools()), screen: screen ? 'on' : 'off' },
+        tools: await localTools(),
       },
     );
     const deadline = Date.now() + options.caseTimeoutMs;
