@@ -1,6 +1,7 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exists, makeTempDir, removeTree } from '../src/core/fs.js';
 import { packageRoot } from '../src/core/package-root.js';
@@ -317,6 +318,21 @@ describe('witnessgym evaluate --queue with three workers', () => {
     } finally {
       for (const w of workers) w.child.kill('SIGTERM');
       await Promise.all(workers.map((w) => w.exited));
+    }
+  });
+
+  it('refuses a server that may evict keys, which would lose jobs', async () => {
+    const client = new Redis(queueUrl);
+    try {
+      await client.config('SET', 'maxmemory-policy', 'allkeys-lru');
+      const refused = await cli(['worker', '--redis', queueUrl]);
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stderr).toContain(
+        "may evict keys (maxmemory-policy allkeys-lru), which loses jobs: set 'maxmemory-policy noeviction'",
+      );
+    } finally {
+      await client.config('SET', 'maxmemory-policy', 'noeviction');
+      client.disconnect();
     }
   });
 

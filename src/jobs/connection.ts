@@ -75,7 +75,9 @@ export async function checkRedis(address: RedisAddress): Promise<void> {
   });
   try {
     await client.connect();
-    const policy = (await client.config('GET', 'maxmemory-policy')) as string[];
+    // Managed servers may refuse CONFIG: then the policy is the operator's to set, unchecked.
+    const policy = ((await client.config('GET', 'maxmemory-policy').catch(() => [])) ??
+      []) as string[];
     if (policy[1] !== undefined && policy[1] !== 'noeviction') {
       throw new UserError(
         `the Redis server at ${address.shown} may evict keys (maxmemory-policy ${policy[1]}), which loses jobs: set 'maxmemory-policy noeviction'`,
