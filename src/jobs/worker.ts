@@ -76,6 +76,9 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   const workerName = `${os.hostname()}-${process.pid}`;
   const report = (event: WorkerEventBody) => options.report({ ...event, at: Date.now() });
   const lockMs = options.lockSeconds * 1000;
+  // A unit is reported completed once the queue took its result (a worker whose lock lapsed
+  // while it ran finishes too, but the queue refuses its result): how long it ran, until then.
+  const finishedIn = new Map<string, number>();
 
   const processor = async (job: Job): Promise<unknown> => {
     const kind = options.registry.get(job.name);
@@ -104,13 +107,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     );
     switch (response.kind) {
       case 'Done':
-        report({
-          kind: 'UnitCompleted',
-          worker: workerName,
-          job: job.id!,
-          name: job.name,
-          durationMs: Math.round(performance.now() - started),
-        });
+        finishedIn.set(job.id!, Math.round(performance.now() - started));
         return response.result;
       case 'Refused':
         throw new UnrecoverableError(response.reason);
@@ -132,6 +129,16 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
       }),
   );
   for (const worker of workers) {
+    worker.on('completed', (job) => {
+      report({
+        kind: 'UnitCompleted',
+        worker: workerName,
+        job: job.id!,
+        name: job.name,
+        durationMs: finishedIn.get(job.id!) ?? 0,
+      });
+      finishedIn.delete(job.id!);
+    });
     worker.on('failed', (job, error) => {
       if (!job) return;
       report({
