@@ -10,12 +10,14 @@ import { timeLimit } from '../../runners/time-limits.js';
 import type { TestRunner } from '../../runners/types.js';
 import type { BuildSettings } from '../../toolchains/build-settings.js';
 import { PROBED_TEXT_LIMIT, type Observation, type ProbedValue } from './operators/gate-signals.js';
+import type { ClassRun } from './selection.js';
 
 /*
  * Value profiling for an operator that conditions the bug on its inputs: a probe statement put
  * where the operator asks records, per call, the test method running and the values in scope, to
- * a file; the witness and the other classes reaching the bug's file run once on that state. The
- * probe's state is temporary: it is never a step, and no case carries it.
+ * a file; the witness and the other classes reaching the bug's file run once on that state (with
+ * per-test selection, only their tests that enter the probe's member). The probe's state is
+ * temporary: it is never a step, and no case carries it.
  */
 
 /** Where an operator wants the values reaching its site recorded, and which ones. */
@@ -79,8 +81,12 @@ function recorded(value: ProbedValue): string {
 const FRAMEWORK_FRAMES =
   '(java|javax|jdk|sun|org\\\\.junit|junit|org\\\\.opentest4j|org\\\\.apache\\\\.maven|witnessgym)\\\\..*';
 
-/** How much a probe writes per class run: a hot site records its first calls, not every one. */
-const PROBE_FILE_LIMIT = 4_000_000;
+/**
+ * How much a probe writes per class run (some 13,000 calls): a hot site records its first calls,
+ * not every one. Each call it records costs a stack walk and a file append: at ten times this, a
+ * hot site made one profiling run of commons-csv's CSVPrinterTest 25 s instead of 5.
+ */
+const PROBE_FILE_LIMIT = 400_000;
 
 /** The probe statement (Java 8): a line per call, the test method then the values, tab-separated. */
 export function probeStatement(plan: ProbePlan, output: string, lineBreak: string): string {
@@ -136,8 +142,12 @@ export interface ProfileRequest {
   witness: string;
   /** The witness's methods that fail on the state: their calls are the ones to keep buggy. */
   failingMethods: readonly string[];
-  /** Other classes whose trace reaches the probe's method. */
-  others: readonly string[];
+  /**
+   * The runs that can reach the probe: the witness's and other classes' whose trace reaches the
+   * probe's method, each whole or only its tests that enter it (a test that does not, records
+   * nothing).
+   */
+  runs: readonly ClassRun[];
 }
 
 export type ProfileOutcome =
@@ -170,9 +180,14 @@ export async function profileSite(request: ProfileRequest): Promise<ProfileOutco
       };
     }
     const observations = new Map<string, Observation>();
-    for (const testClass of [request.witness, ...request.others]) {
+    for (const { testClass, methods } of request.runs) {
       await rm(output, { force: true });
-      await fast.run({ target, testClass, timeoutMs: timeLimit(fast.name, 'run', undefined) });
+      await fast.run({
+        target,
+        testClass,
+        ...(methods ? { methods } : {}),
+        timeoutMs: timeLimit(fast.name, 'run', undefined),
+      });
       const text = await readFile(output, 'utf8').catch(() => '');
       addObservations(
         observations,

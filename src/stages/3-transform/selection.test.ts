@@ -95,6 +95,26 @@ describe('per-test selection', () => {
     expect([...second.tests]).toEqual([testId('p.BoxTest', 'labels')]);
   });
 
+  it('tells which tests enter the member a probe goes into, the added ones included', () => {
+    const reach = TestReach.fromTraces(FILE, BUGGY, TESTS);
+    const inDoubled = BUGGY.indexOf('return size() * 2;');
+    expect([...reach.entering(BUGGY, inDoubled)].sort()).toEqual([
+      testId('p.BoxTest', 'doubles'),
+      testId('p.UserTest', 'usesBoxToo'),
+    ]);
+    // Outside every member: every test entering the file.
+    expect(reach.entering(BUGGY, BUGGY.indexOf('private int size;')).size).toBe(4);
+    const step = BUGGY.replace(
+      'return size() * 2;',
+      'return twice(size());\n  }\n\n  private static int twice(int value) {\n    return value * 2;',
+    );
+    const next = reach.after(step, reach.select(BUGGY, step));
+    expect([...next.entering(step, step.indexOf('return value * 2;'))].sort()).toEqual([
+      testId('p.BoxTest', 'doubles'),
+      testId('p.UserTest', 'usesBoxToo'),
+    ]);
+  });
+
   it('selects every test entering the file when a step edits it outside its members', () => {
     const reach = TestReach.fromTraces(FILE, BUGGY, TESTS);
     const selection = reach.select(

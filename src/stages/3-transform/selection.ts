@@ -183,6 +183,25 @@ export class TestReach {
   }
 
   /**
+   * The tests that enter the member of `source` (the file's version this map follows) holding
+   * `offset`, the innermost when members nest; code outside every member, every test of the file.
+   */
+  entering(source: string, offset: number): ReadonlySet<string> {
+    const key = withJavaTree(source, (root) => {
+      let innermost: { key: string; size: number } | undefined;
+      for (const [key, node] of members(root)) {
+        if (offset < node.startIndex || offset >= node.endIndex) continue;
+        const size = node.endIndex - node.startIndex;
+        if (!innermost || size < innermost.size) innermost = { key, size };
+      }
+      return innermost?.key;
+    });
+    const tests = new Set(this.unplaced);
+    for (const id of (key && this.byMember.get(key)) || this.wholeFile) tests.add(id);
+    return tests;
+  }
+
+  /**
    * The map for the file after a kept step (`after`, its new version): members it edits in place
    * keep their tests, and members it adds take every test it selected.
    */

@@ -366,9 +366,26 @@ class TransformRun {
         `the witness does not fail on the buggy state (${buggyRun.compileError ?? describeVerdict(buggyRun.verdict!)})`,
       );
     }
-    // The other classes run when the first candidate is validated: a case whose first step has
-    // no site needs none of them.
+    // The other classes run when the first candidate is validated or a site profiled: a case
+    // whose first step has no site needs none of them.
     let classes: BuggyClasses | undefined;
+    let classesAsked: Promise<BuggyClasses> | undefined;
+    const classesOnBug = () =>
+      (classesAsked ??= this.time('other classes on the bug', () =>
+        this.remember(
+          `classes ${injection.state.id} ${witness} ${anchor0.file} ${this.perTest} ${this.options.otherClassLimit}`,
+          () =>
+            this.buggyClasses(
+              injection.state,
+              { testClass: witness, tests: buggyRun.tests ?? [] },
+              anchor0.file,
+            ),
+        ),
+      ).then((shared) => {
+        // Each transformation narrows the reach as its steps go: a copy of the shared one.
+        classes = { ...shared };
+        return classes;
+      }));
 
     let state = injection.state;
     let anchor: BugAnchor = anchor0;
@@ -379,26 +396,18 @@ class TransformRun {
       // The witness methods still failing: an earlier gate may have narrowed them.
       const failing = steps.at(-1)?.failingMethods ?? buggyFailures;
       const site = await this.time('site', () =>
-        this.siteOf(injection, { step: index, sequence, state, anchor, added }, failing),
+        this.siteOf(
+          injection,
+          { step: index, sequence, state, anchor, added },
+          failing,
+          classesOnBug,
+        ),
       );
       if (site.kind === 'Lost') return short(here, site.reason);
       let validationMs = 0;
       const offer = await this.time('operator', () =>
         source.offer(site.site, async (candidate) => {
-          classes ??= {
-            // Each transformation narrows the reach as its steps go: a copy of the shared one.
-            ...(await this.time('other classes on the bug', () =>
-              this.remember(
-                `classes ${injection.state.id} ${witness} ${anchor0.file} ${this.perTest} ${this.options.otherClassLimit}`,
-                () =>
-                  this.buggyClasses(
-                    injection.state,
-                    { testClass: witness, tests: buggyRun.tests ?? [] },
-                    anchor0.file,
-                  ),
-              ),
-            )),
-          };
+          await classesOnBug();
           const validationStarted = Date.now();
           const verdict = await this.time('validation', () =>
             this.judgeCandidate(site.site, candidate, buggyFailures, classes!),
@@ -474,6 +483,7 @@ class TransformRun {
     injection: InjectionRecord,
     at: Pick<StepSite, 'step' | 'sequence' | 'state' | 'anchor' | 'added'>,
     failing: MethodFailures,
+    classesOnBug: () => Promise<BuggyClasses>,
   ): Promise<{ kind: 'Found'; site: StepSite } | { kind: 'Lost'; reason: string }> {
     await this.options.copy.checkout(at.state);
     const file = path.join(this.options.copy.root, at.anchor.file);
@@ -512,12 +522,14 @@ class TransformRun {
               (outcome) => outcome.kind === 'Analysed',
             ),
           ),
-        profile: (plan) =>
-          this.time('profile', () =>
+        profile: async (plan) => {
+          // Outside the profile's time: validation needs these runs anyway.
+          const classes = await classesOnBug();
+          return this.time('profile', () =>
             this.remember(
               `profile ${at.state.id} ${at.anchor.file} ${witness} ${JSON.stringify([plan, failing])}`,
               () =>
-                this.profiled(plan, {
+                this.profiled(plan, classes, {
                   state: at.state,
                   file: at.anchor.file,
                   source,
@@ -527,7 +539,8 @@ class TransformRun {
               // A reason it could not profile may be passing (a time limit under load).
               (profile) => typeof profile !== 'string',
             ),
-          ),
+          );
+        },
       },
     };
   }
@@ -538,6 +551,7 @@ class TransformRun {
    */
   private async profiled(
     plan: ProbePlan,
+    classes: BuggyClasses,
     request: {
       state: ProjectState;
       file: string;
@@ -546,6 +560,26 @@ class TransformRun {
       failures: MethodFailures;
     },
   ): Promise<SiteProfile | string> {
+    const failingMethods = Object.keys(request.failures);
+    // Every class that calls the probed method tells calls apart, not only those rerun per step.
+    const others = this.options.contexts
+      .filter(
+        (record) =>
+          record.testMethod === null &&
+          record.testClass !== request.witness &&
+          record.trace.some(
+            (location) => location.file === request.file && location.method === plan.method,
+          ),
+      )
+      .map((record) => record.testClass)
+      .slice(0, PROFILED_CLASS_LIMIT);
+    // With selection, a class traced on the bug runs only its tests that enter the probe's member.
+    const entering = classes.reach?.entering(request.source, plan.at);
+    const runs = [request.witness, ...others].flatMap((testClass): ClassRun[] => {
+      const traced = classes.traced.find((entry) => entry.testClass === testClass);
+      if (!entering || !traced) return [{ testClass }];
+      return planRuns([traced], request.witness, failingMethods, entering).runs;
+    });
     const outcome = await profileSite({
       copy: this.options.copy,
       fast: this.options.fast,
@@ -555,19 +589,8 @@ class TransformRun {
       source: request.source,
       plan,
       witness: request.witness,
-      failingMethods: Object.keys(request.failures),
-      // Every class that calls the probed method tells calls apart, not only those rerun per step.
-      others: this.options.contexts
-        .filter(
-          (record) =>
-            record.testMethod === null &&
-            record.testClass !== request.witness &&
-            record.trace.some(
-              (location) => location.file === request.file && location.method === plan.method,
-            ),
-        )
-        .map((record) => record.testClass)
-        .slice(0, PROFILED_CLASS_LIMIT),
+      failingMethods,
+      runs,
     });
     return outcome.kind === 'Unprofiled' ? outcome.reason : outcome.profile;
   }
