@@ -104,6 +104,21 @@ export async function processesMentioning(needle: string): Promise<number[]> {
   return found;
 }
 
+/** Processes whose environment holds `entry` (NAME=value): what a marked run left running. */
+export async function processesWithEnvironment(entry: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const pid of await readdir('/proc')) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+    try {
+      const environ = await readFile(`/proc/${pid}/environ`, 'utf8');
+      if (environ.split('\0').includes(entry)) found.push(Number(pid));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
+}
+
 /**
  * The records of a JSON-lines file the tool wrote ([] if it is missing). Strict, unlike the
  * tool's own reader: a line that does not parse fails the test.

@@ -1,7 +1,11 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cacheLayout, resolveCacheDir } from '../src/core/cache.js';
+import { makeTempDir, removeTree } from '../src/core/fs.js';
+import { packageRoot } from '../src/core/package-root.js';
+import { runProcess } from '../src/core/process.js';
 import { findRecipe } from '../src/project/recipe.js';
 import { prepareProjectRuntime, type ProjectRuntime } from '../src/toolchains/jvm/setup.js';
 import {
@@ -9,7 +13,7 @@ import {
   type SourceModel,
   type SourceModelRequest,
 } from '../src/toolchains/jvm/source-model.js';
-import { editedCopy, fetchCorpus } from './helpers.js';
+import { editedCopy, fetchCorpus, processesWithEnvironment } from './helpers.js';
 
 /* The compiler's view of a real source file: the types a rewrite would have to write. */
 
@@ -129,5 +133,62 @@ describe('source model', () => {
       /incompatible types: java.lang.String\[\] cannot be converted to int/,
     );
     expect(model.errors[0]!.line).toBeGreaterThan(180);
+  });
+});
+
+describe('the analysis JVM', () => {
+  it('answers analyses one after another in one warm JVM, and does not outlive its process', async () => {
+    const dir = await makeTempDir('analysis-jvm');
+    const marker = `WITNESSGYM_TEST_ANALYSIS=${path.basename(dir)}`;
+    const script = path.join(dir, 'analyse.mjs');
+    const module = (file: string) =>
+      JSON.stringify(pathToFileURL(path.join(packageRoot(), 'dist', 'src', file)).href);
+    await writeFile(
+      script,
+      `import { readdir, readFile } from 'node:fs/promises';
+import { analyseSource } from ${module('toolchains/jvm/source-model.js')};
+import { cacheLayout } from ${module('core/cache.js')};
+const request = JSON.parse(process.argv[2]);
+const cache = cacheLayout(process.argv[3]);
+const jvms = async () => {
+  const found = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    const environ = await readFile('/proc/' + entry + '/environ', 'utf8').catch(() => '');
+    if (environ.split('\\0').includes(${JSON.stringify(marker)})) found.push(Number(entry));
+  }
+  return found;
+};
+const seen = [];
+for (let i = 0; i < 3; i++) {
+  const outcome = await analyseSource(request, cache);
+  if (outcome.kind !== 'Analysed') throw new Error(outcome.reason);
+  seen.push(await jvms());
+}
+console.log(JSON.stringify(seen));
+`,
+    );
+    const file = path.join(pristine, JSON_ARRAY);
+    const text = await readFile(file, 'utf8');
+    const request = {
+      file,
+      classpath: [runtime.classes, ...runtime.classpath],
+      release: runtime.release,
+      ranges: [[0, text.length]],
+    };
+    const [name, value] = marker.split('=') as [string, string];
+    const run = await runProcess(process.execPath, [script, JSON.stringify(request), cache.root], {
+      env: { ...process.env, [name]: value },
+      timeoutMs: 120_000,
+    });
+    // Ends by itself: the idle JVM does not hold the process.
+    expect(run.timedOut).toBe(false);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const seen = JSON.parse(run.stdout) as number[][];
+    expect(seen[0]).toHaveLength(1);
+    expect(seen).toEqual([seen[0], seen[0], seen[0]]);
+    // And nothing of it is left.
+    expect(await processesWithEnvironment(marker)).toEqual([]);
+    await removeTree(dir);
   });
 });

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { createServer, Socket, type Server } from 'node:net';
 import path from 'node:path';
 import { makeTempDir, removeTree } from '../../core/fs.js';
@@ -55,6 +56,8 @@ export class JvmHelper {
     private readonly java: string,
     private readonly jvmArgs: string[],
     private readonly runnerClasspath: RunnerClasspath,
+    /** Idle, it does not keep the process alive (a JVM shared by the process, never stopped). */
+    private readonly background = false,
   ) {}
 
   get running(): boolean {
@@ -133,6 +136,10 @@ export class JvmHelper {
       await this.stop();
       return { kind: 'ProtocolFault', reason: `ping failed: ${pinged.answer.message}` };
     }
+    if (this.background) {
+      // A request waits on its ref'd time limit; between requests nothing here holds the process.
+      for (const handle of [child, child.stderr as Socket, first, server]) handle.unref();
+    }
     return undefined;
   }
 
@@ -201,6 +208,18 @@ export class JvmHelper {
       };
       this.socket!.write(`${JSON.stringify({ ...body, id })}\n`);
     });
+  }
+
+  /** Kills the runner JVM's process group and drops its temp files at once, for a process exiting. */
+  stopNow(): void {
+    if (this.child?.pid) {
+      try {
+        process.kill(-this.child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    if (this.tmpDir) rmSync(this.tmpDir, { recursive: true, force: true });
   }
 
   /** Kills the runner JVM's process group, waits until none of it is left, drops its temp files. */

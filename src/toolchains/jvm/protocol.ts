@@ -55,10 +55,18 @@ const RunRequestSchema = z.strictObject({
   perTest: z.boolean().optional(),
 });
 
+/** A javac analysis of one file (jvm/runner's SourceModel or Slicer), its request as theirs. */
+const AnalyseRequestSchema = z.strictObject({
+  op: z.literal('analyse'),
+  analysis: z.enum(['SourceModel', 'Slicer']),
+  request: z.record(z.string(), z.unknown()),
+});
+
 export const RequestSchema = z.discriminatedUnion('op', [
   PingRequestSchema,
   CompileRequestSchema,
   RunRequestSchema,
+  AnalyseRequestSchema,
 ]);
 export type Request = z.infer<typeof RequestSchema>;
 export type Op = Request['op'];
@@ -208,10 +216,15 @@ const RunAnswerSchema = z.discriminatedUnion('kind', [
   ErrorAnswerSchema,
 ]);
 
+/** The analysis's own answer, read by the analysis's schema (runner-analysis.ts). */
+const AnalysedSchema = z.strictObject({ kind: z.literal('Analysed'), id, answer: z.unknown() });
+const AnalyseAnswerSchema = z.discriminatedUnion('kind', [AnalysedSchema, ErrorAnswerSchema]);
+
 const ANSWER_SCHEMAS = {
   ping: PingAnswerSchema,
   compile: CompileAnswerSchema,
   run: RunAnswerSchema,
+  analyse: AnalyseAnswerSchema,
 };
 
 /** The answers a request of each op may get. */

@@ -1,16 +1,15 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import os, { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import type { CacheLayout } from '../../core/cache.js';
-import { makeTempDir, removeTree } from '../../core/fs.js';
-import { runProcess } from '../../core/process.js';
 import { jdkTool } from '../maven/maven.js';
-import { runnerClasspath } from './setup.js';
+import { JvmHelper, type HelperFault } from './helper.js';
+import { runnerClasspath, type RunnerClasspath } from './setup.js';
 
 /*
  * The runner's javac analyses of one source file (SourceModel, Slicer in jvm/runner) share one
- * protocol: a JSON request file named by the only argument, the answer written to the request's
- * `output`, `{kind: 'Failed', reason}` there when the analysis itself could not run.
+ * protocol: a request naming the file, its class path and release; the analysis's answer, or
+ * `{kind: 'Failed', reason}` when the analysis itself could not run. They run in warm runner JVMs
+ * (the `analyse` request of protocol.ts).
  */
 
 /** What every analysis is asked: one file, compiled as its project compiles it. */
@@ -50,36 +49,89 @@ export function javacRelease(level: string | null): string | null {
 
 const FailedSchema = z.strictObject({ kind: z.literal('Failed'), reason: z.string() });
 
-/** Runs the runner's `mainClass` on `request` and reads its answer with `answerSchema`. */
+export type AnalysisName = 'SourceModel' | 'Slicer';
+
+/**
+ * Warm runner JVMs that answer analyses, shared by the process: a fresh JVM per analysis spends
+ * most of its time starting and warming javac. At most one per core; an analysis waits for one
+ * free. A JVM that times out or dies is started again for the next analysis.
+ */
+class AnalysisJvms {
+  private readonly idle: JvmHelper[] = [];
+  private readonly waiting: ((helper: JvmHelper) => void)[] = [];
+  private readonly all: JvmHelper[] = [];
+
+  constructor(private readonly runner: RunnerClasspath) {
+    process.once('exit', () => {
+      for (const helper of this.all) helper.stopNow();
+    });
+  }
+
+  async use<T>(work: (helper: JvmHelper) => Promise<T>): Promise<T> {
+    const helper = this.idle.pop() ?? this.started() ?? (await this.freed());
+    try {
+      return await work(helper);
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next(helper);
+      else this.idle.push(helper);
+    }
+  }
+
+  private started(): JvmHelper | undefined {
+    if (this.all.length >= availableParallelism()) return undefined;
+    const helper = new JvmHelper(os.tmpdir(), jdkTool('java'), [], this.runner, true);
+    this.all.push(helper);
+    return helper;
+  }
+
+  private freed(): Promise<JvmHelper> {
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+}
+
+const pools = new Map<string, AnalysisJvms>();
+
+function describeFault(fault: HelperFault): string {
+  switch (fault.kind) {
+    case 'Timeout':
+      return fault.startup ? 'its JVM did not start within 60 s' : 'timed out';
+    case 'Exited':
+      return `its JVM ended (${fault.signal ?? `exit ${fault.code}`}): ${fault.stderr.trim().split('\n').at(-1) ?? ''}`;
+    case 'ProtocolFault':
+      return fault.reason;
+  }
+}
+
+/** Runs the runner's analysis on `request` in a warm JVM and reads its answer with `answerSchema`. */
 export async function runRunnerAnalysis<Answer>(
-  mainClass: string,
+  analysis: AnalysisName,
   request: JavacFileRequest,
   answerSchema: z.ZodType<Answer>,
   cache: CacheLayout,
 ): Promise<RunnerAnalysisOutcome<Answer>> {
   const runner = await runnerClasspath(cache);
-  const dir = await makeTempDir('runner-analysis');
-  try {
-    const requestFile = path.join(dir, 'request.json');
-    const output = path.join(dir, 'answer.json');
-    await writeFile(
-      requestFile,
-      JSON.stringify({ ...request, release: javacRelease(request.release), output }),
-    );
-    const run = await runProcess(
-      jdkTool('java'),
-      ['-cp', runner.classpath.join(':'), mainClass, requestFile],
-      { timeoutMs: ANALYSIS_TIMEOUT_MS },
-    );
-    if (run.exitCode !== 0) {
-      const why = run.timedOut ? 'timed out' : run.stderr.trim().split('\n')[0] || 'no output';
-      return { kind: 'Failed', reason: `${mainClass} did not finish: ${why}` };
-    }
-    const answer: unknown = JSON.parse(await readFile(output, 'utf8'));
-    const failed = FailedSchema.safeParse(answer);
-    if (failed.success) return failed.data;
-    return { kind: 'Answered', answer: answerSchema.parse(answer) };
-  } finally {
-    await removeTree(dir);
+  const key = JSON.stringify(runner);
+  let pool = pools.get(key);
+  if (!pool) pools.set(key, (pool = new AnalysisJvms(runner)));
+  const outcome = await pool.use((helper) =>
+    helper.request(
+      {
+        op: 'analyse',
+        analysis,
+        request: { ...request, release: javacRelease(request.release) },
+      },
+      ANALYSIS_TIMEOUT_MS,
+    ),
+  );
+  if (outcome.kind !== 'Answered') {
+    return { kind: 'Failed', reason: `${analysis} did not finish: ${describeFault(outcome)}` };
   }
+  if (outcome.answer.kind === 'Error') {
+    return { kind: 'Failed', reason: `${analysis} did not finish: ${outcome.answer.message}` };
+  }
+  const answer = outcome.answer.answer;
+  const failed = FailedSchema.safeParse(answer);
+  if (failed.success) return failed.data;
+  return { kind: 'Answered', answer: answerSchema.parse(answer) };
 }

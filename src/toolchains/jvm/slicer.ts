@@ -67,12 +67,7 @@ export async function analyseStatements(
   request: JavacFileRequest,
   cache: CacheLayout,
 ): Promise<StatementsOutcome> {
-  const outcome = await runRunnerAnalysis(
-    'witnessgym.runner.Slicer',
-    request,
-    StatementsAnswerSchema,
-    cache,
-  );
+  const outcome = await runRunnerAnalysis('Slicer', request, StatementsAnswerSchema, cache);
   if (outcome.kind === 'Failed') return outcome;
   return {
     kind: 'Analysed',

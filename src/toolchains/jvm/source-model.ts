@@ -97,11 +97,6 @@ export async function analyseSource(
   request: SourceModelRequest,
   cache: CacheLayout,
 ): Promise<SourceModelOutcome> {
-  const outcome = await runRunnerAnalysis(
-    'witnessgym.runner.SourceModel',
-    request,
-    SourceModelSchema,
-    cache,
-  );
+  const outcome = await runRunnerAnalysis('SourceModel', request, SourceModelSchema, cache);
   return outcome.kind === 'Answered' ? { kind: 'Analysed', model: outcome.answer } : outcome;
 }

@@ -3,9 +3,7 @@ package witnessgym.runner;
 import com.sun.source.tree.CompilationUnitTree;
 import com.sun.source.util.JavacTask;
 import java.io.IOException;
-import java.io.Writer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -24,8 +22,8 @@ import javax.tools.ToolProvider;
  * request and answer files they share. Only javac's parser and attribution run: no annotation
  * processing, no code of the project.
  *
- * <p>Request (JSON file named by the only argument): {file, classpath: [..], release, output, ..}.
- * The answer is written to {output}; an analysis that throws answers {kind: 'Failed', reason}.
+ * <p>Request: {file, classpath: [..], release, ..}, sent to a warm runner JVM (Main's `analyse`);
+ * an analysis that throws answers {kind: 'Failed', reason}.
  */
 final class Attributed {
   final JavacTask task;
@@ -43,23 +41,22 @@ final class Attributed {
     Map<String, Object> analyze(Map<String, Object> request) throws IOException;
   }
 
-  /** Reads the request named by the arguments, runs the analysis, writes its answer. */
-  static void serve(String[] args, Analysis analysis) throws IOException {
-    @SuppressWarnings("unchecked")
-    Map<String, Object> request =
-        (Map<String, Object>)
-            Json.parse(new String(Files.readAllBytes(Path.of(args[0])), StandardCharsets.UTF_8));
-    Map<String, Object> answer;
+  /** The file managers of the analysis running, closed when it ends (a warm JVM runs many). */
+  private static final List<StandardJavaFileManager> OPEN = new ArrayList<>();
+
+  /** The analysis's answer to the request; {kind: 'Failed', reason} when it throws. */
+  static Map<String, Object> answer(Map<String, Object> request, Analysis analysis)
+      throws IOException {
     try {
-      answer = analysis.analyze(request);
+      return analysis.analyze(request);
     } catch (RuntimeException e) {
-      answer = new LinkedHashMap<>();
-      answer.put("kind", "Failed");
-      answer.put("reason", e.toString());
-    }
-    try (Writer out =
-        Files.newBufferedWriter(Path.of((String) request.get("output")), StandardCharsets.UTF_8)) {
-      out.write(Json.write(answer));
+      Map<String, Object> failed = new LinkedHashMap<>();
+      failed.put("kind", "Failed");
+      failed.put("reason", e.toString());
+      return failed;
+    } finally {
+      for (StandardJavaFileManager files : OPEN) files.close();
+      OPEN.clear();
     }
   }
 
@@ -73,6 +70,7 @@ final class Attributed {
     DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
     StandardJavaFileManager files =
         compiler.getStandardFileManager(diagnostics, Locale.ROOT, StandardCharsets.UTF_8);
+    OPEN.add(files);
     List<String> options = new ArrayList<>();
     options.add("-proc:none");
     options.add("-implicit:none");

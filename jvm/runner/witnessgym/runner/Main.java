@@ -107,7 +107,21 @@ public final class Main {
     }
     if ("compile".equals(op)) return compile(request);
     if ("run".equals(op)) return run(request);
+    if ("analyse".equals(op)) return analyse(request);
     throw new IllegalArgumentException("unknown op " + op);
+  }
+
+  /** A javac analysis of one file (SourceModel, Slicer), in this JVM whose javac is warm. */
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> analyse(Map<String, Object> request) throws IOException {
+    String name = (String) request.get("analysis");
+    Attributed.Analysis analysis;
+    if ("SourceModel".equals(name)) analysis = SourceModel::analyze;
+    else if ("Slicer".equals(name)) analysis = Slicer::analyze;
+    else throw new IllegalArgumentException("unknown analysis " + name);
+    Map<String, Object> analysed = answer("Analysed");
+    analysed.put("answer", Attributed.answer((Map<String, Object>) request.get("request"), analysis));
+    return analysed;
   }
 
   @SuppressWarnings("unchecked")

@@ -74,19 +74,14 @@ import javax.lang.model.util.Types;
  * resolved them, so that a local, a parameter and a field of one name stay apart and `x` and
  * `this.x` are one. Only javac's parser and attribution run.
  *
- * <p>Request (JSON file named by the only argument): {file, classpath: [..], release, output}. The
- * answer, {kind: 'Analysed', statements, errors} or {kind: 'Failed', reason}, is written to
- * {output}.
+ * <p>Request (Main's `analyse`): {file, classpath: [..], release}. The answer: {kind: 'Analysed',
+ * statements, errors} or {kind: 'Failed', reason}.
  */
 public final class Slicer {
   private Slicer() {}
 
-  public static void main(String[] args) throws IOException {
-    Attributed.serve(args, Slicer::analyze);
-  }
-
   @SuppressWarnings("unchecked")
-  private static Map<String, Object> analyze(Map<String, Object> request) throws IOException {
+  static Map<String, Object> analyze(Map<String, Object> request) throws IOException {
     Attributed attributed = Attributed.of(request);
     JavacTask task = attributed.task;
     CompilationUnitTree unit = attributed.unit;

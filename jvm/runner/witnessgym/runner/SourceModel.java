@@ -54,18 +54,13 @@ import javax.lang.model.util.Types;
  * written as the file itself could spell it (simple names where the file's imports allow). Only
  * javac's parser and attribution run: no annotation processing, no code of the project.
  *
- * <p>Request (JSON file named by the only argument): {file, classpath: [..], release, ranges:
- * [[start, end], ..], output}. The answer is written to {output}.
+ * <p>Request (Main's `analyse`): {file, classpath: [..], release, ranges: [[start, end], ..]}.
  */
 public final class SourceModel {
   private SourceModel() {}
 
-  public static void main(String[] args) throws IOException {
-    Attributed.serve(args, SourceModel::analyze);
-  }
-
   @SuppressWarnings("unchecked")
-  private static Map<String, Object> analyze(Map<String, Object> request) throws IOException {
+  static Map<String, Object> analyze(Map<String, Object> request) throws IOException {
     Attributed attributed = Attributed.of(request);
     JavacTask task = attributed.task;
     CompilationUnitTree unit = attributed.unit;
