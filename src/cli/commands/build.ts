@@ -124,7 +124,10 @@ export function register(program: Command): void {
       positiveInteger('--workers'),
       2,
     )
-    .option('--no-maven', 'leave kept cases unconfirmed by Maven (quick trials only)')
+    .option(
+      '--no-maven',
+      'leave kept cases unconfirmed by Maven, the ground truth each kept case is checked with (quick trials only)',
+    )
     .option(
       '--max-tries <n>',
       'candidates an inject run tries per bug type and bucket',
