@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exists, makeTempDir, removeTree } from '../src/core/fs.js';
@@ -11,12 +13,13 @@ import {
   type LocalRedis,
   type WorkerProcess,
 } from '../src/jobs/local-cluster.js';
+import { KEY_PREFIX } from '../src/jobs/connection.js';
 import { UNIT_MARKER_ENV } from '../src/jobs/unit-process.js';
 import type { WorkerEvent } from '../src/jobs/worker.js';
 import type { CaseRecord } from '../src/stages/4-archive/case.js';
 import type { AttemptRow } from '../src/stages/5-evaluate/records.js';
 import { STORE_FILE } from '../src/stages/5-evaluate/store.js';
-import { cli, ONE_CASE_BUILD } from './helpers.js';
+import { cli, ONE_CASE_BUILD, processesWithEnvironment } from './helpers.js';
 import { sharedOneCaseBench } from './shared-fixture.js';
 
 /*
@@ -90,18 +93,8 @@ function comparable(row: AttemptRow) {
 }
 
 /** Processes still carrying a unit's marker in their environment. */
-async function processesOfUnit(unit: string): Promise<number[]> {
-  const found: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const environ = await readFile(`/proc/${entry}/environ`, 'utf8');
-      if (environ.split('\0').includes(`${UNIT_MARKER_ENV}=${unit}`)) found.push(Number(entry));
-    } catch {
-      // gone, or not ours to read
-    }
-  }
-  return found;
+function processesOfUnit(unit: string): Promise<number[]> {
+  return processesWithEnvironment(`${UNIT_MARKER_ENV}=${unit}`);
 }
 
 describe('witnessgym evaluate --queue with three workers', () => {
@@ -318,6 +311,56 @@ describe('witnessgym evaluate --queue with three workers', () => {
     } finally {
       for (const w of workers) w.child.kill('SIGTERM');
       await Promise.all(workers.map((w) => w.exited));
+    }
+  });
+
+  it("ends what a killed worker's unit started at once, not when the unit would have ended", async () => {
+    // The agent sleeps far longer than the test waits: only the unit's own defence ends it.
+    const seconds = '97';
+    const sleeping = async () => {
+      const found: number[] = [];
+      for (const entry of await readdir('/proc')) {
+        if (!/^\d+$/.test(entry)) continue;
+        const argv = await readFile(`/proc/${entry}/cmdline`, 'utf8').then(
+          (text) => text.split('\0'),
+          () => [],
+        );
+        if (path.basename(argv[0] ?? '') === 'sleep' && argv[1] === seconds) found.push(+entry);
+      }
+      return found;
+    };
+    const worker = startWorker('h');
+    const coordinator = spawn(
+      process.execPath,
+      [
+        ...[CLI, 'evaluate', bench, '--agent', 'command', '--agent-command', `sleep ${seconds}`],
+        ...['--attempts', '1', '--run', path.join(work, 'run-orphaned'), '--queue', queueUrl],
+      ],
+      { detached: true, stdio: 'ignore' },
+    );
+    try {
+      await worker.ready();
+      await until('the agent to sleep', async () => (await sleeping()).length > 0);
+      const started = worker.events.find((e) => e.kind === 'UnitStarted');
+      process.kill(worker.child.pid!, 'SIGKILL');
+      await worker.exited;
+      await until(
+        "the killed unit's agent to be ended",
+        async () =>
+          (await sleeping()).length === 0 &&
+          started?.kind === 'UnitStarted' &&
+          (await processesOfUnit(started.unit)).length === 0,
+        10_000,
+      );
+    } finally {
+      process.kill(-coordinator.pid!, 'SIGKILL');
+      if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
+      // Its job would otherwise wait for the next test's workers.
+      const connection = new Redis(queueUrl);
+      const queue = new Queue('evaluate', { connection, prefix: KEY_PREFIX });
+      await queue.obliterate({ force: true });
+      await queue.close();
+      connection.disconnect();
     }
   });
 
