@@ -9,10 +9,13 @@ import {
   type FetchedProjectRef,
 } from '../src/project/project.js';
 import { patchOf, withPatch, type ProjectState } from '../src/project/state.js';
+import { caseUnitOf } from '../src/pipeline/pipeline.js';
 import { WholeSuite } from '../src/pipeline/whole-suite.js';
 import type { ExecutionContextRecord } from '../src/stages/1-trace/trace.js';
 import type { InjectionRecord } from '../src/stages/2-inject/records.js';
-import type { TransformRecord } from '../src/stages/3-transform/transform.js';
+import type { CandidateSource } from '../src/stages/3-transform/candidates.js';
+import { loadTransformSpecs } from '../src/stages/3-transform/spec.js';
+import type { Transformer, TransformRecord } from '../src/stages/3-transform/transform.js';
 import { archiveCase, readCaseFile } from '../src/stages/4-archive/archive.js';
 import { writeGivenTree } from '../src/stages/5-evaluate/workspace.js';
 import { JvmRunner } from '../src/toolchains/jvm/runner.js';
@@ -103,6 +106,36 @@ describe('the whole existing suite on a case', () => {
     expect(await exists(path.join(testDir, 'JSONValueTest.java'))).toBe(false);
     expect(await exists(path.join(testDir, 'JsonArrayTest.java'))).toBe(true);
   }, 600_000);
+
+  it('refuses a bug before steps that keep its reach, and transforms it for steps that may narrow it', async () => {
+    const transformed: string[][] = [];
+    const transformer = {
+      transform: async (_injection: InjectionRecord, sources: readonly CandidateSource[]) => {
+        transformed.push(sources.map((source) => source.id));
+        return { outcome: { kind: 'Short' } } as TransformRecord;
+      },
+    } as unknown as Transformer;
+    const specs = await loadTransformSpecs();
+    const unit = caseUnitOf({ transformer, suite }, 'refuse', specs);
+    const injection = { state: buggy, witness: { testClass: WITNESS } } as InjectionRecord;
+    const source = (id: string) => ({ id }) as CandidateSource;
+
+    const refused = await unit(injection, [source('t_call_stack_deepen_v1')]);
+    expect(refused).toMatchObject({
+      kind: 'GivenAwayBeforeSteps',
+      suite: { kind: 'GivenAway', classes: expect.arrayContaining([CO_WITNESS]) },
+    });
+    expect(transformed).toEqual([]);
+    // A gate may leave the other class's inputs correct: the steps decide.
+    const gated = ['t_rare_profile_gate_v1', 't_call_stack_deepen_v1'];
+    expect(await unit(injection, gated.map(source))).toMatchObject({ kind: 'Transformed' });
+    expect(transformed).toEqual([gated]);
+    // Nor is a clean state refused before its steps.
+    const clean = { ...injection, state: pristineState(project) };
+    expect(await unit(clean, [source('t_call_stack_deepen_v1')])).toMatchObject({
+      kind: 'Transformed',
+    });
+  }, 300_000);
 });
 
 function fakeInjection(state: ProjectState): InjectionRecord {

@@ -92,13 +92,16 @@ export type SuiteRun = z.infer<typeof SuiteRunSchema>;
  * other classes fail and the case is refused (`GivenAway`) or kept with them hidden as
  * co-witnesses (`Hidden`); or the suite could not be run to its end (`Unfinished`, refused).
  */
+/** The remaining suite exposes the bug: these classes fail on it and pass on clean code. */
+export const GivenAwaySchema = z.strictObject({
+  kind: z.literal('GivenAway'),
+  runs: z.array(SuiteRunSchema),
+  classes: z.array(z.string()),
+});
+
 export const SuiteCheckSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('Contained'), runs: z.array(SuiteRunSchema) }),
-  z.strictObject({
-    kind: z.literal('GivenAway'),
-    runs: z.array(SuiteRunSchema),
-    classes: z.array(z.string()),
-  }),
+  GivenAwaySchema,
   z.strictObject({
     kind: z.literal('Hidden'),
     runs: z.array(SuiteRunSchema),
@@ -111,6 +114,7 @@ export const SuiteCheckSchema = z.discriminatedUnion('kind', [
   }),
 ]);
 export type SuiteCheck = z.infer<typeof SuiteCheckSchema>;
+export type GivenAway = z.infer<typeof GivenAwaySchema>;
 
 /** What to do with a case whose bug other classes expose: refuse it, or hide them with the witness. */
 export type CoWitnessPolicy = 'refuse' | 'hide';

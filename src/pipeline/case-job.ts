@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { SuiteCheckSchema } from '../checks/suite.js';
+import { GivenAwaySchema, SuiteCheckSchema } from '../checks/suite.js';
 import { sha256Text } from '../core/fs.js';
 import { silent } from '../events/types.js';
 import { ArtefactStore } from '../jobs/artefacts.js';
@@ -24,7 +24,8 @@ import { WholeSuite } from './whole-suite.js';
  * A build's unit as a job: a bug, a cell's operator sequence, and the settings the transformation
  * and the whole-suite check run with. The witnesses' execution contexts go by hash through the
  * build directory (which every host mounts); the worker returns the transformation record and
- * the kept case's suite check, and the coordinator writes them, the ledger and the archive.
+ * the kept case's suite check (or the suite check that refused the bug before its steps), and the
+ * coordinator writes them, the ledger and the archive.
  */
 
 const BuildCaseJobPayloadSchema = z.strictObject({
@@ -50,10 +51,17 @@ const BuildCaseJobPayloadSchema = z.strictObject({
 });
 type BuildCaseJobPayload = z.infer<typeof BuildCaseJobPayloadSchema>;
 
-const BuildCaseJobResultSchema = z.strictObject({
-  transform: TransformLine.schema,
-  suite: SuiteCheckSchema.optional(),
-});
+const BuildCaseJobResultSchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('Transformed'),
+    record: TransformLine.schema,
+    suite: SuiteCheckSchema.optional(),
+  }),
+  z.strictObject({
+    kind: z.literal('GivenAwayBeforeSteps'),
+    suite: GivenAwaySchema,
+  }),
+]);
 
 function buildArtefacts(out: string): ArtefactStore {
   return new ArtefactStore(path.join(out, 'build', 'artefacts'));
@@ -101,13 +109,8 @@ export const buildCaseJob: JobKind<
         maven: payload.maven,
       });
       try {
-        const unit = caseUnitOf({ ...transformer, suite }, payload.coWitnesses);
-        const { record, suite: check } = await unit(
-          payload.injection,
-          sources,
-          payload.transformed,
-        );
-        return { transform: record, ...(check ? { suite: check } : {}) };
+        const unit = caseUnitOf({ ...transformer, suite }, payload.coWitnesses, specs);
+        return await unit(payload.injection, sources, payload.transformed);
       } finally {
         await suite.close();
       }
@@ -139,8 +142,7 @@ export function queuedCaseUnit(
         ...(transformed ? { transformed } : {}),
       };
       const key = sha256Text(JSON.stringify({ job: buildCaseJob.name, payload }));
-      const result = await coordinator.submit(buildCaseJob, key, payload);
-      return { record: result.transform, ...(result.suite ? { suite: result.suite } : {}) };
+      return coordinator.submit(buildCaseJob, key, payload);
     };
   };
 }

@@ -327,6 +327,7 @@ export async function runBuildCommand(
         cells,
         specs: types.filter((type) => cells.some((cell) => cell.typeId === type.id)),
         sourcesFor,
+        transforms,
         seed: options.seed,
         workers: options.workers,
         out,

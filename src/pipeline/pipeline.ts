@@ -8,6 +8,7 @@ import {
   SuiteCheckSchema,
   type CoWitness,
   type CoWitnessPolicy,
+  type GivenAway,
   type SuiteCheck,
 } from '../checks/suite.js';
 import type { EventSink } from '../events/types.js';
@@ -21,6 +22,7 @@ import { specHash, type BugTypeSpec } from '../stages/2-inject/spec.js';
 import type { CandidateSource } from '../stages/3-transform/candidates.js';
 import { openTransformer, type OpenTransformer } from '../stages/3-transform/driver.js';
 import { TransformMemo } from '../stages/3-transform/memo.js';
+import { keepsBugReach, type TransformSpec } from '../stages/3-transform/spec.js';
 import {
   describeStop,
   shortLikeSharedSteps,
@@ -143,6 +145,8 @@ export interface BuildOptions {
   specs: readonly BugTypeSpec[];
   /** The candidate source of each step of a depth's operator sequence. */
   sourcesFor: (sequence: readonly string[]) => CandidateSource[];
+  /** The operators' specs: what their steps keep of the bug. */
+  transforms: readonly TransformSpec[];
   seed: number;
   /** Cases transformed at once, each in its own working copy and JVM. */
   workers: number;
@@ -351,22 +355,32 @@ export type CaseUnit = (
   injection: InjectionRecord,
   sources: CandidateSource[],
   transformed?: TransformRecord,
-) => Promise<{ record: TransformRecord; suite?: SuiteCheck }>;
+) => Promise<CaseUnitResult>;
+
+export type CaseUnitResult =
+  | { kind: 'Transformed'; record: TransformRecord; suite?: SuiteCheck }
+  /** Refused before its steps: they keep the bug's reach, and the remaining suite exposes it. */
+  | { kind: 'GivenAwayBeforeSteps'; suite: GivenAway };
 
 /** The unit as a transformer and a whole suite in working copies of their own run it. */
 export function caseUnitOf(
   worker: Pick<Worker, 'transformer' | 'suite'>,
   coWitnesses: CoWitnessPolicy,
+  transforms: readonly TransformSpec[],
 ): CaseUnit {
   return async (injection, sources, transformed) => {
+    const witness = injection.witness.testClass;
+    const sequence = sources.map((source) => source.id);
+    // A bug the remaining suite exposes now, steps that keep its reach leave exposed: the
+    // transformation and its Maven confirmation would be spent on a case refused at the end.
+    if (!transformed && coWitnesses === 'refuse' && keepsBugReach(transforms, sequence)) {
+      const suite = await worker.suite.givenAwayBeforeSteps(injection.state, witness);
+      if (suite) return { kind: 'GivenAwayBeforeSteps', suite };
+    }
     const record = transformed ?? (await worker.transformer.transform(injection, sources));
-    if (record.outcome.kind !== 'Kept') return { record };
-    const suite = await worker.suite.check(
-      record.outcome.state,
-      injection.witness.testClass,
-      coWitnesses,
-    );
-    return { record, suite };
+    if (record.outcome.kind !== 'Kept') return { kind: 'Transformed', record };
+    const suite = await worker.suite.check(record.outcome.state, witness, coWitnesses);
+    return { kind: 'Transformed', record, suite };
   };
 }
 
@@ -766,7 +780,9 @@ class Build {
       })),
     );
     try {
-      const units = workers.map((worker) => caseUnitOf(worker, this.options.coWitnesses));
+      const units = workers.map((worker) =>
+        caseUnitOf(worker, this.options.coWitnesses, this.options.transforms),
+      );
       await rounds(workers.length, (worker) => units[worker]!);
     } finally {
       for (const worker of workers) {
@@ -792,20 +808,35 @@ class Build {
     // A case transformed before an interruption is not transformed again, nor one whose first
     // steps already fell short for this bug in another sequence that begins with them.
     const known = earlier.get(id) ?? shortLikeSharedSteps(injection, sources, earlier);
-    const { record, suite } =
+    const result: CaseUnitResult =
       known?.outcome.kind === 'Short'
-        ? { record: known, suite: undefined }
+        ? { kind: 'Transformed', record: known }
         : await unit(injection, sources, known);
-    if (!earlier.has(id)) {
-      await appendRecords(file, TransformLine, [record]);
-      earlier.set(id, record);
-    }
     const base = {
       cell: cell.key,
       project: project.label,
       injection: injection.id,
       transform: id,
     };
+    if (result.kind === 'GivenAwayBeforeSteps') {
+      await this.ledger.append({
+        ...base,
+        outcome: {
+          kind: 'Short',
+          stoppedAt: { kind: 'suite' },
+          reason: `${suiteRefusal(result.suite)}, before the steps, which keep its reach`,
+        },
+        suite: result.suite,
+        durationMs: Date.now() - started,
+      });
+      this.progressOfLast(cell, injection);
+      return;
+    }
+    const { record, suite } = result;
+    if (!earlier.has(id)) {
+      await appendRecords(file, TransformLine, [record]);
+      earlier.set(id, record);
+    }
     if (record.outcome.kind === 'Short') {
       const { stoppedAt, reason } = record.outcome;
       await this.ledger.append({
@@ -842,6 +873,11 @@ class Build {
         });
       }
     }
+    this.progressOfLast(cell, injection);
+  }
+
+  /** The progress line of the ledger's last entry, the bug just decided in `cell`. */
+  private progressOfLast(cell: PlanCell, injection: InjectionRecord): void {
     const last = this.ledger.entries[this.ledger.entries.length - 1]!;
     this.progress(
       `${cellKey(cell.key)} ${injection.id}`,

@@ -5,6 +5,7 @@ import {
   runSuiteMaven,
   runSuiteWarm,
   type CoWitnessPolicy,
+  type GivenAway,
   type SuiteCheck,
   type SuiteRun,
 } from '../checks/suite.js';
@@ -66,21 +67,44 @@ export class WholeSuite {
     );
   }
 
-  async check(state: ProjectState, witness: string, policy: CoWitnessPolicy): Promise<SuiteCheck> {
-    const { project, copy } = this;
-    const usable = project.baseline.classes.filter(
+  private usable(witness: string) {
+    return this.project.baseline.classes.filter(
       (entry) => isUsable(entry) && entry.status === 'Passed' && entry.testClass !== witness,
     );
-    const runs: SuiteRun[] = [];
-    const warm = await runSuiteWarm(
+  }
+
+  private warmRun(state: ProjectState, witness: string) {
+    const { project } = this;
+    return runSuiteWarm(
       this.fast,
       this.references,
-      copy,
+      this.copy,
       pristineState(project),
       state,
-      usable.map((entry) => ({ testClass: entry.testClass, normalMs: entry.durationMs })),
+      this.usable(witness).map((entry) => ({
+        testClass: entry.testClass,
+        normalMs: entry.durationMs,
+      })),
       project.build,
     );
+  }
+
+  /**
+   * The warm runs alone on a bug's state before its steps, when they refuse it: for a sequence
+   * that keeps the bug's reach, what gives the bug away now gives it away after the steps.
+   */
+  async givenAwayBeforeSteps(state: ProjectState, witness: string): Promise<GivenAway | undefined> {
+    const warm = await this.warmRun(state, witness);
+    if (warm.kind !== 'Passed') return undefined;
+    const judged = judgeSuite([warm.evidence], 'refuse');
+    return judged.kind === 'GivenAway' ? judged : undefined;
+  }
+
+  async check(state: ProjectState, witness: string, policy: CoWitnessPolicy): Promise<SuiteCheck> {
+    const { project, copy } = this;
+    const usable = this.usable(witness);
+    const runs: SuiteRun[] = [];
+    const warm = await this.warmRun(state, witness);
     if (warm.kind !== 'Passed') {
       return { kind: 'Unfinished', runs, reason: warm.kind === 'Failed' ? warm.reason : 'skipped' };
     }

@@ -36,6 +36,10 @@ describe('transform specs', () => {
     );
     for (const spec of specs)
       expect(spec.forbiddenEdits).toContain('changes_to_public_API_signatures');
+    // Only the gate may make an input that exposes the bug correct.
+    expect(specs.filter((spec) => spec.bugReach === 'narrowed').map((spec) => spec.id)).toEqual([
+      't_rare_profile_gate_v1',
+    ]);
   });
 
   it('reports a malformed spec with the field at fault', () => {

@@ -21,6 +21,12 @@ export const TransformSpecSchema = z.strictObject({
   name: z.string().min(1),
   description: z.string().min(1),
   applicability: Label,
+  /**
+   * Whether a step leaves every input that exposes the bug exposing it (`kept`: a refactoring) or
+   * may make some of them correct (`narrowed`: a gate). A test class of the remaining suite that
+   * gives the bug away before `kept` steps gives it away after them.
+   */
+  bugReach: z.enum(['kept', 'narrowed']),
   forbiddenEdits: z.array(Label).min(1),
   mustPreserve: z.array(Label).min(1),
   postConditions: z.array(Label).min(1),
@@ -43,6 +49,14 @@ export function parseTransformSpec(text: string, origin: string): TransformSpec 
 
 export function loadTransformSpecs(dir = transformsDir()): Promise<TransformSpec[]> {
   return loadSpecs(TransformSpecSchema, WHAT, dir);
+}
+
+/** Whether every operator of a sequence keeps the bug's reach (see `bugReach`). */
+export function keepsBugReach(
+  specs: readonly TransformSpec[],
+  sequence: readonly string[],
+): boolean {
+  return sequence.every((id) => specs.find((spec) => spec.id === id)?.bugReach === 'kept');
 }
 
 /** The specs a `--transforms` value names: `all` or ids separated by commas. */

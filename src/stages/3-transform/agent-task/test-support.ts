@@ -9,6 +9,7 @@ export const DEMO_TRANSFORM_SPEC: TransformSpec = {
   name: 'Deepen call stack with a natural helper extraction',
   description: 'Introduce a small private helper between the caller and the bug site.',
   applicability: 'at_least_one_mid_level_helper_candidate',
+  bugReach: 'kept',
   forbiddenEdits: ['changes_to_public_API_signatures', 'broad_refactors'],
   mustPreserve: ['compilation_success', 'behavior_for_non_trigger_inputs'],
   postConditions: ['additional_helper_in_call_chain'],
