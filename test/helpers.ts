@@ -89,34 +89,36 @@ export async function editedCopy(projectRoot: string, edits: Edit[]): Promise<st
   return copy;
 }
 
-/** Processes whose command line mentions a path: what a run must not leave behind. */
-export async function processesMentioning(needle: string): Promise<number[]> {
-  const found: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const cmdline = (await readFile(`/proc/${entry}/cmdline`, 'utf8')).replace(/\0/g, ' ');
-      if (cmdline.includes(needle)) found.push(Number(entry));
-    } catch {
-      // gone
-    }
-  }
-  return found;
-}
-
-/** Processes whose environment holds `entry` (NAME=value): what a marked run left running. */
-export async function processesWithEnvironment(entry: string): Promise<number[]> {
+/**
+ * Processes other than this one whose `/proc/<pid>/<file>` (`cmdline`: the arguments,
+ * `environ`: the environment), split at its NULs, satisfies `match`.
+ */
+export async function processesWhere(
+  file: 'cmdline' | 'environ',
+  match: (fields: string[]) => boolean,
+): Promise<number[]> {
   const found: number[] = [];
   for (const pid of await readdir('/proc')) {
     if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
     try {
-      const environ = await readFile(`/proc/${pid}/environ`, 'utf8');
-      if (environ.split('\0').includes(entry)) found.push(Number(pid));
+      if (match((await readFile(`/proc/${pid}/${file}`, 'utf8')).split('\0'))) {
+        found.push(Number(pid));
+      }
     } catch {
       // gone, or not ours to read
     }
   }
   return found;
+}
+
+/** Processes whose command line mentions a path: what a run must not leave behind. */
+export function processesMentioning(needle: string): Promise<number[]> {
+  return processesWhere('cmdline', (argv) => argv.join(' ').includes(needle));
+}
+
+/** Processes whose environment holds `entry` (NAME=value): what a marked run left running. */
+export function processesWithEnvironment(entry: string): Promise<number[]> {
+  return processesWhere('environ', (environment) => environment.includes(entry));
 }
 
 /**

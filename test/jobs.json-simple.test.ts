@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { Queue } from 'bullmq';
@@ -19,7 +19,7 @@ import type { WorkerEvent } from '../src/jobs/worker.js';
 import type { CaseRecord } from '../src/stages/4-archive/case.js';
 import type { AttemptRow } from '../src/stages/5-evaluate/records.js';
 import { STORE_FILE } from '../src/stages/5-evaluate/store.js';
-import { cli, ONE_CASE_BUILD, processesWithEnvironment } from './helpers.js';
+import { cli, ONE_CASE_BUILD, processesWhere, processesWithEnvironment } from './helpers.js';
 import { sharedOneCaseBench } from './shared-fixture.js';
 
 /*
@@ -317,18 +317,11 @@ describe('witnessgym evaluate --queue with three workers', () => {
   it("ends what a killed worker's unit started at once, not when the unit would have ended", async () => {
     // The agent sleeps far longer than the test waits: only the unit's own defence ends it.
     const seconds = '97';
-    const sleeping = async () => {
-      const found: number[] = [];
-      for (const entry of await readdir('/proc')) {
-        if (!/^\d+$/.test(entry)) continue;
-        const argv = await readFile(`/proc/${entry}/cmdline`, 'utf8').then(
-          (text) => text.split('\0'),
-          () => [],
-        );
-        if (path.basename(argv[0] ?? '') === 'sleep' && argv[1] === seconds) found.push(+entry);
-      }
-      return found;
-    };
+    const sleeping = () =>
+      processesWhere(
+        'cmdline',
+        (argv) => path.basename(argv[0] ?? '') === 'sleep' && argv[1] === seconds,
+      );
     const worker = startWorker('h');
     const coordinator = spawn(
       process.execPath,

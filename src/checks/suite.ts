@@ -87,11 +87,6 @@ export const SuiteRunSchema = z.strictObject({
 });
 export type SuiteRun = z.infer<typeof SuiteRunSchema>;
 
-/**
- * What the whole-suite check found on a case's final state: nothing else fails (`Contained`);
- * other classes fail and the case is refused (`GivenAway`) or kept with them hidden as
- * co-witnesses (`Hidden`); or the suite could not be run to its end (`Unfinished`, refused).
- */
 /** The remaining suite exposes the bug: these classes fail on it and pass on clean code. */
 export const GivenAwaySchema = z.strictObject({
   kind: z.literal('GivenAway'),
@@ -99,6 +94,11 @@ export const GivenAwaySchema = z.strictObject({
   classes: z.array(z.string()),
 });
 
+/**
+ * What the whole-suite check found on a case's final state: nothing else fails (`Contained`);
+ * other classes fail and the case is refused (`GivenAway`) or kept with them hidden as
+ * co-witnesses (`Hidden`); or the suite could not be run to its end (`Unfinished`, refused).
+ */
 export const SuiteCheckSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('Contained'), runs: z.array(SuiteRunSchema) }),
   GivenAwaySchema,

@@ -9,7 +9,7 @@ import {
   type SuiteCheck,
   type SuiteRun,
 } from '../checks/suite.js';
-import { baselineClass, isUsable } from '../project/baseline.js';
+import { baselineClass, isUsable, type BaselineClass } from '../project/baseline.js';
 import { pristineState, type FetchedProjectRef } from '../project/project.js';
 import type { ProjectState } from '../project/state.js';
 import { compiledSources, WorkingCopy } from '../project/working-copy.js';
@@ -73,7 +73,7 @@ export class WholeSuite {
     );
   }
 
-  private warmRun(state: ProjectState, witness: string) {
+  private warmRun(state: ProjectState, usable: readonly BaselineClass[]) {
     const { project } = this;
     return runSuiteWarm(
       this.fast,
@@ -81,10 +81,7 @@ export class WholeSuite {
       this.copy,
       pristineState(project),
       state,
-      this.usable(witness).map((entry) => ({
-        testClass: entry.testClass,
-        normalMs: entry.durationMs,
-      })),
+      usable.map((entry) => ({ testClass: entry.testClass, normalMs: entry.durationMs })),
       project.build,
     );
   }
@@ -94,7 +91,7 @@ export class WholeSuite {
    * that keeps the bug's reach, what gives the bug away now gives it away after the steps.
    */
   async givenAwayBeforeSteps(state: ProjectState, witness: string): Promise<GivenAway | undefined> {
-    const warm = await this.warmRun(state, witness);
+    const warm = await this.warmRun(state, this.usable(witness));
     if (warm.kind !== 'Passed') return undefined;
     const judged = judgeSuite([warm.evidence], 'refuse');
     return judged.kind === 'GivenAway' ? judged : undefined;
@@ -104,7 +101,7 @@ export class WholeSuite {
     const { project, copy } = this;
     const usable = this.usable(witness);
     const runs: SuiteRun[] = [];
-    const warm = await this.warmRun(state, witness);
+    const warm = await this.warmRun(state, usable);
     if (warm.kind !== 'Passed') {
       return { kind: 'Unfinished', runs, reason: warm.kind === 'Failed' ? warm.reason : 'skipped' };
     }

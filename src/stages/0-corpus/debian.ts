@@ -4,7 +4,7 @@ import { downloadsLock, type CacheLayout } from '../../core/cache.js';
 import { UserError } from '../../core/errors.js';
 import { exists, makeTempDir, removeTree, sha256File, writeFileAtomic } from '../../core/fs.js';
 import { withLock } from '../../records/lock.js';
-import { runProcess } from '../../core/process.js';
+import { lastLine, runProcess } from '../../core/process.js';
 
 /*
  * Debian source packages are fetched with apt-get against a private apt state directory inside
@@ -83,10 +83,6 @@ async function ensureSourceIndex(aptDir: string): Promise<void> {
     );
   }
   await writeFileAtomic(stamp, String(Date.now()));
-}
-
-function lastLine(text: string): string {
-  return text.trim().split('\n').pop() ?? '';
 }
 
 export interface DebianSource {

@@ -56,9 +56,12 @@ const RunRequestSchema = z.strictObject({
 });
 
 /** A javac analysis of one file (jvm/runner's SourceModel or Slicer), its request as theirs. */
+const AnalysisNameSchema = z.enum(['SourceModel', 'Slicer']);
+export type AnalysisName = z.infer<typeof AnalysisNameSchema>;
+
 const AnalyseRequestSchema = z.strictObject({
   op: z.literal('analyse'),
-  analysis: z.enum(['SourceModel', 'Slicer']),
+  analysis: AnalysisNameSchema,
   request: z.record(z.string(), z.unknown()),
 });
 

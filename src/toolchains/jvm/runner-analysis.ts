@@ -2,7 +2,9 @@ import os, { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import type { CacheLayout } from '../../core/cache.js';
 import { jdkTool } from '../maven/maven.js';
+import { lastLine } from '../../core/process.js';
 import { JvmHelper, type HelperFault } from './helper.js';
+import type { AnalysisName } from './protocol.js';
 import { runnerClasspath, type RunnerClasspath } from './setup.js';
 
 /*
@@ -48,8 +50,6 @@ export function javacRelease(level: string | null): string | null {
 }
 
 const FailedSchema = z.strictObject({ kind: z.literal('Failed'), reason: z.string() });
-
-export type AnalysisName = 'SourceModel' | 'Slicer';
 
 /**
  * Warm runner JVMs that answer analyses, shared by the process: a fresh JVM per analysis spends
@@ -97,7 +97,7 @@ function describeFault(fault: HelperFault): string {
     case 'Timeout':
       return fault.startup ? 'its JVM did not start within 60 s' : 'timed out';
     case 'Exited':
-      return `its JVM ended (${fault.signal ?? `exit ${fault.code}`}): ${fault.stderr.trim().split('\n').at(-1) ?? ''}`;
+      return `its JVM ended (${fault.signal ?? `exit ${fault.code}`}): ${lastLine(fault.stderr)}`;
     case 'ProtocolFault':
       return fault.reason;
   }

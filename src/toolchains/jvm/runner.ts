@@ -2,6 +2,7 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { CacheLayout } from '../../core/cache.js';
 import { makeTempDir, removeTree, sha256Text } from '../../core/fs.js';
+import { lastLine } from '../../core/process.js';
 import {
   thrownClass,
   verdictFromReports,
@@ -129,10 +130,6 @@ function generatorsFor(build: BuildSettings, projectDir: string) {
     ...generator,
     args: generator.args.map((arg) => arg.replaceAll('{sourceDir}', sourceDir)),
   }));
-}
-
-function lastLine(text: string): string {
-  return text.trim().split('\n').pop() ?? '';
 }
 
 const TEST_OUTCOMES: Record<TestResult['outcome'], TestOutcome['outcome']> = {
