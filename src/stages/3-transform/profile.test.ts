@@ -27,16 +27,29 @@ describe('probeStatement', () => {
 describe('addObservations', () => {
   it('merges equal calls per failing method, and counts other methods as one role', () => {
     const into = new Map<string, Observation>();
-    addObservations(
+    const recorded = addObservations(
       into,
       'testA\t1\t~\ntestA\t1\t~\ntestB\t1\t~\nsetUp\t2\t1:x\nbroken\n',
       plan,
-      (method) => method.startsWith('test'),
+      (method) => (method.startsWith('test') ? 'failing' : 'other'),
     );
     expect([...into.values()]).toEqual([
       { failingMethod: 'testA', values: ['1', '~'], count: 2 },
       { failingMethod: 'testB', values: ['1', '~'], count: 1 },
       { failingMethod: null, values: ['2', '1:x'], count: 1 },
+    ]);
+    expect([...recorded]).toEqual(['testA', 'testB']);
+  });
+
+  it('skips the calls of a failing method an earlier run already counted', () => {
+    const into = new Map<string, Observation>();
+    addObservations(into, 'testA\t1\t~\n', plan, () => 'failing');
+    addObservations(into, 'testA\t1\t~\nother\t3\t~\n', plan, (method) =>
+      method === 'testA' ? 'counted' : 'other',
+    );
+    expect([...into.values()]).toEqual([
+      { failingMethod: 'testA', values: ['1', '~'], count: 1 },
+      { failingMethod: null, values: ['3', '~'], count: 1 },
     ]);
   });
 });

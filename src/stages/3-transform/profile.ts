@@ -111,23 +111,34 @@ export function probeStatement(plan: ProbePlan, output: string, lineBreak: strin
   ].join(lineBreak);
 }
 
-/** Adds a probe file's lines to the observations (merged by values and failing method). */
+/** Whose call a probe's line records: a failing method's, another's, or one already counted. */
+export type CallRole = 'failing' | 'other' | 'counted';
+
+/**
+ * Adds a probe file's lines to the observations (merged by values and failing method); returns
+ * the failing methods it recorded calls of.
+ */
 export function addObservations(
   into: Map<string, Observation>,
   text: string,
   plan: ProbePlan,
-  failing: (method: string) => boolean,
-): void {
+  roleOf: (method: string) => CallRole,
+): Set<string> {
+  const failingRecorded = new Set<string>();
   for (const line of text.split('\n')) {
     if (line === '') continue;
     const [method, ...values] = line.split('\t');
     if (values.length !== plan.values.length) continue;
-    const failingMethod = failing(method!) ? method! : null;
+    const role = roleOf(method!);
+    if (role === 'counted') continue;
+    if (role === 'failing') failingRecorded.add(method!);
+    const failingMethod = role === 'failing' ? method! : null;
     const key = JSON.stringify([failingMethod, values]);
     const known = into.get(key);
     if (known) known.count++;
     else into.set(key, { failingMethod, values, count: 1 });
   }
+  return failingRecorded;
 }
 
 export interface ProfileRequest {
@@ -145,7 +156,7 @@ export interface ProfileRequest {
   /**
    * The runs that can reach the probe: the witness's and other classes' whose trace reaches the
    * probe's method, each whole or only its tests that enter it (a test that does not, records
-   * nothing).
+   * nothing); the witness's failing methods first, alone where they can be (`profilingRuns`).
    */
   runs: readonly ClassRun[];
 }
@@ -180,6 +191,9 @@ export async function profileSite(request: ProfileRequest): Promise<ProfileOutco
       };
     }
     const observations = new Map<string, Observation>();
+    // A failing method's calls come from the first run that recorded them: a witness run whole
+    // after its failing methods ran alone records them again.
+    const failingCounted = new Set<string>();
     for (const { testClass, methods } of request.runs) {
       await rm(output, { force: true });
       await fast.run({
@@ -189,12 +203,13 @@ export async function profileSite(request: ProfileRequest): Promise<ProfileOutco
         timeoutMs: timeLimit(fast.name, 'run', undefined),
       });
       const text = await readFile(output, 'utf8').catch(() => '');
-      addObservations(
-        observations,
-        text,
-        plan,
-        (method) => testClass === request.witness && request.failingMethods.includes(method),
-      );
+      const recorded = addObservations(observations, text, plan, (method) => {
+        if (testClass !== request.witness || !request.failingMethods.includes(method)) {
+          return 'other';
+        }
+        return failingCounted.has(method) ? 'counted' : 'failing';
+      });
+      for (const method of recorded) failingCounted.add(method);
     }
     return {
       kind: 'Profiled',

@@ -1,7 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadJavaGrammar } from '../../lang/java/syntax.js';
 import type { TracedMethod } from '../../toolchains/jvm/runner.js';
-import { planRuns, TestReach, testId, tracedTests, type TracedTest } from './selection.js';
+import {
+  planRuns,
+  profilingRuns,
+  TestReach,
+  testId,
+  tracedTests,
+  type TracedTest,
+} from './selection.js';
 
 const FILE = 'src/main/java/p/Box.java';
 const BUGGY = `package p;
@@ -165,6 +172,33 @@ describe('per-test selection', () => {
       { testClass: 'p.BoxTest', methods: ['labels', 'doubles'] },
       { testClass: 'p.UserTest', methods: ['usesBoxToo'] },
     ]);
+  });
+
+  it('profiles the witness’s failing methods in a run of their own, first', () => {
+    const classes = [
+      { testClass: 'p.BoxTest', tests: TESTS.filter((t) => t.testClass === 'p.BoxTest') },
+      { testClass: 'p.UserTest', tests: TESTS.filter((t) => t.testClass === 'p.UserTest') },
+    ];
+    const entering = new Set([
+      testId('p.BoxTest', 'labels'),
+      testId('p.BoxTest', 'doubles'),
+      testId('p.UserTest', 'usesBoxToo'),
+    ]);
+    expect(profilingRuns(classes, 'p.BoxTest', ['labels'], entering)).toEqual([
+      { testClass: 'p.BoxTest', methods: ['labels'] },
+      { testClass: 'p.BoxTest', methods: ['doubles'] },
+      { testClass: 'p.UserTest', methods: ['usesBoxToo'] },
+    ]);
+    // A failing method that cannot be named alone: the witness runs whole, once.
+    const repeated = [test('repeats', [method('size', 7)]), test('repeats', [method('size', 7)])];
+    expect(
+      profilingRuns(
+        [{ testClass: 'p.BoxTest', tests: repeated }],
+        'p.BoxTest',
+        ['repeats'],
+        entering,
+      ),
+    ).toEqual([{ testClass: 'p.BoxTest' }]);
   });
 
   it('runs a class whole when its selected tests cannot be named alone', () => {

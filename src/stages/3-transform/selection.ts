@@ -283,3 +283,30 @@ export function planRuns(
   }
   return { runs, methodsRun, methodsInClasses };
 }
+
+/**
+ * The runs profiling a site with selection: the witness's failing methods first, in a run of their
+ * own when they can be run by name (a probe records only a class run's first calls, and a hot
+ * site's other calls must not crowd out the calls the gate keeps buggy), then the witness's other
+ * tests and each other class's tests that `entering` holds. A witness whose failing methods
+ * cannot be named alone runs whole, once.
+ */
+export function profilingRuns(
+  classes: readonly TracedClass[],
+  witness: string,
+  witnessFailing: readonly string[],
+  entering: ReadonlySet<string>,
+): ClassRun[] {
+  return classes.flatMap((traced): ClassRun[] => {
+    const isWitness = traced.testClass === witness;
+    if (!isWitness || witnessFailing.length === 0 || !runnableByName(traced, witnessFailing)) {
+      return planRuns([traced], witness, witnessFailing, entering).runs;
+    }
+    const failingIds = new Set(witnessFailing.map((method) => testId(witness, method)));
+    const rest = new Set([...entering].filter((id) => !failingIds.has(id)));
+    return [
+      { testClass: witness, methods: [...witnessFailing] },
+      ...planRuns([traced], witness, [], rest).runs,
+    ];
+  });
+}

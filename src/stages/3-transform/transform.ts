@@ -31,6 +31,7 @@ import { bugAnchor, locateAnchor, type BugAnchor } from './focus.js';
 import { GateRecordSchema, profileSite, type ProbePlan, type SiteProfile } from './profile.js';
 import {
   planRuns,
+  profilingRuns,
   TestReach,
   tracedTests,
   type ClassRun,
@@ -578,7 +579,7 @@ class TransformRun {
     const runs = [request.witness, ...others].flatMap((testClass): ClassRun[] => {
       const traced = classes.traced.find((entry) => entry.testClass === testClass);
       if (!entering || !traced) return [{ testClass }];
-      return planRuns([traced], request.witness, failingMethods, entering).runs;
+      return profilingRuns([traced], request.witness, failingMethods, entering);
     });
     const outcome = await profileSite({
       copy: this.options.copy,
