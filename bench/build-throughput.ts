@@ -8,7 +8,7 @@
  *
  *   npm run bench:build-throughput [-- --project commons-csv] [--per-cell 3] [--depths 1,3,5,10]
  *     [--type logic_predicate_inversion_in_guard] [--bucket short] [--workers 2] [--seed 1]
- *     [--maven-steps 8] [--same-bug-across-depths]
+ *     [--maven-steps 8] [--same-bug-across-depths] [--co-witnesses refuse|hide]
  *
  * The build goes to a fresh temporary directory and uses the user's cache (fetch the project
  * first). Nothing here is a pass/fail test: it prints what it measured.
@@ -47,8 +47,15 @@ const { values } = parseArgs({
     'maven-steps': { type: 'string', default: '8' },
     // As the paper plan's anchor group builds: one bug at every depth.
     'same-bug-across-depths': { type: 'boolean', default: false },
+    // As the README's main job builds: other classes exposing the bug are hidden, not refused.
+    'co-witnesses': { type: 'string', default: 'refuse' },
   },
 });
+const coWitnesses = values['co-witnesses'];
+if (coWitnesses !== 'refuse' && coWitnesses !== 'hide') {
+  console.error(`--co-witnesses is refuse or hide, not ${coWitnesses}`);
+  process.exit(2);
+}
 const workers = Number(values.workers);
 const cache = cacheLayout(resolveCacheDir());
 const out = path.join(await makeTempDir('build-throughput'), 'bench');
@@ -62,6 +69,7 @@ const summary = await runBuildCommand(
     buckets: values.bucket,
     perCell: Number(values['per-cell']),
     sameBugAcrossDepths: values['same-bug-across-depths'],
+    coWitnesses,
     seed: Number(values.seed),
     workers,
     out,
@@ -215,7 +223,7 @@ const minutes = (ms: number) =>
 const share = (part: number, whole: number) =>
   whole > 0 ? `${((part * 100) / whole).toFixed(0)}%` : '-';
 console.log(
-  `build ${summary.plan} on ${values.project}, ${values.type} in ${values.bucket} contexts, ${values['per-cell']} per depth, ${workers} workers, seed ${values.seed}: ${summary.archived}/${summary.wanted} cases in ${minutes(wallMs)}`,
+  `build ${summary.plan} on ${values.project}, ${values.type} in ${values.bucket} contexts, ${values['per-cell']} per depth, ${workers} workers, seed ${values.seed}, co-witnesses ${coWitnesses}: ${summary.archived}/${summary.wanted} cases in ${minutes(wallMs)}`,
 );
 console.log(
   'depth  tried  cases  cases/h  s/case   steps  (validating)  confirm   other  validations/min',

@@ -11,6 +11,8 @@ import {
 import { patchOf, withPatch, type ProjectState } from '../src/project/state.js';
 import { caseUnitOf } from '../src/pipeline/pipeline.js';
 import { WholeSuite } from '../src/pipeline/whole-suite.js';
+import { silent } from '../src/events/types.js';
+import { witnessContexts } from '../src/stages/2-inject/contexts.js';
 import type { ExecutionContextRecord } from '../src/stages/1-trace/trace.js';
 import type { InjectionRecord } from '../src/stages/2-inject/records.js';
 import type { CandidateSource } from '../src/stages/3-transform/candidates.js';
@@ -25,6 +27,7 @@ import { fetchCorpus } from './helpers.js';
  * The whole-suite check on json-simple: a bug the witness (JSONArrayTest) exposes and another
  * existing class (JSONValueTest) exposes too is refused as given away; with `--co-witnesses hide`
  * it is kept, that class is recorded as a co-witness, and the agent's workspace lacks its file.
+ * The warm runs take only the classes whose clean trace enters JSONArray.java; Maven runs them all.
  */
 
 const FILE = 'src/main/java/org/json/simple/JSONArray.java';
@@ -36,6 +39,7 @@ let project: FetchedProjectRef;
 let buggy: ProjectState;
 let jvm: JvmRunner;
 let suite: WholeSuite;
+let contexts: ExecutionContextRecord[];
 
 beforeAll(async () => {
   await fetchCorpus('json-simple');
@@ -46,7 +50,15 @@ beforeAll(async () => {
   expect(bug).not.toBe(clean);
   buggy = withPatch(pristineState(project), patchOf([{ file: FILE, before: clean, after: bug }]));
   jvm = new JvmRunner(cache);
-  suite = await WholeSuite.open({ cache, project, jvm, copyName: 'suite-test', maven: true });
+  contexts = await witnessContexts(project, cache, silent);
+  suite = await WholeSuite.open({
+    cache,
+    project,
+    contexts,
+    jvm,
+    copyName: 'suite-test',
+    maven: true,
+  });
 }, 600_000);
 
 afterAll(async () => {
@@ -62,15 +74,28 @@ describe('the whole existing suite on a case', () => {
       classes: expect.arrayContaining([CO_WITNESS]),
     });
     expect(check.runs.map((run) => run.runner)).toEqual(['jvm']);
-    expect(check.runs[0]!.classesRun).toBe(
-      project.baseline.classes.filter((entry) => entry.status === 'Passed').length - 1,
+    // The warm runs: every other class whose clean trace enters JSONArray.java, and only those.
+    const reaching = contexts.filter(
+      (record) =>
+        record.testMethod === null &&
+        record.testClass !== WITNESS &&
+        record.trace.some((location) => location.file === FILE),
     );
+    const others = project.baseline.classes.filter((entry) => entry.status === 'Passed').length - 1;
+    expect(reaching.length).toBeGreaterThan(0);
+    expect(reaching.length).toBeLessThan(others);
+    expect(check.runs[0]!.classesRun).toBe(reaching.length);
   }, 300_000);
 
   it('keeps a clean state: nothing else fails, warm or under Maven', async () => {
     const check = await suite.check(pristineState(project), WITNESS, 'refuse');
     expect(check).toMatchObject({ kind: 'Contained' });
     expect(check.runs.map((run) => run.runner)).toEqual(['jvm', 'maven']);
+    // A state that changes no file: no class can see a change warm; Maven runs every class.
+    expect(check.runs[0]!.classesRun).toBe(0);
+    expect(check.runs[1]!.classesRun).toBe(
+      project.baseline.classes.filter((entry) => entry.status === 'Passed').length,
+    );
   }, 600_000);
 
   it('with co-witnesses hidden, keeps the case and leaves them out of the workspace', async () => {

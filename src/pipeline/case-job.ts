@@ -104,6 +104,7 @@ export const buildCaseJob: JobKind<
       const suite = await WholeSuite.open({
         cache,
         project,
+        contexts,
         jvm,
         copyName: 'unit-suite',
         maven: payload.maven,

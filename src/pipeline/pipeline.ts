@@ -773,6 +773,7 @@ class Build {
         suite: await WholeSuite.open({
           cache: this.options.cache,
           project,
+          contexts,
           jvm,
           copyName: `suite-${index}`,
           maven: this.options.maven,

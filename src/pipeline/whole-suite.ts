@@ -9,6 +9,8 @@ import {
   type SuiteCheck,
   type SuiteRun,
 } from '../checks/suite.js';
+import { parsePatch } from 'diff';
+import { sidePath } from '../core/diff-stats.js';
 import { baselineClass, isUsable, type BaselineClass } from '../project/baseline.js';
 import { pristineState, type FetchedProjectRef } from '../project/project.js';
 import type { ProjectState } from '../project/state.js';
@@ -16,17 +18,50 @@ import { compiledSources, WorkingCopy } from '../project/working-copy.js';
 import { jvmTestRunner } from '../runners/jvm.js';
 import { mavenTestRunner } from '../runners/maven.js';
 import type { TestRunner } from '../runners/types.js';
+import type { ExecutionContextRecord } from '../stages/1-trace/trace.js';
 import type { JvmRunner } from '../toolchains/jvm/runner.js';
 import { mavenToolchain } from '../toolchains/maven/maven.js';
 
 /** Time a whole-suite Maven run may take beyond three times the baseline suite's. */
 const MAVEN_SUITE_SLACK_MS = 120_000;
 
+/** The project files a state changes: its patches' paths. */
+function changedFiles(state: ProjectState): Set<string> {
+  const files = new Set<string>();
+  for (const patch of state.patches) {
+    for (const filePatch of parsePatch(patch.diff)) {
+      for (const name of [filePatch.oldFileName, filePatch.newFileName]) {
+        const file = sidePath(name);
+        if (file) files.add(file);
+      }
+    }
+  }
+  return files;
+}
+
+/**
+ * Whether a class's clean trace enters code of the changed files: a method of one, or a method
+ * of a class with no source found whose top-level class one of them declares. A class without a
+ * trace that passed counts as reaching.
+ */
+function reaches(context: ExecutionContextRecord | undefined, files: ReadonlySet<string>): boolean {
+  if (!context || context.status !== 'Passed') return true;
+  const changed = [...files];
+  return context.trace.some((location) => {
+    if (location.file !== null) return files.has(location.file);
+    const declared = `/${location.className.split('$')[0]!.replace(/\./g, '/')}.java`;
+    return changed.some((file) => file.endsWith(declared));
+  });
+}
+
 /**
  * The whole existing suite on a case's final buggy state, once per case before it is archived:
- * every usable class of the baseline but the witness in the warm JVM (cheap), then, when the
- * build confirms with Maven and the warm runs left the case standing, one `mvn test` of every
- * class. A working copy of its own, beside the transformer's, in the build's shared warm JVM.
+ * in the warm JVM (cheap), the usable classes of the baseline but the witness whose clean trace
+ * enters a file the state changes (a test that runs none of the changed code behaves as it did);
+ * then, when the build confirms with Maven and the warm runs left the case standing, one `mvn
+ * test` of every class, the ground truth, which also catches what a trace cannot see (reflection
+ * over a changed class, say). A working copy of its own, beside the transformer's, in the build's
+ * shared warm JVM.
  */
 export class WholeSuite {
   private readonly references: ReferenceRuns;
@@ -37,6 +72,7 @@ export class WholeSuite {
     private readonly copy: WorkingCopy,
     private readonly fast: TestRunner,
     private readonly maven: TestRunner | null,
+    private readonly contexts: ReadonlyMap<string, ExecutionContextRecord>,
   ) {
     this.references = new ReferenceRuns(
       fast,
@@ -47,6 +83,8 @@ export class WholeSuite {
   static async open(setup: {
     cache: CacheLayout;
     project: FetchedProjectRef;
+    /** The project's execution contexts: a class's clean trace tells whether it can see a change. */
+    contexts: readonly ExecutionContextRecord[];
     jvm: JvmRunner;
     copyName: string;
     maven: boolean;
@@ -64,6 +102,11 @@ export class WholeSuite {
       copy,
       jvmTestRunner(cache, setup.jvm),
       setup.maven ? mavenTestRunner(mavenToolchain, cache) : null,
+      new Map(
+        setup.contexts
+          .filter((record) => record.testMethod === null)
+          .map((record) => [record.testClass, record]),
+      ),
     );
   }
 
@@ -75,13 +118,15 @@ export class WholeSuite {
 
   private warmRun(state: ProjectState, usable: readonly BaselineClass[]) {
     const { project } = this;
+    const files = changedFiles(state);
+    const reaching = usable.filter((entry) => reaches(this.contexts.get(entry.testClass), files));
     return runSuiteWarm(
       this.fast,
       this.references,
       this.copy,
       pristineState(project),
       state,
-      usable.map((entry) => ({ testClass: entry.testClass, normalMs: entry.durationMs })),
+      reaching.map((entry) => ({ testClass: entry.testClass, normalMs: entry.durationMs })),
       project.build,
     );
   }
