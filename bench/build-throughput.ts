@@ -194,9 +194,16 @@ interface DepthRow {
   /** Of the steps' time, validating candidates (the rest finds sites, traces, profiles). */
   validationMs: number;
   confirmMs: number;
+  /** The whole-suite checks of kept cases: in the warm JVM, and the Maven run of every class. */
+  suiteWarmMs: number;
+  suiteMavenMs: number;
   otherMs: number;
   validations: number;
 }
+const suiteMs = (entry: (typeof ledger)[number], runner: 'jvm' | 'maven') =>
+  sum(
+    (entry.suite?.runs ?? []).filter((run) => run.runner === runner).map((run) => run.durationMs),
+  );
 const rows: DepthRow[] = [];
 for (const depth of values.depths.split(',').map(Number)) {
   const entries = ledger.filter((entry) => entry.cell.depth === depth);
@@ -205,6 +212,8 @@ for (const depth of values.depths.split(',').map(Number)) {
   const workerMs = sum(entries.map((entry) => entry.durationMs));
   const steps = sum(records.map(stepMs));
   const confirm = sum(records.map(confirmMs));
+  const suiteWarm = sum(entries.map((entry) => suiteMs(entry, 'jvm')));
+  const suiteMaven = sum(entries.map((entry) => suiteMs(entry, 'maven')));
   rows.push({
     depth,
     tried: entries.length,
@@ -213,7 +222,9 @@ for (const depth of values.depths.split(',').map(Number)) {
     stepsMs: steps,
     validationMs: sum(records.flatMap((record) => record.steps.map((s) => s.validationMs ?? 0))),
     confirmMs: confirm,
-    otherMs: workerMs - steps - confirm,
+    suiteWarmMs: suiteWarm,
+    suiteMavenMs: suiteMaven,
+    otherMs: workerMs - steps - confirm - suiteWarm - suiteMaven,
     validations: sum(records.flatMap((record) => record.steps.map((s) => s.rejected.length + 1))),
   });
 }
@@ -226,7 +237,7 @@ console.log(
   `build ${summary.plan} on ${values.project}, ${values.type} in ${values.bucket} contexts, ${values['per-cell']} per depth, ${workers} workers, seed ${values.seed}, co-witnesses ${coWitnesses}: ${summary.archived}/${summary.wanted} cases in ${minutes(wallMs)}`,
 );
 console.log(
-  'depth  tried  cases  cases/h  s/case   steps  (validating)  confirm   other  validations/min',
+  'depth  tried  cases  cases/h  s/case   steps  (validating)  confirm  suite warm  suite Maven   other  validations/min',
 );
 for (const row of rows) {
   const perHour = row.msPerCase ? (3_600_000 / row.msPerCase) * workers : 0;
@@ -240,6 +251,8 @@ for (const row of rows) {
       minutes(row.stepsMs).padStart(7),
       `(${minutes(row.validationMs)})`.padStart(13),
       minutes(row.confirmMs).padStart(8),
+      minutes(row.suiteWarmMs).padStart(11),
+      minutes(row.suiteMavenMs).padStart(12),
       minutes(row.otherMs).padStart(7),
       (row.validationMs > 0
         ? (row.validations / (row.validationMs / 60_000)).toFixed(1)
@@ -250,15 +263,18 @@ for (const row of rows) {
 }
 const allSteps = sum(rows.map((row) => row.stepsMs));
 const allConfirm = sum(rows.map((row) => row.confirmMs));
+const allSuiteWarm = sum(rows.map((row) => row.suiteWarmMs));
+const allSuiteMaven = sum(rows.map((row) => row.suiteMavenMs));
 const allOther = sum(rows.map((row) => row.otherMs));
 const allValidation = sum(rows.map((row) => row.validationMs));
 const allValidations = sum(rows.map((row) => row.validations));
-const workerTotal = injectMs + allSteps + allConfirm + allOther;
+const workerTotal = injectMs + allSteps + allConfirm + allSuiteWarm + allSuiteMaven + allOther;
 console.log(
-  `time by stage (worker time): inject ${minutes(injectMs)} (${share(injectMs, workerTotal)}), transformation steps ${minutes(allSteps)} (${share(allSteps, workerTotal)}, of which validating candidates ${minutes(allValidation)}), Maven confirmation ${minutes(allConfirm)} (${share(allConfirm, workerTotal)}), setup and whole-class runs ${minutes(allOther)} (${share(allOther, workerTotal)})`,
+  `time by stage (worker time): inject ${minutes(injectMs)} (${share(injectMs, workerTotal)}), transformation steps ${minutes(allSteps)} (${share(allSteps, workerTotal)}, of which validating candidates ${minutes(allValidation)}), Maven confirmation ${minutes(allConfirm)} (${share(allConfirm, workerTotal)}), whole-suite checks ${minutes(allSuiteWarm)} warm (${share(allSuiteWarm, workerTotal)}) and ${minutes(allSuiteMaven)} Maven (${share(allSuiteMaven, workerTotal)}), setup and whole-class runs ${minutes(allOther)} (${share(allOther, workerTotal)})`,
 );
+const mavenMs = injectMavenMs + allConfirm + allSuiteMaven;
 console.log(
-  `share in Maven: ${share(injectMavenMs + allConfirm, workerTotal)} (inject's Maven checks ${minutes(injectMavenMs)}, confirmation ${minutes(allConfirm)})`,
+  `share in Maven: ${share(mavenMs, workerTotal)} (inject's Maven checks ${minutes(injectMavenMs)}, confirmation ${minutes(allConfirm)}, whole suites ${minutes(allSuiteMaven)})`,
 );
 const keptSteps = [...transforms.values()].reduce(
   (total, record) => total + record.steps.length,
@@ -307,11 +323,16 @@ const paper = planCells(await loadPlan('paper'), types, transformSpecs);
 const perDepth = new Map<number, number>();
 for (const cell of paper) perDepth.set(cell.depth, (perDepth.get(cell.depth) ?? 0) + cell.wanted);
 let projectedWorkerMs = 0;
+// The Maven runs a kept case cannot do without (its confirmation, its whole suite), per case.
+let projectedMavenMs = 0;
 const missing: number[] = [];
 for (const [depth, count] of perDepth) {
   const row = rows.find((entry) => entry.depth === depth && entry.msPerCase !== null);
   if (!row) missing.push(depth);
-  else projectedWorkerMs += row.msPerCase! * count;
+  else {
+    projectedWorkerMs += row.msPerCase! * count;
+    projectedMavenMs += ((row.confirmMs + row.suiteMavenMs) / row.archived) * count;
+  }
 }
 // A bug serves one case per depth of its cell's type and bucket, so the bugs a plan needs are
 // the largest count over the depths of each (type, bucket).
@@ -325,6 +346,9 @@ const injectPerBug = bugs > 0 ? injectMs / bugs : 0;
 const projectedMs = projectedWorkerMs / workers + injectPerBug * paperBugs;
 console.log(
   `plans/paper.yaml (${sum([...perDepth.values()])} cases from ${paperBugs} bugs): projected ${(projectedMs / 3_600_000).toFixed(1)} h on this machine (transformation ${(projectedWorkerMs / workers / 3_600_000).toFixed(1)} h over ${workers} workers, inject ${((injectPerBug * paperBugs) / 3_600_000).toFixed(1)} h at ${(injectPerBug / 1000).toFixed(0)} s per accepted bug, one project at a time); the aim is 2 h${missing.length > 0 ? `; a lower bound: no case at depth ${missing.join(', ')} to project from, so the transformations of ${sum(missing.map((depth) => perDepth.get(depth)!))} of its cases are not counted` : ''}`,
+);
+console.log(
+  `of that, the Maven runs of the cases kept (confirmation and whole suite, ${share(projectedMavenMs, projectedWorkerMs)} of the transformation time): ${(projectedMavenMs / workers / 3_600_000).toFixed(1)} h over ${workers} workers`,
 );
 console.log(
   `cells: ${summary.cells.map((cell) => `${cellKey(cell)} ${cell.archived}/${cell.wanted}`).join(', ')}`,

@@ -52,6 +52,28 @@ describe('chooseGate', () => {
     });
   });
 
+  it('never gates on a condition the code around the site already decides', () => {
+    const flags = [
+      { name: 'hasUnderscores', kind: 'boolean' as const },
+      { name: 'bytes', kind: 'array' as const },
+    ];
+    const alone = [call(true, ['true', '3'])];
+    // With no other call observed, the most natural condition is taken: the flag...
+    expect(texts(chooseGate(flags, alone))).toEqual(['hasUnderscores']);
+    // ...unless an enclosing `if (hasUnderscores)` makes it true at every call.
+    const gate = chooseGate(flags, alone, undefined, new Set(['hasUnderscores']));
+    expect(texts(gate)).not.toContain('hasUnderscores');
+    expect(gate.kind).toBe('Gate');
+    // A value made by `new` just before needs no null check before its length is read.
+    expect(texts(chooseGate(flags, alone, undefined, new Set(['hasUnderscores'])))).toEqual([
+      'bytes != null',
+      'bytes.length > 0',
+    ]);
+    expect(
+      texts(chooseGate(flags, alone, undefined, new Set(['hasUnderscores', 'bytes!=null']))),
+    ).toEqual(['bytes.length > 0']);
+  });
+
   it('never writes a value the failing calls showed: calls told apart only by one get no gate', () => {
     // Today's form would have written `index == 7` or `name.equals("abc")`.
     expect(chooseGate(values, [call(true, ['7', '3:abc']), call(false, ['5', '3:abd'])])).toEqual({

@@ -332,6 +332,11 @@ function pairPredicates(
   return found;
 }
 
+/** A condition's text without spaces, as `decided` conditions are compared. */
+export function compact(condition: string): string {
+  return condition.replace(/\s+/g, '');
+}
+
 /** The most conditions a gate combines: beyond two it stops reading like a special case. */
 const MAX_SIGNALS = 2;
 
@@ -346,6 +351,7 @@ export function chooseGate(
   values: readonly ProbedValue[],
   observations: readonly Observation[],
   kept?: ReadonlySet<string>,
+  decided: ReadonlySet<string> = new Set(),
 ): GateChoice {
   const keeps = (o: Observation) =>
     o.failingMethod !== null && (!kept || kept.has(o.failingMethod));
@@ -354,10 +360,14 @@ export function chooseGate(
   if (failing.length === 0) return { kind: 'NoGate', reason: 'no failing call reached the site' };
   const decode = (o: Observation) => values.map((v, i) => decodeToken(v.kind, o.values[i]!));
   const failingDecoded = failing.map(decode);
+  // A condition the code around the site already tests is constant there: `hasUnderscores`
+  // inside `if (hasUnderscores)` would gate nothing and read as planted.
+  const isDecided = (predicate: Predicate) =>
+    decided.has(compact(predicate.signal.text)) || decided.has(compact(predicate.signal.negated));
   const predicates = [
     ...values.flatMap((value, i) => predicatesOf(value, i, failingDecoded)),
     ...pairPredicates(values, failingDecoded),
-  ];
+  ].filter((predicate) => !isDecided(predicate));
   // A dereference is only asked of a value that is not null; a call the record cannot judge
   // counts as passing, so the gate is never rarer than it looks.
   const passes = (predicate: Predicate, decoded: readonly Decoded[]) =>
@@ -408,9 +418,12 @@ export function chooseGate(
   }
   // A value the bug's own lines dereference, never seen null, needs no check a reader would
   // find redundant: the code around the gate dereferences it anyway.
+  // Nor does a value the code around the gate makes non-null (`new`, an enclosing check).
   const dereferencedAnyway = new Set(
     values.flatMap((value, k) =>
-      value.dereferencedByBug && [...failingDecoded, ...remainingAll].every((d) => !d[k]!.isNull)
+      (value.dereferencedByBug &&
+        [...failingDecoded, ...remainingAll].every((d) => !d[k]!.isNull)) ||
+      decided.has(compact(comparison(value.name, '!=', 'null').text))
         ? [k]
         : [],
     ),

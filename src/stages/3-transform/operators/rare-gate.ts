@@ -26,6 +26,7 @@ import type { SourceModel } from '../../../toolchains/jvm/source-model.js';
 import { lineAt } from './added-members.js';
 import {
   chooseGate,
+  compact,
   gateCondition,
   type ProbedKind,
   type ProbedValue,
@@ -696,6 +697,55 @@ function probe(site: TransformSite): ProbePlan | undefined {
   });
 }
 
+/** The operands of a chain of one operator (`a && b && c`), parentheses removed. */
+function operandsOf(condition: Node, operator: '&&' | '||'): Node[] {
+  const node = unparenthesized(condition);
+  if (node.type === 'binary_expression' && field(node, 'operator')?.type === operator) {
+    return [field(node, 'left')!, field(node, 'right')!].flatMap((side) =>
+      operandsOf(side, operator),
+    );
+  }
+  return [node];
+}
+
+/** What makes a local that is never assigned again non-null. */
+const CREATIONS = ['object_creation_expression', 'array_creation_expression', 'array_initializer'];
+
+/**
+ * Conditions that the code around the region decides (compacted): the conjuncts of an `if` whose
+ * branch, or a loop whose body, holds it, the disjuncts of an `if` whose `else` holds it, and
+ * `x != null` of a local made by `new` and never assigned again. A gate on one of them would be
+ * constant at the site.
+ */
+function decidedAround(region: GateRegion): Set<string> {
+  const decided = new Set<string>();
+  const assigned = new Set(
+    descendants(region.member, 'assignment_expression').map((a) => field(a, 'left')?.text),
+  );
+  for (const declaration of localDeclarations(region.member)) {
+    const value = field(declaration.node, 'value');
+    if (declaration.kind !== 'local' || !value || !CREATIONS.includes(value.type)) continue;
+    if (!assigned.has(declaration.name)) decided.add(compact(`${declaration.name} != null`));
+  }
+  const first = region.statements[0];
+  if (!first) return decided;
+  for (let node = first; node.parent && !node.equals(region.member); node = node.parent) {
+    const parent = node.parent;
+    const condition = field(parent, 'condition');
+    // A do loop's body runs once before its condition is tested.
+    if (!condition || parent.type === 'do_statement') continue;
+    const inElse = parent.type === 'if_statement' && field(parent, 'alternative')?.equals(node);
+    const inBody =
+      field(parent, 'consequence')?.equals(node) === true ||
+      field(parent, 'body')?.equals(node) === true;
+    if (!inElse && !inBody) continue;
+    for (const operand of operandsOf(condition, inElse ? '||' : '&&')) {
+      decided.add(compact(operand.text));
+    }
+  }
+  return decided;
+}
+
 /** The most gates offered per site: all failing methods kept, then single ones. */
 const GATES_PER_SITE = 3;
 
@@ -704,7 +754,7 @@ const GATES_PER_SITE = 3;
  * witness method on the bug path, and ones keeping a single method (the witness may fail in
  * fewer methods, never in none).
  */
-function gateChoices(profile: SiteProfile) {
+function gateChoices(profile: SiteProfile, decided: ReadonlySet<string>) {
   const methods = [
     ...new Set(profile.observations.flatMap((o) => (o.failingMethod ? [o.failingMethod] : []))),
   ].sort();
@@ -713,7 +763,7 @@ function gateChoices(profile: SiteProfile) {
   const choices = [methods, ...methods.map((method) => [method])]
     .map((kept) => ({
       methods: kept,
-      gate: chooseGate(profile.values, profile.observations, new Set(kept)),
+      gate: chooseGate(profile.values, profile.observations, new Set(kept), decided),
     }))
     .flatMap((choice) => (choice.gate.kind === 'Gate' ? [{ ...choice, gate: choice.gate }] : []))
     // Stable: at equal rarity, keeping every failing method comes first.
@@ -737,7 +787,7 @@ function candidates(site: TransformSite): TransformCandidate[] {
     if (!region || region.from !== profile.at) return [];
     const style = fileStyle(site.source, root);
     const rewrites = gatedRewrites(region, style.indentUnit);
-    return gateChoices(profile).flatMap(({ methods, gate }) =>
+    return gateChoices(profile, decidedAround(region)).flatMap(({ methods, gate }) =>
       rewrites.map((rewrite) => {
         const text = rewrite.lines(gateText(gate.signals)).join(style.lineBreak);
         const { taken } = gateCondition(gate.signals);
