@@ -207,7 +207,11 @@ const suiteMs = (entry: (typeof ledger)[number], runner: 'jvm' | 'maven') =>
 const rows: DepthRow[] = [];
 for (const depth of values.depths.split(',').map(Number)) {
   const entries = ledger.filter((entry) => entry.cell.depth === depth);
-  const records = entries.flatMap((entry) => transforms.get(entry.transform) ?? []);
+  // A record that another sequence's shared steps decided (durationMs 0) carries their steps but
+  // ran none of them: its bug's time is counted where they ran.
+  const records = entries
+    .flatMap((entry) => transforms.get(entry.transform) ?? [])
+    .filter((record) => record.durationMs > 0);
   const archived = entries.filter((entry) => entry.outcome.kind === 'Archived').length;
   const workerMs = sum(entries.map((entry) => entry.durationMs));
   const steps = sum(records.map(stepMs));
@@ -276,10 +280,9 @@ const mavenMs = injectMavenMs + allConfirm + allSuiteMaven;
 console.log(
   `share in Maven: ${share(mavenMs, workerTotal)} (inject's Maven checks ${minutes(injectMavenMs)}, confirmation ${minutes(allConfirm)}, whole suites ${minutes(allSuiteMaven)})`,
 );
-const keptSteps = [...transforms.values()].reduce(
-  (total, record) => total + record.steps.length,
-  0,
-);
+const keptSteps = [...transforms.values()]
+  .filter((record) => record.durationMs > 0)
+  .reduce((total, record) => total + record.steps.length, 0);
 console.log(
   `a step besides validating: ${keptSteps > 0 ? ((allSteps - allValidation) / keptSteps / 1000).toFixed(1) : '-'} s on average (site, source model, the buggy state's traced runs of the other classes, profiling)`,
 );
