@@ -330,6 +330,34 @@ describe('Rare Input Path Conditioning', () => {
     expectNoTell(site, profile, candidate!);
   });
 
+  it('never gates on what the code around the site decides: an enclosing flag, a new array’s null', () => {
+    const site = siteOf(
+      'for (int i = 0; i <= chars.length; i++) {',
+      'for (int i = 0; i < chars.length; i++) {',
+    );
+    const plan = rareInputPathConditioning.probe!(site)!;
+    expect(plan.values.map((value) => value.name)).toEqual([
+      'text',
+      'underscores',
+      'spaces',
+      'chars',
+      'marks',
+    ]);
+    const conditions = (failing: string[][], others: string[][]) =>
+      rareInputPathConditioning
+        .candidates({ ...site, profile: profiled(site, failing, others) })
+        .map((candidate) => candidate.gate!.condition);
+    // Only the witness's call reached the site: the most natural condition is taken, but never
+    // the flag that `if (underscores)` around the loop makes true at every call.
+    const alone = conditions([['3:a_b', 'true', '0', '3', '3']], []);
+    expect(alone.length).toBeGreaterThan(0);
+    for (const condition of alone) expect(condition).not.toMatch(/underscores/);
+    // `marks` is made by `new` just before: its length is read without a null check.
+    expect(
+      conditions([['3:a_b', 'true', '0', '3', '0']], [['3:a_b', 'true', '0', '3', '3']]),
+    ).toEqual(['marks.length == 0']);
+  });
+
   it('never compares with a value the witness showed: with none but those, it has no gate', () => {
     const site = siteOf('if (index <= names.size()) {', 'if (index < names.size()) {');
     // Only the index tells the calls apart, and only by its value 7 (today's form wrote `index == 7`).

@@ -719,13 +719,19 @@ const CREATIONS = ['object_creation_expression', 'array_creation_expression', 'a
  */
 function decidedAround(region: GateRegion): Set<string> {
   const decided = new Set<string>();
-  const assigned = new Set(
+  // A name assigned anywhere, or declared anywhere in the member without `new`, may be null.
+  const mayBeNull = new Set(
     descendants(region.member, 'assignment_expression').map((a) => field(a, 'left')?.text),
   );
-  for (const declaration of localDeclarations(region.member)) {
+  const declarations = localDeclarations(region.member);
+  for (const declaration of declarations) {
     const value = field(declaration.node, 'value');
-    if (declaration.kind !== 'local' || !value || !CREATIONS.includes(value.type)) continue;
-    if (!assigned.has(declaration.name)) decided.add(compact(`${declaration.name} != null`));
+    if (declaration.kind !== 'local' || !value || !CREATIONS.includes(value.type)) {
+      mayBeNull.add(declaration.name);
+    }
+  }
+  for (const { name } of declarations) {
+    if (!mayBeNull.has(name)) decided.add(compact(`${name} != null`));
   }
   const first = region.statements[0];
   if (!first) return decided;
