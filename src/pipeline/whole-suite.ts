@@ -1,3 +1,4 @@
+import { parsePatch } from 'diff';
 import type { CacheLayout } from '../core/cache.js';
 import { ReferenceRuns } from '../checks/runs.js';
 import {
@@ -9,7 +10,6 @@ import {
   type SuiteCheck,
   type SuiteRun,
 } from '../checks/suite.js';
-import { parsePatch } from 'diff';
 import { sidePath } from '../core/diff-stats.js';
 import { baselineClass, isUsable, type BaselineClass } from '../project/baseline.js';
 import { pristineState, type FetchedProjectRef } from '../project/project.js';
