@@ -83,6 +83,11 @@ export const SuiteRunSchema = z.strictObject({
   /** Warm JVM: classes left out because they do not pass on clean code there. */
   leftToMaven: z.number().int().optional(),
   failing: z.array(CoWitnessSchema),
+  /**
+   * Warm JVM, refusing: the run stopped at the first class that gave the bug away (one is enough
+   * to refuse), so `failing` holds that one and the classes after it were not run.
+   */
+  stoppedAtFirst: z.literal(true).optional(),
   durationMs: z.number(),
 });
 export type SuiteRun = z.infer<typeof SuiteRunSchema>;
@@ -149,7 +154,7 @@ export interface SuiteClass {
  * (once per class and state: `references` keeps the verdicts), then, of those that pass there, on
  * the buggy state `target`. A class that fails there, and again when rerun, is a co-witness. A
  * class the warm JVM cannot pass on clean code (a timeout where Maven is quick, say) is left to
- * Maven's run.
+ * Maven's run. With `stopAtFirst` (a check that refuses), the first co-witness ends the run.
  */
 export async function runSuiteWarm(
   runner: TestRunner,
@@ -159,6 +164,7 @@ export async function runSuiteWarm(
   buggy: ProjectState,
   classes: readonly SuiteClass[],
   build: RunTarget['build'],
+  options: { stopAtFirst?: boolean } = {},
 ): Promise<CheckOutcome<SuiteRun>> {
   const started = performance.now();
   const runnable: SuiteClass[] = [];
@@ -182,19 +188,23 @@ export async function runSuiteWarm(
       timeoutMs: timeLimit(runner.name, 'run', entry.normalMs),
     });
   const failing: CoWitness[] = [];
+  let classesRun = 0;
   for (const entry of runnable) {
+    classesRun++;
     const first = await run(entry);
     if (first.verdict.kind === 'Passed') continue;
     // A class that fails once in a warm JVM may be flaky there: a give-away fails again.
     const again = await run(entry);
     if (again.verdict.kind === 'Passed') continue;
     failing.push({ testClass: entry.testClass, failingMethods: failingMethods(first.verdict) });
+    if (options.stopAtFirst) break;
   }
   return passed({
     runner: 'jvm',
-    classesRun: runnable.length,
+    classesRun,
     leftToMaven: classes.length - runnable.length,
     failing,
+    ...(options.stopAtFirst && failing.length > 0 ? { stoppedAtFirst: true as const } : {}),
     durationMs: Math.round(performance.now() - started),
   });
 }

@@ -226,4 +226,23 @@ describe('the whole-suite stop', () => {
       'p@1: 1 bugs fell short in transformation (1× whole suite: existing classes give the bug away)',
     );
   });
+
+  it('names the one class a warm run that stopped at the first give-away saw', () => {
+    const reason = suiteRefusal({
+      kind: 'GivenAway',
+      runs: [
+        {
+          runner: 'jvm',
+          classesRun: 3,
+          durationMs: 1,
+          failing: [{ testClass: 'p.B', failingMethods: {} }],
+          stoppedAtFirst: true,
+        },
+      ],
+      classes: ['p.B'],
+    });
+    expect(reason).toBe(
+      'existing classes give the bug away: p.B fails on the buggy state and passes on clean code (jvm; the warm runs stop at the first that does)',
+    );
+  });
 });

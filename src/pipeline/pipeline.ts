@@ -393,6 +393,9 @@ export function suiteRefusal(
     .filter((run) => run.failing.length > 0)
     .map((run) => run.runner)
     .join(', ');
+  if (suite.runs.some((run) => run.stoppedAtFirst)) {
+    return `existing classes give the bug away: ${suite.classes[0]} fails on the buggy state and passes on clean code (${runners}; the warm runs stop at the first that does)`;
+  }
   return `existing classes give the bug away: ${suite.classes.length} fail on the buggy state and pass on clean code (${suite.classes.slice(0, 3).join(', ')}${suite.classes.length > 3 ? ', …' : ''}; ${runners})`;
 }
 

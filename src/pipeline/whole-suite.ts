@@ -116,7 +116,7 @@ export class WholeSuite {
     );
   }
 
-  private warmRun(state: ProjectState, usable: readonly BaselineClass[]) {
+  private warmRun(state: ProjectState, usable: readonly BaselineClass[], policy: CoWitnessPolicy) {
     const { project } = this;
     const files = changedFiles(state);
     const reaching = usable.filter((entry) => reaches(this.contexts.get(entry.testClass), files));
@@ -128,6 +128,8 @@ export class WholeSuite {
       state,
       reaching.map((entry) => ({ testClass: entry.testClass, normalMs: entry.durationMs })),
       project.build,
+      // One class giving the bug away refuses it; hidden, every such class must be known.
+      { stopAtFirst: policy === 'refuse' },
     );
   }
 
@@ -136,7 +138,7 @@ export class WholeSuite {
    * that keeps the bug's reach, what gives the bug away now gives it away after the steps.
    */
   async givenAwayBeforeSteps(state: ProjectState, witness: string): Promise<GivenAway | undefined> {
-    const warm = await this.warmRun(state, this.usable(witness));
+    const warm = await this.warmRun(state, this.usable(witness), 'refuse');
     if (warm.kind !== 'Passed') return undefined;
     const judged = judgeSuite([warm.evidence], 'refuse');
     return judged.kind === 'GivenAway' ? judged : undefined;
@@ -146,7 +148,7 @@ export class WholeSuite {
     const { project, copy } = this;
     const usable = this.usable(witness);
     const runs: SuiteRun[] = [];
-    const warm = await this.warmRun(state, usable);
+    const warm = await this.warmRun(state, usable, policy);
     if (warm.kind !== 'Passed') {
       return { kind: 'Unfinished', runs, reason: warm.kind === 'Failed' ? warm.reason : 'skipped' };
     }
