@@ -210,12 +210,12 @@ export async function runProcess(
   };
 }
 
-/** Quotes arguments for display as a command a person can paste into a POSIX shell. */
 /** The last line of a process's output, for a one-line reason it failed. */
 export function lastLine(text: string): string {
   return text.trim().split('\n').pop() ?? '';
 }
 
+/** Quotes arguments for display as a command a person can paste into a POSIX shell. */
 export function shellJoin(args: readonly string[]): string {
   return args
     .map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`))

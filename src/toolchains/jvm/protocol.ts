@@ -55,10 +55,11 @@ const RunRequestSchema = z.strictObject({
   perTest: z.boolean().optional(),
 });
 
-/** A javac analysis of one file (jvm/runner's SourceModel or Slicer), its request as theirs. */
+/** The javac analyses the runner answers (jvm/runner's SourceModel and Slicer). */
 const AnalysisNameSchema = z.enum(['SourceModel', 'Slicer']);
 export type AnalysisName = z.infer<typeof AnalysisNameSchema>;
 
+/** A javac analysis of one file (jvm/runner's SourceModel or Slicer), its request as theirs. */
 const AnalyseRequestSchema = z.strictObject({
   op: z.literal('analyse'),
   analysis: AnalysisNameSchema,
