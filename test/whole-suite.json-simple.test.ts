@@ -27,12 +27,20 @@ import { fetchCorpus } from './helpers.js';
  * The whole-suite check on json-simple: a bug the witness (JSONArrayTest) exposes and another
  * existing class (JSONValueTest) exposes too is refused as given away; with `--co-witnesses hide`
  * it is kept, that class is recorded as a co-witness, and the agent's workspace lacks its file.
- * The warm runs take only the classes whose clean trace enters JSONArray.java; Maven runs them all.
+ * The warm runs take only the classes whose clean trace enters JSONArray.java; Maven runs them all,
+ * the witness too, whose failures there confirm the case.
  */
 
 const FILE = 'src/main/java/org/json/simple/JSONArray.java';
 const WITNESS = 'org.json.simple.JSONArrayTest';
 const CO_WITNESS = 'org.json.simple.JSONValueTest';
+/** What the witness shows on the bug: the failures its steps would have recorded. */
+const BUGGY_FAILURES = {
+  testJSONArrayCollection: 'org.junit.ComparisonFailure',
+  testToJSONStringCollection: 'org.json.simple.parser.ParseException',
+  testWriteJSONStringCollectionWriter: 'org.json.simple.parser.ParseException',
+};
+const witness = { testClass: WITNESS, expected: BUGGY_FAILURES };
 
 const cache = cacheLayout(resolveCacheDir());
 let project: FetchedProjectRef;
@@ -68,7 +76,7 @@ afterAll(async () => {
 
 describe('the whole existing suite on a case', () => {
   it('refuses a bug another existing class exposes, from the warm runs alone', async () => {
-    const check = await suite.check(buggy, WITNESS, 'refuse');
+    const check = await suite.check(buggy, witness, 'refuse');
     // One class that gives the bug away is enough: the warm runs stop at it.
     expect(check).toMatchObject({ kind: 'GivenAway', classes: [expect.any(String)] });
     expect(check.runs.map((run) => run.runner)).toEqual(['jvm']);
@@ -76,19 +84,40 @@ describe('the whole existing suite on a case', () => {
     expect(check.runs[0]!.classesRun).toBeLessThanOrEqual(reachingClasses().length);
   }, 300_000);
 
-  it('keeps a clean state: nothing else fails, warm or under Maven', async () => {
-    const check = await suite.check(pristineState(project), WITNESS, 'refuse');
-    expect(check).toMatchObject({ kind: 'Contained' });
+  it('refuses a state on which Maven does not show the witness failing; nothing else fails there', async () => {
+    const check = await suite.check(pristineState(project), witness, 'refuse');
+    expect(check).toMatchObject({
+      kind: 'WitnessRefuted',
+      reason: expect.stringContaining('does not expose the change'),
+    });
     expect(check.runs.map((run) => run.runner)).toEqual(['jvm', 'maven']);
     // A state that changes no file: no class can see a change warm; Maven runs every class.
     expect(check.runs[0]!.classesRun).toBe(0);
+    expect(check.runs[1]).toMatchObject({ witness: 'Passed', failing: [] });
     expect(check.runs[1]!.classesRun).toBe(
-      project.baseline.classes.filter((entry) => entry.status === 'Passed').length,
+      project.baseline.classes.filter((entry) => entry.status === 'Passed').length - 1,
     );
   }, 600_000);
 
+  it('refuses a case whose witness fails under Maven otherwise than its steps recorded', async () => {
+    const check = await suite.check(
+      buggy,
+      {
+        testClass: WITNESS,
+        expected: { ...BUGGY_FAILURES, testJSONArrayCollection: 'java.lang.NullPointerException' },
+      },
+      'hide',
+    );
+    expect(check).toMatchObject({
+      kind: 'WitnessRefuted',
+      reason: expect.stringContaining(
+        'testJSONArrayCollection fails with org.junit.ComparisonFailure, expected java.lang.NullPointerException',
+      ),
+    });
+  }, 600_000);
+
   it('with co-witnesses hidden, keeps the case and leaves them out of the workspace', async () => {
-    const check = await suite.check(buggy, WITNESS, 'hide');
+    const check = await suite.check(buggy, witness, 'hide');
     if (check.kind !== 'Hidden') throw new Error(JSON.stringify(check));
     // The warm runs: every other class whose clean trace enters JSONArray.java, and only those.
     const others = project.baseline.classes.filter((entry) => entry.status === 'Passed').length - 1;
@@ -96,8 +125,10 @@ describe('the whole existing suite on a case', () => {
     expect(reachingClasses().length).toBeLessThan(others);
     expect(check.runs[0]!.classesRun).toBe(reachingClasses().length);
     expect(check.runs[0]!.stoppedAtFirst).toBeUndefined();
-    // Maven ran too, and agrees with the warm runs.
+    // Maven ran too, agrees with the warm runs, and confirms the witness in the same run.
     expect(check.runs.map((run) => run.runner)).toEqual(['jvm', 'maven']);
+    expect(check.runs[1]).toMatchObject({ witness: 'TestFailed' });
+    expect(check.runs[1]!.witnessRunAlone).toBeUndefined();
     expect(check.runs[1]!.failing.map((entry) => entry.testClass)).toContain(CO_WITNESS);
     const coWitnesses = check.coWitnesses;
     expect(coWitnesses.map((entry) => entry.testClass)).toContain(CO_WITNESS);
@@ -194,7 +225,7 @@ function fakeTransform(state: ProjectState): TransformRecord {
     sequence: [],
     outcome: { kind: 'Kept', state, maven: 'TestFailed' },
     steps: [],
-    buggyFailures: { testArrayList: 'org.opentest4j.AssertionFailedError' },
+    buggyFailures: BUGGY_FAILURES,
     durationMs: 1,
   };
 }

@@ -245,6 +245,14 @@ export async function checkWithMaven(
             timeoutMs: timeLimit(maven.name, 'run', normalMs),
           })
         ).verdict;
+  return mavenConfirms(verdict, expected);
+}
+
+/** A Maven verdict of the witness exposes the change, with the failures expected if given. */
+export function mavenConfirms(
+  verdict: SingleVerdict,
+  expected?: FailingMethods,
+): CheckOutcome<{ verdict: SingleVerdictKind }> {
   if (!exposesBug(verdict)) {
     return failed('maven', 'the Maven replay does not expose the change', describeVerdict(verdict));
   }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { CacheLayout } from '../core/cache.js';
 import { describeVerdict, type SingleVerdict } from '../core/verdict.js';
-import type { SuiteReport } from '../core/test-reports.js';
+import { failingMethodsOf, verdictFromReports, type SuiteReport } from '../core/test-reports.js';
 import type { ProjectState } from '../project/state.js';
 import { compiledSources, type WorkingCopy } from '../project/working-copy.js';
 import { timeLimit } from '../runners/time-limits.js';
@@ -27,12 +27,6 @@ const BROKEN_INITIALISER = [
 /** A class of this many tests or fewer failing wholly says nothing of how broad the bug is. */
 const SMALL_CLASS = 2;
 
-/** Names each failing test method once, with the exception it fails with. */
-export function failingMethods(verdict: SingleVerdict): Record<string, string> {
-  if (verdict.kind !== 'TestFailed' && verdict.kind !== 'TestErrored') return {};
-  return Object.fromEntries(verdict.failures.map((f) => [f.testMethod, f.exceptionType]));
-}
-
 /**
  * The bug fails few tests: no failing test of these runs (the witness's and the other classes')
  * meets a broken class initialiser, and no class of more than two tests fails in most of them.
@@ -55,7 +49,7 @@ export function checkNarrow(
       );
     }
     const ran = verdict.counts.tests - verdict.counts.skipped;
-    const failing = Object.keys(failingMethods(verdict)).length;
+    const failing = Object.keys(failingMethodsOf(verdict)).length;
     if (ran > SMALL_CLASS && failing * 2 > ran) {
       return failed(
         'too-broad',
@@ -88,6 +82,16 @@ export const SuiteRunSchema = z.strictObject({
    * to refuse), so `failing` holds that one and the classes after it were not run.
    */
   stoppedAtFirst: z.literal(true).optional(),
+  /**
+   * Maven: the witness's verdict, which confirms the case when it shows the failures the steps
+   * recorded (absent in records written before the suite's run confirmed the witness).
+   */
+  witness: z.string().optional(),
+  /**
+   * Maven: the witness did not fail here as the steps recorded (the run shares one JVM among the
+   * classes, so one before it may change what it sees), and a run of the witness alone decided.
+   */
+  witnessRunAlone: z.literal(true).optional(),
   durationMs: z.number(),
 });
 export type SuiteRun = z.infer<typeof SuiteRunSchema>;
@@ -102,7 +106,8 @@ export const GivenAwaySchema = z.strictObject({
 /**
  * What the whole-suite check found on a case's final state: nothing else fails (`Contained`);
  * other classes fail and the case is refused (`GivenAway`) or kept with them hidden as
- * co-witnesses (`Hidden`); or the suite could not be run to its end (`Unfinished`, refused).
+ * co-witnesses (`Hidden`); the suite could not be run to its end (`Unfinished`, refused); or its
+ * Maven run, which confirms the witness too, does not (`WitnessRefuted`, refused).
  */
 export const SuiteCheckSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('Contained'), runs: z.array(SuiteRunSchema) }),
@@ -114,6 +119,12 @@ export const SuiteCheckSchema = z.discriminatedUnion('kind', [
   }),
   z.strictObject({
     kind: z.literal('Unfinished'),
+    runs: z.array(SuiteRunSchema),
+    reason: z.string(),
+  }),
+  /** Maven does not show the witness failing as the steps recorded: no case (refused). */
+  z.strictObject({
+    kind: z.literal('WitnessRefuted'),
     runs: z.array(SuiteRunSchema),
     reason: z.string(),
   }),
@@ -196,7 +207,7 @@ export async function runSuiteWarm(
     // A class that fails once in a warm JVM may be flaky there: a give-away fails again.
     const again = await run(entry);
     if (again.verdict.kind === 'Passed') continue;
-    failing.push({ testClass: entry.testClass, failingMethods: failingMethods(first.verdict) });
+    failing.push({ testClass: entry.testClass, failingMethods: failingMethodsOf(first.verdict) });
     if (options.stopAtFirst) break;
   }
   return passed({
@@ -217,7 +228,8 @@ function outerClass(report: SuiteReport): string {
 /**
  * One `mvn test` of every class on the buggy tree (`target`, built by Maven), read from its
  * Surefire reports: a class besides the witness that fails there and passed in the baseline is a
- * co-witness. A run that ends without its reports (a timeout, a crashed fork) is Unfinished.
+ * co-witness; the witness's own reports give its verdict, the case's Maven confirmation. A run
+ * that ends without its reports (a timeout, a crashed fork) is Unfinished.
  */
 export async function runSuiteMaven(
   maven: TestRunner,
@@ -225,7 +237,7 @@ export async function runSuiteMaven(
   cache: CacheLayout,
   target: RunTarget,
   options: { witness: string; passedInBaseline: ReadonlySet<string>; timeoutMs: number },
-): Promise<CheckOutcome<SuiteRun>> {
+): Promise<CheckOutcome<{ run: SuiteRun; witness: SingleVerdict }>> {
   const started = performance.now();
   const compiled = await maven.compile(target);
   if (compiled.kind !== 'Compiled') {
@@ -248,6 +260,9 @@ export async function runSuiteMaven(
   ) {
     return failed('maven', `the whole suite under Maven: ${describeVerdict(run.verdict)}`);
   }
+  const witness = verdictFromReports(
+    run.reports.filter((report) => outerClass(report) === options.witness),
+  );
   const byClass = new Map<string, Record<string, string>>();
   for (const report of run.reports) {
     const testClass = outerClass(report);
@@ -267,11 +282,16 @@ export async function runSuiteMaven(
     });
   }
   return passed({
-    runner: 'maven',
-    classesRun: new Set(run.reports.map(outerClass)).size,
-    failing: [...byClass]
-      .map(([testClass, methods]) => ({ testClass, failingMethods: methods }))
-      .sort((a, b) => a.testClass.localeCompare(b.testClass)),
-    durationMs: Math.round(performance.now() - started),
+    run: {
+      runner: 'maven',
+      classesRun: new Set(run.reports.map(outerClass).filter((name) => name !== options.witness))
+        .size,
+      failing: [...byClass]
+        .map(([testClass, methods]) => ({ testClass, failingMethods: methods }))
+        .sort((a, b) => a.testClass.localeCompare(b.testClass)),
+      witness: witness.kind,
+      durationMs: Math.round(performance.now() - started),
+    },
+    witness,
   });
 }

@@ -67,6 +67,11 @@ export function failed(
   return { kind: 'Failed', stage, reason, ...(verdict ? { verdict } : {}) };
 }
 
+/** A failed check in one line: its reason, and the verdict it saw when it kept one. */
+export function describeFailure(outcome: { reason: string; verdict?: string }): string {
+  return outcome.verdict ? `${outcome.reason} (${outcome.verdict})` : outcome.reason;
+}
+
 /** How one check ended, as persisted with the candidate (evidence lives in the record itself). */
 export const CheckRecordSchema = z.discriminatedUnion('kind', [
   z.strictObject({

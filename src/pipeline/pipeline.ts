@@ -25,6 +25,7 @@ import { TransformMemo } from '../stages/3-transform/memo.js';
 import { keepsBugReach, type TransformSpec } from '../stages/3-transform/spec.js';
 import {
   describeStop,
+  expectedFailures,
   shortLikeSharedSteps,
   StoppedAtSchema,
   transformId,
@@ -379,7 +380,11 @@ export function caseUnitOf(
     }
     const record = transformed ?? (await worker.transformer.transform(injection, sources));
     if (record.outcome.kind !== 'Kept') return { kind: 'Transformed', record };
-    const suite = await worker.suite.check(record.outcome.state, witness, coWitnesses);
+    const suite = await worker.suite.check(
+      record.outcome.state,
+      { testClass: witness, expected: expectedFailures(record) },
+      coWitnesses,
+    );
     return { kind: 'Transformed', record, suite };
   };
 }
@@ -766,7 +771,8 @@ class Build {
           project,
           contexts,
           copyName: `build-${index}`,
-          maven: this.options.maven,
+          // The whole suite's Maven run confirms the witness too.
+          maven: false,
           otherClassLimit: this.options.otherClassLimit,
           events: this.options.events,
           jvm,
@@ -851,7 +857,18 @@ class Build {
     } else if (!suite) {
       throw new Error(`transformed case ${id} was kept without its whole-suite check`);
     } else {
-      if (suite.kind === 'GivenAway' || suite.kind === 'Unfinished') {
+      if (suite.kind === 'WitnessRefuted') {
+        await this.ledger.append({
+          ...base,
+          outcome: {
+            kind: 'Short',
+            stoppedAt: { kind: 'final', check: 'maven' },
+            reason: suite.reason,
+          },
+          suite,
+          durationMs: Date.now() - started,
+        });
+      } else if (suite.kind === 'GivenAway' || suite.kind === 'Unfinished') {
         await this.ledger.append({
           ...base,
           outcome: { kind: 'Short', stoppedAt: { kind: 'suite' }, reason: suiteRefusal(suite) },

@@ -1,6 +1,6 @@
 import { parsePatch } from 'diff';
 import type { CacheLayout } from '../core/cache.js';
-import { ReferenceRuns } from '../checks/runs.js';
+import { checkWithMaven, mavenConfirms, ReferenceRuns } from '../checks/runs.js';
 import {
   judgeSuite,
   runSuiteMaven,
@@ -10,7 +10,9 @@ import {
   type SuiteCheck,
   type SuiteRun,
 } from '../checks/suite.js';
+import { describeFailure } from '../checks/types.js';
 import { sidePath } from '../core/diff-stats.js';
+import type { FailingMethods } from '../core/test-reports.js';
 import { baselineClass, isUsable, type BaselineClass } from '../project/baseline.js';
 import { pristineState, type FetchedProjectRef } from '../project/project.js';
 import type { ProjectState } from '../project/state.js';
@@ -60,7 +62,7 @@ function reaches(context: ExecutionContextRecord | undefined, files: ReadonlySet
  * enters a file the state changes (a test that runs none of the changed code behaves as it did);
  * then, when the build confirms with Maven and the warm runs left the case standing, one `mvn
  * test` of every class, the ground truth, which also catches what a trace cannot see (reflection
- * over a changed class, say). A working copy of its own, beside the transformer's, in the build's
+ * over a changed class, say), and confirms the witness. A working copy of its own, beside the transformer's, in the build's
  * shared warm JVM.
  */
 export class WholeSuite {
@@ -144,9 +146,18 @@ export class WholeSuite {
     return judged.kind === 'GivenAway' ? judged : undefined;
   }
 
-  async check(state: ProjectState, witness: string, policy: CoWitnessPolicy): Promise<SuiteCheck> {
+  /**
+   * The check of a case's final state. Its Maven run, which runs the witness too, is also the
+   * case's Maven confirmation: the witness must fail there with `expected`, the failures its
+   * steps recorded.
+   */
+  async check(
+    state: ProjectState,
+    witness: { testClass: string; expected: FailingMethods },
+    policy: CoWitnessPolicy,
+  ): Promise<SuiteCheck> {
     const { project, copy } = this;
-    const usable = this.usable(witness);
+    const usable = this.usable(witness.testClass);
     const runs: SuiteRun[] = [];
     const warm = await this.warmRun(state, usable, policy);
     if (warm.kind !== 'Passed') {
@@ -163,7 +174,7 @@ export class WholeSuite {
       changed: compiledSources(changed),
     };
     const maven = await runSuiteMaven(this.maven, mavenToolchain, this.cache, target, {
-      witness,
+      witness: witness.testClass,
       passedInBaseline: new Set(usable.map((entry) => entry.testClass)),
       timeoutMs: MAVEN_SUITE_SLACK_MS + 3 * project.baseline.suite.durationMs,
     });
@@ -174,7 +185,25 @@ export class WholeSuite {
         reason: maven.kind === 'Failed' ? maven.reason : 'skipped',
       };
     }
-    runs.push(maven.evidence);
+    let run = maven.evidence.run;
+    let confirmed = mavenConfirms(maven.evidence.witness, witness.expected);
+    if (confirmed.kind !== 'Passed') {
+      // What the witness sees alone is what a case promises (`case verify` runs it so).
+      confirmed = await checkWithMaven(
+        this.maven,
+        target,
+        witness.testClass,
+        baselineClass(project.baseline, witness.testClass)?.durationMs,
+        witness.expected,
+      );
+      if (confirmed.kind === 'Passed') {
+        run = { ...run, witness: confirmed.evidence.verdict, witnessRunAlone: true };
+      }
+    }
+    runs.push(run);
+    if (confirmed.kind === 'Failed') {
+      return { kind: 'WitnessRefuted', runs, reason: describeFailure(confirmed) };
+    }
     return judgeSuite(runs, policy);
   }
 

@@ -7,6 +7,7 @@ import type { CacheLayout } from '../../core/cache.js';
 import { sha256Text } from '../../core/fs.js';
 import { checkWithMaven } from '../../checks/runs.js';
 import { checkDiff, checkSignature } from '../../checks/static.js';
+import { describeFailure } from '../../checks/types.js';
 import { describeVerdict, exposesBug, type SingleVerdict } from '../../core/verdict.js';
 import { note, type EventSink } from '../../events/types.js';
 import { loadJavaGrammar } from '../../lang/java/syntax.js';
@@ -144,6 +145,11 @@ export const TransformLine = defineRecord({
   }),
 });
 export type TransformRecord = z.infer<typeof TransformLine.schema>;
+
+/** The witness's failures a case's final state must show: its last step's, or the bug's own. */
+export function expectedFailures(record: Pick<TransformRecord, 'steps' | 'buggyFailures'>) {
+  return record.steps.at(-1)?.failingMethods ?? record.buggyFailures;
+}
 
 /**
  * Content address of a transformed case: the injection and its witness (one bug may be exposed
@@ -395,7 +401,7 @@ class TransformRun {
       const stepStarted = Date.now();
       const here = { kind: 'step', index, operator: source.id } as const;
       // The witness methods still failing: an earlier gate may have narrowed them.
-      const failing = steps.at(-1)?.failingMethods ?? buggyFailures;
+      const failing = expectedFailures({ steps, buggyFailures });
       const site = await this.time('site', () =>
         this.siteOf(
           injection,
@@ -462,7 +468,7 @@ class TransformRun {
     }
     const confirmStarted = Date.now();
     const maven = await this.time('maven confirm', () =>
-      this.confirm(state, witness, steps.at(-1)?.failingMethods ?? buggyFailures),
+      this.confirm(state, witness, expectedFailures({ steps, buggyFailures })),
     );
     if (maven.kind === 'Refuted') return short({ kind: 'final', check: 'maven' }, maven.reason);
     return {
@@ -710,11 +716,7 @@ class TransformRun {
     const target = { projectDir: copy.root, build: this.build, changed: compiledSources(changed) };
     const outcome = await checkWithMaven(maven, target, witness, undefined, failures);
     if (outcome.kind === 'Passed') return { kind: 'Confirmed', verdict: outcome.evidence.verdict };
-    const reason =
-      outcome.kind === 'Failed' && outcome.verdict
-        ? `${outcome.reason} (${outcome.verdict})`
-        : outcome.reason;
-    return { kind: 'Refuted', reason };
+    return { kind: 'Refuted', reason: describeFailure(outcome) };
   }
 
   /** The project's class path as the analysis needs it: the same for every step, read once. */

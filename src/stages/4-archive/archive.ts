@@ -32,7 +32,7 @@ import { packageVersion } from '../../core/package-root.js';
 import { ExecutionContextLine, type ExecutionContextRecord } from '../1-trace/trace.js';
 import type { InjectionRecord } from '../2-inject/records.js';
 import { loadBugTypeSpecs } from '../2-inject/spec.js';
-import type { TransformRecord } from '../3-transform/transform.js';
+import { expectedFailures, type TransformRecord } from '../3-transform/transform.js';
 import { coWitnessesOthersUse, resourcesOnlyHiddenTestsName } from './hidden-tests.js';
 import {
   CaseFile,
@@ -257,8 +257,7 @@ export async function archiveCase(input: CaseInput, benchDir: string): Promise<A
   const witness = injection.witness.testClass;
   const testPath = testSourceFile(project.layout, witness);
   const witnessText = await readFile(path.join(project.root, testPath), 'utf8');
-  const lastStep = transform.steps.at(-1);
-  const expectedFailure = lastStep ? lastStep.failingMethods : transform.buggyFailures;
+  const expectedFailure = expectedFailures(transform);
   const coWitnesses = (input.coWitnesses ?? []).map((entry) => ({
     class: entry.testClass,
     path: testSourceFile(project.layout, entry.testClass),
