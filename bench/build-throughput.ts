@@ -1,7 +1,8 @@
 /**
  * Throughput of `witnessgym build` on this machine: one build of the anchor bug type at every
  * depth on one project, then, from what its stages recorded, cases per hour by depth, the time
- * split by stage (inject, transformation steps, Maven confirmation), the share spent in Maven,
+ * split by stage (inject, transformation steps, the whole-suite checks, whose Maven run confirms
+ * the witness too), the share spent in Maven,
  * step validations per minute with per-test selection against a Maven replay of the same kept
  * steps (the same test runs, after the build, both measured in this run), what a step costs besides
  * validating candidates, and the wall time projected for plans/paper.yaml.
@@ -181,8 +182,6 @@ async function mavenReplay(limit: number) {
 
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 const stepMs = (record: TransformRecord) => sum(record.steps.map((step) => step.durationMs));
-const confirmMs = (record: TransformRecord) =>
-  record.outcome.kind === 'Kept' ? (record.outcome.confirmMs ?? 0) : 0;
 
 interface DepthRow {
   depth: number;
@@ -193,8 +192,10 @@ interface DepthRow {
   stepsMs: number;
   /** Of the steps' time, validating candidates (the rest finds sites, traces, profiles). */
   validationMs: number;
-  confirmMs: number;
-  /** The whole-suite checks of kept cases: in the warm JVM, and the Maven run of every class. */
+  /**
+   * The whole-suite checks of kept cases: in the warm JVM, and the Maven run of every class (the
+   * case's Maven confirmation too).
+   */
   suiteWarmMs: number;
   suiteMavenMs: number;
   otherMs: number;
@@ -215,7 +216,6 @@ for (const depth of values.depths.split(',').map(Number)) {
   const archived = entries.filter((entry) => entry.outcome.kind === 'Archived').length;
   const workerMs = sum(entries.map((entry) => entry.durationMs));
   const steps = sum(records.map(stepMs));
-  const confirm = sum(records.map(confirmMs));
   const suiteWarm = sum(entries.map((entry) => suiteMs(entry, 'jvm')));
   const suiteMaven = sum(entries.map((entry) => suiteMs(entry, 'maven')));
   rows.push({
@@ -225,10 +225,9 @@ for (const depth of values.depths.split(',').map(Number)) {
     msPerCase: archived > 0 ? workerMs / archived : null,
     stepsMs: steps,
     validationMs: sum(records.flatMap((record) => record.steps.map((s) => s.validationMs ?? 0))),
-    confirmMs: confirm,
     suiteWarmMs: suiteWarm,
     suiteMavenMs: suiteMaven,
-    otherMs: workerMs - steps - confirm - suiteWarm - suiteMaven,
+    otherMs: workerMs - steps - suiteWarm - suiteMaven,
     validations: sum(records.flatMap((record) => record.steps.map((s) => s.rejected.length + 1))),
   });
 }
@@ -241,7 +240,7 @@ console.log(
   `build ${summary.plan} on ${values.project}, ${values.type} in ${values.bucket} contexts, ${values['per-cell']} per depth, ${workers} workers, seed ${values.seed}, co-witnesses ${coWitnesses}: ${summary.archived}/${summary.wanted} cases in ${minutes(wallMs)}`,
 );
 console.log(
-  'depth  tried  cases  cases/h  s/case   steps  (validating)  confirm  suite warm  suite Maven   other  validations/min',
+  'depth  tried  cases  cases/h  s/case   steps  (validating)  suite warm  suite Maven   other  validations/min',
 );
 for (const row of rows) {
   const perHour = row.msPerCase ? (3_600_000 / row.msPerCase) * workers : 0;
@@ -254,7 +253,6 @@ for (const row of rows) {
       (row.msPerCase ? (row.msPerCase / 1000).toFixed(1) : '-').padStart(7),
       minutes(row.stepsMs).padStart(7),
       `(${minutes(row.validationMs)})`.padStart(13),
-      minutes(row.confirmMs).padStart(8),
       minutes(row.suiteWarmMs).padStart(11),
       minutes(row.suiteMavenMs).padStart(12),
       minutes(row.otherMs).padStart(7),
@@ -266,19 +264,18 @@ for (const row of rows) {
   );
 }
 const allSteps = sum(rows.map((row) => row.stepsMs));
-const allConfirm = sum(rows.map((row) => row.confirmMs));
 const allSuiteWarm = sum(rows.map((row) => row.suiteWarmMs));
 const allSuiteMaven = sum(rows.map((row) => row.suiteMavenMs));
 const allOther = sum(rows.map((row) => row.otherMs));
 const allValidation = sum(rows.map((row) => row.validationMs));
 const allValidations = sum(rows.map((row) => row.validations));
-const workerTotal = injectMs + allSteps + allConfirm + allSuiteWarm + allSuiteMaven + allOther;
+const workerTotal = injectMs + allSteps + allSuiteWarm + allSuiteMaven + allOther;
 console.log(
-  `time by stage (worker time): inject ${minutes(injectMs)} (${share(injectMs, workerTotal)}), transformation steps ${minutes(allSteps)} (${share(allSteps, workerTotal)}, of which validating candidates ${minutes(allValidation)}), Maven confirmation ${minutes(allConfirm)} (${share(allConfirm, workerTotal)}), whole-suite checks ${minutes(allSuiteWarm)} warm (${share(allSuiteWarm, workerTotal)}) and ${minutes(allSuiteMaven)} Maven (${share(allSuiteMaven, workerTotal)}), setup and whole-class runs ${minutes(allOther)} (${share(allOther, workerTotal)})`,
+  `time by stage (worker time): inject ${minutes(injectMs)} (${share(injectMs, workerTotal)}), transformation steps ${minutes(allSteps)} (${share(allSteps, workerTotal)}, of which validating candidates ${minutes(allValidation)}), whole-suite checks ${minutes(allSuiteWarm)} warm (${share(allSuiteWarm, workerTotal)}) and ${minutes(allSuiteMaven)} Maven, confirming the witness too (${share(allSuiteMaven, workerTotal)}), setup and whole-class runs ${minutes(allOther)} (${share(allOther, workerTotal)})`,
 );
-const mavenMs = injectMavenMs + allConfirm + allSuiteMaven;
+const mavenMs = injectMavenMs + allSuiteMaven;
 console.log(
-  `share in Maven: ${share(mavenMs, workerTotal)} (inject's Maven checks ${minutes(injectMavenMs)}, confirmation ${minutes(allConfirm)}, whole suites ${minutes(allSuiteMaven)})`,
+  `share in Maven: ${share(mavenMs, workerTotal)} (inject's Maven checks ${minutes(injectMavenMs)}, whole suites ${minutes(allSuiteMaven)})`,
 );
 const keptSteps = [...transforms.values()]
   .filter((record) => record.durationMs > 0)
@@ -306,7 +303,8 @@ const nested = ['source model', 'profile', 'validation', 'other classes on the b
 const operatorOwn =
   (phases.get('operator') ?? 0) - sum(nested.map((phase) => phases.get(phase) ?? 0));
 const phaseRows: [string, number][] = [
-  ...[...phases].filter(([phase]) => phase !== 'operator'),
+  // A build's transformer confirms nothing itself (its whole suite's Maven run does): no 0 s phase.
+  ...[...phases].filter(([phase, ms]) => phase !== 'operator' && ms > 0),
   ['operators (own: sites, candidates, Java syntax)', operatorOwn],
 ];
 const phaseTotal = sum(phaseRows.map(([, ms]) => ms));
@@ -326,7 +324,7 @@ const paper = planCells(await loadPlan('paper'), types, transformSpecs);
 const perDepth = new Map<number, number>();
 for (const cell of paper) perDepth.set(cell.depth, (perDepth.get(cell.depth) ?? 0) + cell.wanted);
 let projectedWorkerMs = 0;
-// The Maven runs a kept case cannot do without (its confirmation, its whole suite), per case.
+// The Maven run a kept case cannot do without (its whole suite, which confirms it), per case.
 let projectedMavenMs = 0;
 const missing: number[] = [];
 for (const [depth, count] of perDepth) {
@@ -334,7 +332,7 @@ for (const [depth, count] of perDepth) {
   if (!row) missing.push(depth);
   else {
     projectedWorkerMs += row.msPerCase! * count;
-    projectedMavenMs += ((row.confirmMs + row.suiteMavenMs) / row.archived) * count;
+    projectedMavenMs += (row.suiteMavenMs / row.archived) * count;
   }
 }
 // A bug serves one case per depth of its cell's type and bucket, so the bugs a plan needs are
@@ -351,7 +349,7 @@ console.log(
   `plans/paper.yaml (${sum([...perDepth.values()])} cases from ${paperBugs} bugs): projected ${(projectedMs / 3_600_000).toFixed(1)} h on this machine (transformation ${(projectedWorkerMs / workers / 3_600_000).toFixed(1)} h over ${workers} workers, inject ${((injectPerBug * paperBugs) / 3_600_000).toFixed(1)} h at ${(injectPerBug / 1000).toFixed(0)} s per accepted bug, one project at a time); the aim is 2 h${missing.length > 0 ? `; a lower bound: no case at depth ${missing.join(', ')} to project from, so the transformations of ${sum(missing.map((depth) => perDepth.get(depth)!))} of its cases are not counted` : ''}`,
 );
 console.log(
-  `of that, the Maven runs of the cases kept (confirmation and whole suite, ${share(projectedMavenMs, projectedWorkerMs)} of the transformation time): ${(projectedMavenMs / workers / 3_600_000).toFixed(1)} h over ${workers} workers`,
+  `of that, the Maven runs of the cases kept (the whole suite, confirming the witness too, ${share(projectedMavenMs, projectedWorkerMs)} of the transformation time): ${(projectedMavenMs / workers / 3_600_000).toFixed(1)} h over ${workers} workers`,
 );
 console.log(
   `cells: ${summary.cells.map((cell) => `${cellKey(cell)} ${cell.archived}/${cell.wanted}`).join(', ')}`,
