@@ -6,7 +6,7 @@
  *
  *   npm run bench:scale-out [-- --project json-simple] [--workers 1,2,4] [--agent-seconds 20]
  *     [--types logic_predicate_inversion_in_guard,npe_intra_method_guard_removed]
- *     [--depths 1,3] [--per-cell 2]
+ *     [--depths 1,3] [--per-cell 2] [--build-only]
  *
  * Three workloads: the build (CPU-bound: Maven and warm JVMs; its inject stage runs on the
  * coordinator), the evaluation of the offline `witness` agent (CPU-bound: the verifier's Maven
@@ -36,6 +36,8 @@ const { values } = parseArgs({
     },
     depths: { type: 'string', default: '1,3' },
     'per-cell': { type: 'string', default: '2' },
+    // A project whose build is long (commons-codec) may be measured on its build alone.
+    'build-only': { type: 'boolean', default: false },
   },
 });
 const counts = values.workers.split(',').map(Number);
@@ -119,7 +121,8 @@ try {
   }
   // Every evaluation takes the first build's benchmark.
   const bench = path.join(work, `bench-${counts[0]}`);
-  for (const count of counts) {
+  const evaluations = values['build-only'] ? [] : counts;
+  for (const count of evaluations) {
     rows.push(
       await measure('evaluate witness', count, [
         'evaluate',
@@ -132,7 +135,7 @@ try {
     );
   }
   const seconds = values['agent-seconds'];
-  for (const count of counts) {
+  for (const count of evaluations) {
     rows.push(
       await measure(`evaluate agent ${seconds} s`, count, [
         'evaluate',
