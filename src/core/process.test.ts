@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { processGroupMembers, runProcess, shellJoin } from './process.js';
 
 describe('runProcess', () => {
@@ -28,6 +28,16 @@ describe('runProcess', () => {
     const pgid = Number(result.stdout.trim());
     expect(processGroupMembers(pgid)).toEqual([]);
     expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('leaves no timer behind once the command ended: it would keep a CLI alive for the grace', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      await runProcess('true', []);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('keeps the head and tail of very long output', async () => {

@@ -196,7 +196,15 @@ export async function runProcess(
   }
   if (pgid !== undefined) untrackProcessGroup(pgid);
   // Descendants that escaped the group could hold the pipes open: do not wait on them forever.
-  await Promise.race([streamsClosed, sleep(grace)]);
+  // The wait's timer is cleared once the pipes close, or it alone would keep a CLI alive.
+  let pipesTimer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    streamsClosed,
+    new Promise((resolve) => {
+      pipesTimer = setTimeout(resolve, grace);
+    }),
+  ]);
+  clearTimeout(pipesTimer);
 
   return {
     command: [file, ...args].join(' '),
