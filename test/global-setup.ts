@@ -2,11 +2,13 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { makeTempDir, removeTree } from '../src/core/fs.js';
 import { cli, fetchCorpus, oneCaseBench } from './helpers.js';
+import { writePlantedInstance } from './planted-escape.js';
 
 /*
  * What several json-simple files start from, made once per run instead of once per file:
- * the fetched project, one rules-engine inject run, and a one-case benchmark. Files read these;
- * one that writes takes a copy first (test/shared-fixture.ts).
+ * the fetched project, one rules-engine inject run, a one-case benchmark and the planted instance
+ * validated by S0, the last three made side by side. Files read these; one that writes takes a
+ * copy first (test/shared-fixture.ts).
  */
 
 export interface JsonSimpleFixture {
@@ -16,6 +18,8 @@ export interface JsonSimpleFixture {
   injected: string;
   /** The benchmark `oneCaseBench('json-simple')` builds. */
   oneCase: { bench: string; caseDir: string };
+  /** The planted instance's directory (test/planted-escape.ts), validated. */
+  planted: string;
 }
 
 declare module 'vitest' {
@@ -35,22 +39,31 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const started = Date.now();
   const pristine = await fetchCorpus('json-simple');
   const injected = path.join(dir, 'inject');
-  const inject = await cli([
-    'inject',
-    'json-simple',
-    '--types',
-    INJECTED_TYPES,
-    '--count',
-    '2',
-    '--seed',
-    '3',
-    '--out',
-    injected,
-    '--json',
+  const planted = path.join(dir, 'planted');
+  const [inject, { bench, caseDir }] = await Promise.all([
+    cli([
+      'inject',
+      'json-simple',
+      '--types',
+      INJECTED_TYPES,
+      '--count',
+      '2',
+      '--seed',
+      '3',
+      '--out',
+      injected,
+      '--json',
+    ]),
+    oneCaseBench('json-simple', path.join(dir, 'one-case')),
+    writePlantedInstance(planted, pristine),
   ]);
   if (inject.exitCode !== 0) throw new Error(`inject json-simple failed: ${inject.stderr}`);
-  const { bench, caseDir } = await oneCaseBench('json-simple', path.join(dir, 'one-case'));
-  project.provide('jsonSimple', { pristine, injected, oneCase: { bench, caseDir } });
+  project.provide('jsonSimple', {
+    pristine,
+    injected,
+    oneCase: { bench, caseDir },
+    planted: path.join(planted, 'instances'),
+  });
   console.log(`json-simple fixture in ${dir} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   return () => removeTree(dir);
 }

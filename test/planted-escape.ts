@@ -1,12 +1,10 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { expect } from 'vitest';
 import { removeTree } from '../src/core/fs.js';
 import { runProcess } from '../src/core/process.js';
 import { patchOf } from '../src/project/state.js';
 import type { RepairInstance } from '../src/repair/instance.js';
 import { cli } from './helpers.js';
-import { jsonSimplePristine } from './shared-fixture.js';
 
 /*
  * A planted blind spot in real json-simple, for Stage II's tests. The bug drops two cases of
@@ -58,23 +56,38 @@ export interface PlantedInstance {
   casesSwapped: string;
 }
 
-/** The planted instance under `dir` (its snapshot and instance file), validated by S0. */
-export async function plantedInstance(dir: string): Promise<PlantedInstance> {
-  const snapshot = path.join(dir, 'instances', 'snapshot');
-  await mkdir(path.dirname(snapshot), { recursive: true });
-  const copied = await runProcess('cp', ['-a', jsonSimplePristine(), snapshot], {
-    timeoutMs: 120_000,
-  });
-  expect(copied.exitCode, copied.stderr).toBe(0);
-  // A snapshot is a source tree: the fetched tree's build output holds the fixed class.
-  await removeTree(path.join(snapshot, 'target'));
-  const fixed = await readFile(path.join(snapshot, ESCAPE), 'utf8');
+/** The planted versions of JSONValue.java, from json-simple's own (gold). */
+export function plantedTexts(fixed: string): Omit<PlantedInstance, 'instancesFile'> {
   const lineBreak = fixed.includes('\r\n') ? '\r\n' : '\n';
   const quoteCase = switchCase(QUOTE_LINES, lineBreak);
   const slashCase = switchCase(SLASH_LINES, lineBreak);
-  expect(fixed).toContain(quoteCase);
-  expect(fixed).toContain(slashCase);
-  const buggy = fixed.replace(quoteCase, '').replace(slashCase, '');
+  if (!fixed.includes(quoteCase) || !fixed.includes(slashCase)) {
+    throw new Error(`${ESCAPE} no longer has the quote and slash cases the instance drops`);
+  }
+  return {
+    fixed,
+    buggy: fixed.replace(quoteCase, '').replace(slashCase, ''),
+    quoteOnly: fixed.replace(slashCase, ''),
+    slashOnly: fixed.replace(quoteCase, ''),
+    casesSwapped: fixed
+      .replace(quoteCase, '\0')
+      .replace(slashCase, quoteCase)
+      .replace('\0', slashCase),
+  };
+}
+
+/**
+ * Writes the planted instance under `dir` (`instances/`: its snapshot, instance file and S0's
+ * validation record) from the fetched json-simple tree; throws unless S0 finds it valid.
+ */
+export async function writePlantedInstance(dir: string, pristine: string): Promise<void> {
+  const snapshot = path.join(dir, 'instances', 'snapshot');
+  await mkdir(path.dirname(snapshot), { recursive: true });
+  const copied = await runProcess('cp', ['-a', pristine, snapshot], { timeoutMs: 120_000 });
+  if (copied.exitCode !== 0) throw new Error(`cannot copy ${pristine}: ${copied.stderr}`);
+  // A snapshot is a source tree: the fetched tree's build output holds the fixed class.
+  await removeTree(path.join(snapshot, 'target'));
+  const { fixed, buggy } = plantedTexts(await readFile(path.join(snapshot, ESCAPE), 'utf8'));
   await writeFile(path.join(snapshot, ESCAPE), buggy);
   const instance: RepairInstance = {
     instance_id: INSTANCE_ID,
@@ -93,16 +106,7 @@ export async function plantedInstance(dir: string): Promise<PlantedInstance> {
   const instancesFile = path.join(dir, 'instances', 'instances.jsonl');
   await writeFile(instancesFile, `${JSON.stringify(instance)}\n`);
   const validated = await cli(['instances', 'validate', instancesFile, '--json']);
-  expect(validated.exitCode, validated.stdout + validated.stderr).toBe(0);
-  return {
-    instancesFile,
-    fixed,
-    buggy,
-    quoteOnly: fixed.replace(slashCase, ''),
-    slashOnly: fixed.replace(quoteCase, ''),
-    casesSwapped: fixed
-      .replace(quoteCase, '\0')
-      .replace(slashCase, quoteCase)
-      .replace('\0', slashCase),
-  };
+  if (validated.exitCode !== 0) {
+    throw new Error(`the planted instance is not valid: ${validated.stdout}${validated.stderr}`);
+  }
 }

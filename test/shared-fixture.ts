@@ -3,10 +3,12 @@ import path from 'node:path';
 import { inject } from 'vitest';
 import { runProcess } from '../src/core/process.js';
 import type { CaseRecord } from '../src/stages/4-archive/case.js';
+import { ESCAPE, plantedTexts, type PlantedInstance } from './planted-escape.js';
 
 /*
  * The json-simple fixture test/global-setup.ts makes once per run, as a test file sees it. The
- * inject run and the benchmark are copied before use, so no file sees another's writes.
+ * inject run, the benchmark and the planted instance are copied before use, so no file sees
+ * another's writes.
  */
 
 /** The fetched json-simple pristine tree (never written to). */
@@ -37,4 +39,14 @@ export async function sharedOneCaseBench(
   const caseDir = path.join(bench, path.basename(shared.caseDir));
   const record = JSON.parse(await readFile(path.join(caseDir, 'case.json'), 'utf8')) as CaseRecord;
   return { bench, caseDir, record };
+}
+
+/**
+ * A copy in `work` of the planted instance (test/planted-escape.ts) under `instances/`, with the
+ * record of S0 having found it valid.
+ */
+export async function sharedPlantedInstance(work: string): Promise<PlantedInstance> {
+  const instances = await copyInto(inject('jsonSimple').planted, path.join(work, 'instances'));
+  const fixed = await readFile(path.join(jsonSimplePristine(), ESCAPE), 'utf8');
+  return { instancesFile: path.join(instances, 'instances.jsonl'), ...plantedTexts(fixed) };
 }

@@ -20,7 +20,8 @@ import {
 } from '../src/stages/7-strengthen/strengthen.js';
 import { mavenToolchain } from '../src/toolchains/maven/maven.js';
 import { startFakeOpenAI } from './fixtures/agents/fake-openai-server.js';
-import { ESCAPE, plantedInstance, TEST, type PlantedInstance } from './planted-escape.js';
+import { ESCAPE, TEST, type PlantedInstance } from './planted-escape.js';
+import { sharedPlantedInstance } from './shared-fixture.js';
 import { PhaseClock } from '../src/core/phase-clock.js';
 
 /*
@@ -36,7 +37,7 @@ let planted: PlantedInstance;
 
 beforeAll(async () => {
   work = await makeTempDir('strengthen-mutation-agent-test');
-  planted = await plantedInstance(work);
+  planted = await sharedPlantedInstance(work);
 });
 
 afterAll(async () => {
