@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import {
   chmod,
+  cp,
   lstat,
   mkdir,
   readdir,
@@ -59,6 +60,8 @@ let patchText: string;
 /** Text that must never reach the agent, whitespace collapsed, each with what it is. */
 let needles: { what: string; text: string }[];
 let previousSecret: string | undefined;
+/** The `none` control's run, made once: each attack's run directory starts as a copy of it. */
+let controlRun: string;
 
 const token = () => randomBytes(6).toString('hex');
 const flat = (text: string) => text.replace(/\s+/g, ' ').trim();
@@ -157,6 +160,17 @@ beforeAll(async () => {
   expect(needles.filter((n) => n.what === 'a clean line the bug changed').length).toBeGreaterThan(
     0,
   );
+
+  controlRun = path.join(work, 'run-control');
+  const control = await evaluateIn(controlRun, [
+    '--agent',
+    'none',
+    '--setting',
+    'NoEC',
+    '--attempts',
+    '1',
+  ]);
+  expect(control.exitCode, control.stderr).toBe(0);
 });
 
 afterAll(() => {
@@ -257,13 +271,12 @@ function expectEnded(result: CliResult): void {
 }
 
 /**
- * A run directory that already holds another agent's row (the `none` control's NoTest), and the
- * state of everything outside the sandbox that the attack must leave as it is.
+ * A run directory that already holds another agent's row (a copy of the `none` control's run,
+ * its NoTest), and the state of everything outside the sandbox that the attack must leave as it is.
  */
 async function guardedRun(name: string, hostPaths: string[] = []): Promise<Guard> {
   const run = path.join(work, `run-${name}`);
-  const seeded = await evaluateIn(run, ['--agent', 'none', '--setting', 'NoEC', '--attempts', '1']);
-  expect(seeded.exitCode, seeded.stderr).toBe(0);
+  await cp(controlRun, run, { recursive: true });
   const { otherRows } = stored(run);
   expect(otherRows).toHaveLength(1);
   return {
