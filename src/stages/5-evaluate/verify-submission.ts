@@ -166,9 +166,10 @@ export function compileDiagnosis(side: Side, outcome: TestCompileOutcome): Diagn
 }
 
 /**
- * The diagnosis of a submitted test from its runs: `buggy` and `clean` hold the runs made, in
- * order (the verifier stops at the first run that settles the answer); `reached` says whether the
- * first buggy run executed a member the bug changed.
+ * The diagnosis of a submitted test from its runs: `buggy` and `clean` hold each side's runs, in
+ * the order made (the verifier makes them all, the sides interleaved in a seeded order, so no run
+ * tells the test which side it is on); `reached` says whether the first buggy run executed a
+ * member the bug changed.
  */
 export function diagnoseRuns(
   buggy: readonly SingleVerdict[],
