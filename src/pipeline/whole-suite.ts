@@ -62,8 +62,8 @@ function reaches(context: ExecutionContextRecord | undefined, files: ReadonlySet
  * enters a file the state changes (a test that runs none of the changed code behaves as it did);
  * then, when the build confirms with Maven and the warm runs left the case standing, one `mvn
  * test` of every class, the ground truth, which also catches what a trace cannot see (reflection
- * over a changed class, say), and confirms the witness. A working copy of its own, beside the transformer's, in the build's
- * shared warm JVM.
+ * over a changed class, say), and confirms the witness. A working copy of its own, beside the
+ * transformer's, in the build's shared warm JVM.
  */
 export class WholeSuite {
   private readonly references: ReferenceRuns;
@@ -201,7 +201,7 @@ export class WholeSuite {
       }
     }
     runs.push(run);
-    if (confirmed.kind === 'Failed') {
+    if (confirmed.kind !== 'Passed') {
       return { kind: 'WitnessRefuted', runs, reason: describeFailure(confirmed) };
     }
     return judgeSuite(runs, policy);
