@@ -2,10 +2,10 @@
  * Throughput of `witnessgym build` on this machine: one build of the anchor bug type at every
  * depth on one project, then, from what its stages recorded, cases per hour by depth, the time
  * split by stage (inject, transformation steps, the whole-suite checks, whose Maven run confirms
- * the witness too), the share spent in Maven,
- * step validations per minute with per-test selection against a Maven replay of the same kept
- * steps (the same test runs, after the build, both measured in this run), what a step costs besides
- * validating candidates, and the wall time projected for plans/paper.yaml.
+ * the witness too), the share spent in Maven, step validations per minute with per-test selection
+ * against a Maven replay of the same kept steps (the same test runs, after the build, both
+ * measured in this run), what a step costs besides validating candidates, and the wall time
+ * projected for plans/paper.yaml.
  *
  *   npm run bench:build-throughput [-- --project commons-csv] [--per-cell 3] [--depths 1,3,5,10]
  *     [--type logic_predicate_inversion_in_guard] [--bucket short] [--workers 2] [--seed 1]
