@@ -20,12 +20,13 @@ import type { CaseRecord } from '../src/stages/4-archive/case.js';
 import type { AttemptRow } from '../src/stages/5-evaluate/records.js';
 import { STORE_FILE } from '../src/stages/5-evaluate/store.js';
 import { cli, ONE_CASE_BUILD, processesWhere, processesWithEnvironment } from './helpers.js';
-import { sharedOneCaseBench } from './shared-fixture.js';
+import { sharedOneCaseBench, sharedPlantedInstance } from './shared-fixture.js';
 
 /*
  * Evaluation as jobs on BullMQ, with a real redis-server on a loopback port and three worker
  * processes: one is killed mid-unit, and the run must still equal the same evaluation run in one
- * process, with no unit completed twice and nothing of the killed unit left running.
+ * process, with no unit completed twice and nothing of the killed unit left running. A build and a
+ * strengthening through the queue each equal the same run in one process.
  */
 
 const CLI = path.join(packageRoot(), 'dist', 'src', 'cli', 'main.js');
@@ -243,6 +244,55 @@ describe('witnessgym evaluate --queue with three workers', () => {
           await readFile(path.join(bench, record.id, file), 'utf8'),
         );
       }
+    } finally {
+      for (const w of workers) w.child.kill('SIGTERM');
+      await Promise.all(workers.map((w) => w.exited));
+    }
+  });
+
+  it('strengthens an instance with --queue as in one process', async () => {
+    const { instancesFile } = await sharedPlantedInstance(work);
+    const strengthen = (out: string, queue: string[] = []) =>
+      cli(['strengthen', instancesFile, '--stages', 'coverage', '--out', out, ...queue, '--json']);
+    const here = path.join(work, 'strong-here');
+    const local = await strengthen(here);
+    expect(local.exitCode, local.stderr).toBe(0);
+    // Validated by S0 (the shared fixture), so strengthened, not skipped.
+    expect(local.json).toMatchObject({ instances: 1, skipped: [] });
+    const workers = ['s'].map(startWorker);
+    try {
+      const out = path.join(work, 'strong-queued');
+      const queued = await strengthen(out, ['--queue', queueUrl]);
+      expect(queued.exitCode, queued.stderr).toBe(0);
+      // The unit ran on the worker, not here.
+      expect(
+        workers
+          .flatMap((w) => w.events)
+          .some((e) => e.kind === 'UnitCompleted' && e.name === 'strengthen-instance'),
+      ).toBe(true);
+      const {
+        durationMs: queuedMs,
+        out: queuedOut,
+        ...queuedSummary
+      } = queued.json as {
+        durationMs: number;
+        out: string;
+      };
+      const {
+        durationMs: localMs,
+        out: localOut,
+        ...localSummary
+      } = local.json as {
+        durationMs: number;
+        out: string;
+      };
+      void [queuedMs, queuedOut, localMs, localOut];
+      expect(JSON.stringify(queuedSummary).replaceAll(out, here)).toBe(
+        JSON.stringify(localSummary),
+      );
+      expect(await readFile(path.join(out, 'strengthened.jsonl'), 'utf8')).toBe(
+        await readFile(path.join(here, 'strengthened.jsonl'), 'utf8'),
+      );
     } finally {
       for (const w of workers) w.child.kill('SIGTERM');
       await Promise.all(workers.map((w) => w.exited));
