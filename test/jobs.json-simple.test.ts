@@ -93,6 +93,11 @@ function comparable(row: AttemptRow) {
   return { ...rest, tools: otherTools };
 }
 
+/** Whether one of `workers` completed a unit of the job kind `name`. */
+function completedOn(workers: readonly WorkerProcess[], name: string): boolean {
+  return workers.some((w) => w.events.some((e) => e.kind === 'UnitCompleted' && e.name === name));
+}
+
 /** Processes still carrying a unit's marker in their environment. */
 function processesOfUnit(unit: string): Promise<number[]> {
   return processesWithEnvironment(`${UNIT_MARKER_ENV}=${unit}`);
@@ -232,11 +237,7 @@ describe('witnessgym evaluate --queue with three workers', () => {
       ]);
       expect(built.exitCode, built.stderr).toBe(0);
       // The units ran on the workers, none here.
-      expect(
-        workers
-          .flatMap((w) => w.events)
-          .some((e) => e.kind === 'UnitCompleted' && e.name === 'build-case'),
-      ).toBe(true);
+      expect(completedOn(workers, 'build-case')).toBe(true);
       const here = await readFile(path.join(bench, 'cases.jsonl'), 'utf8');
       expect(await readFile(path.join(out, 'cases.jsonl'), 'utf8')).toBe(here);
       for (const file of ['case.json', 'bug.patch', 'tasks/NoEC.md', 'execution_context.json']) {
@@ -265,11 +266,7 @@ describe('witnessgym evaluate --queue with three workers', () => {
       const queued = await strengthen(out, ['--queue', queueUrl]);
       expect(queued.exitCode, queued.stderr).toBe(0);
       // The unit ran on the worker, not here.
-      expect(
-        workers
-          .flatMap((w) => w.events)
-          .some((e) => e.kind === 'UnitCompleted' && e.name === 'strengthen-instance'),
-      ).toBe(true);
+      expect(completedOn(workers, 'strengthen-instance')).toBe(true);
       const {
         durationMs: queuedMs,
         out: queuedOut,
